@@ -1,0 +1,84 @@
+# Makefile — the front door: bootstrap, build, test, demo, install.
+# CMake does the real work; see CMakeLists.txt.
+#
+#   make            bootstrap + build in build/ (gcc, -O2 -g, -Werror)
+#   make test       build/ with gcc, then build-asan/ with clang + ASan/UBSan;
+#                   ctest in both; fails if either fails
+#   make demo       build, then run every program in DEMOS
+#   make install    cmake --install build --prefix $(PREFIX)
+#   make clean      remove the build trees
+
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+ASAN_CC ?= clang
+JOBS    ?= 2
+PREFIX  ?= /usr/local
+BUILD      ?= build
+BUILD_ASAN ?= build-asan
+CMAKE   ?= cmake
+CTEST   ?= ctest
+# Programs from examples/ that `make demo` runs, in order.
+DEMOS   ?= dotp
+
+ASAN_ENV = ASAN_OPTIONS=detect_leaks=1 \
+           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+banner = @printf '\n==================== %s ====================\n' $(1)
+
+.PHONY: all bootstrap build configure build-asan test test-gcc test-asan \
+        demo install clean symbols
+
+all: build
+
+bootstrap:
+	@tools/bootstrap.sh
+
+configure: bootstrap
+	$(CMAKE) -S . -B $(BUILD) -DCMAKE_C_COMPILER=$(CC) \
+	    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACC_WERROR=ON -DACC_SANITIZE=OFF
+
+build: configure
+	$(CMAKE) --build $(BUILD) -j$(JOBS)
+
+build-asan: bootstrap
+	$(CMAKE) -S . -B $(BUILD_ASAN) -DCMAKE_C_COMPILER=$(ASAN_CC) \
+	    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O1 -g" \
+	    -DACC_WERROR=ON -DACC_SANITIZE=ON
+	$(CMAKE) --build $(BUILD_ASAN) -j$(JOBS)
+
+test-gcc: build
+	$(call banner,"tests: $(BUILD)/ ($(CC))")
+	cd $(BUILD) && $(CTEST) --output-on-failure
+
+test-asan: build-asan
+	$(call banner,"tests: $(BUILD_ASAN)/ ($(ASAN_CC) + AddressSanitizer + UBSan)")
+	cd $(BUILD_ASAN) && $(ASAN_ENV) $(CTEST) --output-on-failure
+
+# Both runs happen even when the first fails; the target fails if either did.
+test:
+	@rc=0; \
+	$(MAKE) --no-print-directory test-gcc || rc=1; \
+	$(MAKE) --no-print-directory test-asan || rc=1; \
+	if [ $$rc -eq 0 ]; then \
+	    printf '\n==================== make test: all passed ====================\n'; \
+	else \
+	    printf '\n==================== make test: FAILED (see above) ====================\n'; \
+	fi; \
+	exit $$rc
+
+demo: build
+	@set -e; for d in $(DEMOS); do \
+	    printf '\n==================== demo: %s ====================\n' "$$d"; \
+	    ./$(BUILD)/examples/$$d; \
+	done
+
+install: build
+	$(CMAKE) --install $(BUILD) --prefix $(PREFIX)
+
+# Regenerate abi/accel.symbols after adding functions to accel.h.
+symbols:
+	tests/abi/update_symbols.sh
+
+clean:
+	rm -rf $(BUILD) $(BUILD_ASAN)

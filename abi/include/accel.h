@@ -1,0 +1,511 @@
+/*
+ * accel.h — the one public header of accel.
+ *
+ * accel compiles data-parallel array programs (map, zipWith, fold, ...) once
+ * into an opaque program and runs that program many times on caller-provided
+ * arrays.  Everything a user can call is declared and documented here; every
+ * other header of the project is internal.
+ *
+ * Conventions that hold for every function below:
+ *  - Functions that can fail return an acc_status.  ACC_OK is 0; the other
+ *    codes have fixed numbers that never change (see acc_status).
+ *  - Out-pointers are set to NULL (or zero) on failure.
+ *  - Free/destroy functions accept NULL and do nothing.
+ *  - A failing call records a message on the handle it was given (see the
+ *    *_last_error functions) and on the calling thread (acc_last_error).
+ *    Bad input never aborts the process and never invalidates the handle.
+ *  - A freed handle passed back in is detected (ACC_ERR_INVALID_HANDLE) as
+ *    long as its memory has not been handed out again to a new handle.
+ *  - Structs that cross the ABI begin with `struct_size`; callers set it to
+ *    sizeof the struct they compiled against, so the struct can grow.
+ */
+#ifndef ACCEL_H
+#define ACCEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(ACC_BUILDING_LIBRARY) && defined(__GNUC__)
+#define ACC_API __attribute__((visibility("default")))
+#else
+#define ACC_API
+#endif
+
+/* ------------------------------------------------------------------------
+ * Versions
+ * ------------------------------------------------------------------------ */
+
+/* The ABI version this header describes.  It changes only when an existing
+ * declaration changes incompatibly; appending functions, enum values or
+ * struct fields does not change it. */
+#define ACC_ABI_VERSION 1u
+
+/* The ABI version of the library that is actually loaded.  Compare with
+ * ACC_ABI_VERSION to detect a header/library mismatch. */
+ACC_API uint32_t acc_abi_version(void);
+
+/* The library version as a static string, "MAJOR.MINOR.PATCH". */
+ACC_API const char *acc_version_string(void);
+
+/* ------------------------------------------------------------------------
+ * Status codes.  Numbers are grouped by category and never renumbered.
+ * ------------------------------------------------------------------------ */
+typedef enum acc_status {
+    ACC_OK = 0,
+
+    /* 1xx: the call itself is wrong */
+    ACC_ERR_INVALID_ARGUMENT = 100, /* NULL pointer, bad enum, bad count   */
+    ACC_ERR_INVALID_HANDLE = 101,   /* freed, foreign or never-created handle */
+
+    /* 2xx: the program or the data does not fit */
+    ACC_ERR_TYPE = 200,  /* element types or sorts disagree              */
+    ACC_ERR_SHAPE = 201, /* ranks or extents disagree                    */
+
+    /* 3xx: resources */
+    ACC_ERR_OUT_OF_HOST_MEMORY = 300,
+    ACC_ERR_OUT_OF_DEVICE_MEMORY = 301,
+
+    /* 4xx: availability */
+    ACC_ERR_UNSUPPORTED = 400, /* valid request this build/backend cannot do */
+    ACC_ERR_NOT_FOUND = 401,   /* named thing (entry, plugin, symbol) absent */
+
+    /* 5xx: toolchains, devices, plugins */
+    ACC_ERR_COMPILE = 500,      /* code generation or kernel compilation     */
+    ACC_ERR_DEVICE = 501,       /* the device or its driver reported an error */
+    ACC_ERR_PLUGIN = 502,       /* a plugin failed to load or to run          */
+    ACC_ERR_ABI_MISMATCH = 503, /* a plugin or artifact built for another ABI */
+
+    /* 6xx: text */
+    ACC_ERR_PARSE = 600,
+
+    /* 7xx: a program failed while running */
+    ACC_ERR_RUNTIME = 700, /* out-of-bounds read, fold1 of an empty row, ... */
+
+    /* 9xx: a bug in accel; please report it */
+    ACC_ERR_INTERNAL = 900
+} acc_status;
+
+/* A short static name for a status ("ACC_ERR_SHAPE"); "unknown status" for
+ * numbers that are not listed above. */
+ACC_API const char *acc_status_string(acc_status status);
+
+/* The message of the last failing call made by the calling thread, whatever
+ * handle it was made on; "" when there was none.  Valid until the thread's
+ * next failing call.  Safe to use when several threads share handles. */
+ACC_API const char *acc_last_error(void);
+
+/* ------------------------------------------------------------------------
+ * Backends and contexts
+ * ------------------------------------------------------------------------ */
+typedef enum acc_backend {
+    ACC_BACKEND_AUTO = 0,   /* the best available: cuda, then cpu, then interp */
+    ACC_BACKEND_INTERP = 1, /* the reference interpreter; always available     */
+    ACC_BACKEND_CPU = 2,    /* C compiled by the system compiler               */
+    ACC_BACKEND_CUDA = 3    /* CUDA C compiled with NVRTC                       */
+} acc_backend;
+
+/* A static lower-case name ("interp", "cpu", "cuda", "auto"), or "unknown". */
+ACC_API const char *acc_backend_name(acc_backend backend);
+
+typedef struct acc_context acc_context;
+
+typedef struct acc_context_options {
+    size_t struct_size;    /* sizeof(acc_context_options)                    */
+    acc_backend backend;   /* which backend to use; AUTO picks the best      */
+    int32_t num_threads;   /* worker threads for the cpu backend; 0 = cores  */
+    const char *cache_dir; /* kernel cache folder; NULL = $XDG_CACHE_HOME/accel */
+} acc_context_options;
+
+/* Fills *options with the defaults (AUTO, 0 threads, NULL cache dir) and
+ * sets struct_size. */
+ACC_API void acc_context_options_init(acc_context_options *options);
+
+/* Creates a context.  `options` may be NULL for the defaults.  Asking for a
+ * backend that is not available fails with ACC_ERR_UNSUPPORTED and a message
+ * saying why it is not available; AUTO always succeeds.  On failure *out is
+ * NULL and acc_last_error() explains. */
+ACC_API acc_status acc_context_create(const acc_context_options *options,
+                                      acc_context **out);
+
+/* Destroys a context.  Graphs and programs created from it must be freed
+ * first; types created from it become invalid.  NULL-safe. */
+ACC_API void acc_context_destroy(acc_context *ctx);
+
+/* The message of the last failing call on this context ("" when none).
+ * Owned by the context; valid until its next failing call. */
+ACC_API const char *acc_context_last_error(const acc_context *ctx);
+
+/* The backend the context runs programs on (never AUTO). */
+ACC_API acc_status acc_context_backend(const acc_context *ctx,
+                                       acc_backend *out);
+
+/* Whether `backend` is available to this context, and a static-lifetime
+ * (context-owned) sentence saying why or why not.  `reason` may be NULL. */
+ACC_API acc_status acc_context_backend_available(const acc_context *ctx,
+                                                 acc_backend backend,
+                                                 int *available,
+                                                 const char **reason);
+
+/* ------------------------------------------------------------------------
+ * Types
+ *
+ * A type is an immutable value identified by a pointer.  Scalar types and
+ * shape types are static; tuple and array types are created in a context and
+ * live as long as it.  Two types are equal when acc_type_equal says so
+ * (structurally), whatever their pointers.
+ * ------------------------------------------------------------------------ */
+typedef enum acc_scalar {
+    ACC_BOOL = 1,
+    ACC_I8 = 2,
+    ACC_I16 = 3,
+    ACC_I32 = 4,
+    ACC_I64 = 5,
+    ACC_U8 = 6,
+    ACC_U16 = 7,
+    ACC_U32 = 8,
+    ACC_U64 = 9,
+    ACC_F32 = 10,
+    ACC_F64 = 11
+} acc_scalar;
+
+/* The largest rank of an array (and of a shape). */
+#define ACC_MAX_RANK 8
+/* The largest number of scalar leaves of an element type; one buffer each. */
+#define ACC_MAX_COMPONENTS 16
+
+typedef enum acc_type_kind {
+    ACC_TYPE_SCALAR = 1, /* one of acc_scalar                                */
+    ACC_TYPE_TUPLE = 2,  /* (t0, t1, ...): of scalars/tuples, or of arrays   */
+    ACC_TYPE_SHAPE = 3,  /* an index or shape [i0, ..., i(r-1)] of int64     */
+    ACC_TYPE_ARRAY = 4   /* Array rank elem                                   */
+} acc_type_kind;
+
+typedef struct acc_type acc_type;
+
+/* Static scalar types.  NULL for a value that is not an acc_scalar. */
+ACC_API const acc_type *acc_type_scalar(acc_scalar scalar);
+
+/* Static shape/index types of rank 0..ACC_MAX_RANK; NULL otherwise. */
+ACC_API const acc_type *acc_type_shape(int32_t rank);
+
+/* A tuple type of `n` fields (n may be 0: the unit type).  The fields are
+ * either all value types (scalars, tuples of them, shapes) or all array
+ * types / tuples of arrays.  NULL on error (see acc_context_last_error). */
+ACC_API const acc_type *acc_type_tuple(acc_context *ctx, size_t n,
+                                       const acc_type *const *fields);
+
+/* The type of arrays of `rank` dimensions with element type `elem` (a
+ * scalar or a tuple of scalars).  NULL on error. */
+ACC_API const acc_type *acc_type_array(acc_context *ctx, const acc_type *elem,
+                                       int32_t rank);
+
+/* Inspection.  Each returns 0/NULL when asked something that does not apply
+ * to the type's kind. */
+ACC_API acc_type_kind acc_type_get_kind(const acc_type *type);
+ACC_API acc_scalar acc_type_get_scalar(const acc_type *type);
+ACC_API int32_t acc_type_get_rank(const acc_type *type); /* shape, array */
+ACC_API const acc_type *acc_type_get_elem(const acc_type *type); /* array */
+ACC_API size_t acc_type_get_arity(const acc_type *type);        /* tuple */
+ACC_API const acc_type *acc_type_get_field(const acc_type *type, size_t i);
+/* Number of scalar leaves of a value type (a tuple of n scalars has n, a
+ * shape of rank r has r); this is the number of buffers of an array. */
+ACC_API size_t acc_type_leaf_count(const acc_type *type);
+/* The scalar type of leaf i, counting leaves depth-first left to right. */
+ACC_API acc_scalar acc_type_leaf(const acc_type *type, size_t i);
+ACC_API int acc_type_equal(const acc_type *a, const acc_type *b);
+/* Size in bytes of one element of a scalar type (bool is 1 byte); 0 for
+ * values that are not an acc_scalar. */
+ACC_API size_t acc_scalar_size(acc_scalar scalar);
+/* A static name ("f32"), or "unknown". */
+ACC_API const char *acc_scalar_name(acc_scalar scalar);
+
+/* ------------------------------------------------------------------------
+ * Array descriptors
+ *
+ * An array of element type `type` (a scalar or tuple type) and rank `rank`
+ * is stored as one row-major buffer per scalar leaf of the element type
+ * (a "struct of arrays"): data[i] holds leaf i of every element, in the
+ * order of acc_type_leaf.  Extents are written outermost first; the last
+ * extent is the innermost, fastest varying.  A bool element is one byte
+ * holding 0 or 1.
+ * ------------------------------------------------------------------------ */
+typedef enum acc_memory {
+    ACC_MEMORY_HOST = 0,       /* ordinary host memory                      */
+    ACC_MEMORY_CUDA_DEVICE = 1 /* device memory of CUDA device `device`     */
+} acc_memory;
+
+typedef enum acc_ownership {
+    ACC_OWNERSHIP_BORROWED = 0, /* the caller owns the buffers               */
+    ACC_OWNERSHIP_LIBRARY = 1   /* accel allocated them; release with
+                                   acc_array_release                         */
+} acc_ownership;
+
+typedef struct acc_array {
+    size_t struct_size;        /* sizeof(acc_array)                           */
+    const acc_type *type;      /* element type: scalar or tuple of scalars   */
+    int32_t rank;              /* 0 .. ACC_MAX_RANK                           */
+    int64_t extents[ACC_MAX_RANK]; /* the first `rank` entries are used      */
+    void *data[ACC_MAX_COMPONENTS]; /* one buffer per leaf of `type`          */
+    acc_memory memory;         /* where the buffers live                     */
+    int32_t device;            /* device ordinal for device memory           */
+    acc_ownership ownership;   /* who frees the buffers                      */
+    /* Set by accel on library-owned arrays; callers leave these NULL.       */
+    void (*release)(struct acc_array *self);
+    void *release_state;
+} acc_array;
+
+/* Initialises a borrowed host descriptor of element type `type` and the
+ * given rank and extents; the data pointers are set to NULL for the caller
+ * to fill.  Returns ACC_ERR_INVALID_ARGUMENT for a NULL array, a rank out of
+ * range, or a negative extent. */
+ACC_API acc_status acc_array_init(acc_array *array, const acc_type *type,
+                                  int32_t rank, const int64_t *extents);
+
+/* Number of elements: the product of the extents (1 for rank 0); -1 when
+ * an extent is negative or the product overflows int64. */
+ACC_API int64_t acc_array_size(const acc_array *array);
+
+/* Releases the buffers of a library-owned array and resets its data
+ * pointers to NULL.  Does nothing for borrowed arrays or NULL. */
+ACC_API void acc_array_release(acc_array *array);
+
+/* ------------------------------------------------------------------------
+ * Graphs and the builder
+ *
+ * A graph owns the nodes built in it.  A node is an array term (its type is
+ * an array type or a tuple of arrays) or a scalar term (a value type).
+ * Using one node twice means one value used twice: sharing is by identity.
+ *
+ * Builder calls are sticky: after the first error every builder call on the
+ * graph returns NULL, and acc_compile reports that first error, naming the
+ * operation that failed.  A builder call given a NULL node argument fails
+ * the same way.  Nodes are valid until the graph is freed.
+ * ------------------------------------------------------------------------ */
+typedef struct acc_graph acc_graph;
+typedef struct acc_node acc_node;
+
+ACC_API acc_status acc_graph_create(acc_context *ctx, acc_graph **out);
+ACC_API void acc_graph_free(acc_graph *graph);
+/* The first error of the graph's builder calls (""/ACC_OK when none). */
+ACC_API const char *acc_graph_last_error(const acc_graph *graph);
+ACC_API acc_status acc_graph_status(const acc_graph *graph);
+/* The type of a node, or NULL for NULL. */
+ACC_API const acc_type *acc_node_type(const acc_node *node);
+
+/* --- program inputs and constants --------------------------------------- */
+
+/* A program input: an array of element type `elem` and rank `rank`.  Inputs
+ * are numbered in the order they are created (0, 1, ...), and that is the
+ * order acc_run expects them in.  A scalar parameter is a rank-0 input read
+ * with acc_the. */
+ACC_API acc_node *acc_input(acc_graph *g, const acc_type *elem, int32_t rank);
+
+/* Scalar constants.  The value is converted to `scalar` as by acc_convert
+ * (integers wrap; floats to integers truncate toward zero). */
+ACC_API acc_node *acc_const_i64(acc_graph *g, acc_scalar scalar, int64_t v);
+ACC_API acc_node *acc_const_u64(acc_graph *g, acc_scalar scalar, uint64_t v);
+ACC_API acc_node *acc_const_f64(acc_graph *g, acc_scalar scalar, double v);
+ACC_API acc_node *acc_const_bool(acc_graph *g, int v);
+
+/* --- scalar language ------------------------------------------------------ */
+
+/* Fixed numbers; never renumbered. */
+typedef enum acc_primop {
+    /* arithmetic (any numeric type; result = argument type) */
+    ACC_OP_ADD = 1,
+    ACC_OP_SUB = 2,
+    ACC_OP_MUL = 3,
+    ACC_OP_NEG = 4,    /* unary */
+    ACC_OP_ABS = 5,    /* unary */
+    ACC_OP_SIGNUM = 6, /* unary */
+    ACC_OP_MIN = 7,    /* min a b = if a <= b then a else b */
+    ACC_OP_MAX = 8,    /* max a b = if a <= b then b else a */
+    /* floating division, integral division (any integer type) */
+    ACC_OP_FDIV = 10, /* floats only */
+    ACC_OP_QUOT = 11, /* truncates toward zero                   */
+    ACC_OP_REM = 12,  /* sign of the dividend                    */
+    ACC_OP_DIV = 13,  /* floors                                  */
+    ACC_OP_MOD = 14,  /* sign of the divisor                     */
+    /* bitwise (integers) */
+    ACC_OP_BAND = 20,
+    ACC_OP_BOR = 21,
+    ACC_OP_BXOR = 22,
+    ACC_OP_COMPLEMENT = 23, /* unary */
+    ACC_OP_SHIFTL = 24,     /* amount: any integer type */
+    ACC_OP_SHIFTR = 25,     /* arithmetic for signed types */
+    ACC_OP_POPCOUNT = 26,   /* unary; result i64 */
+    ACC_OP_CLZ = 27,        /* unary; countLeadingZeros; result i64 */
+    /* comparisons (any scalar; result bool) */
+    ACC_OP_EQ = 30,
+    ACC_OP_NE = 31,
+    ACC_OP_LT = 32,
+    ACC_OP_LE = 33,
+    ACC_OP_GT = 34,
+    ACC_OP_GE = 35,
+    /* logic (bool), && and || short-circuit */
+    ACC_OP_LAND = 40,
+    ACC_OP_LOR = 41,
+    ACC_OP_NOT = 42, /* unary */
+    /* floating (f32/f64; result = argument type unless stated) */
+    ACC_OP_SQRT = 50,
+    ACC_OP_EXP = 51,
+    ACC_OP_LOG = 52,
+    ACC_OP_SIN = 53,
+    ACC_OP_COS = 54,
+    ACC_OP_TAN = 55,
+    ACC_OP_ASIN = 56,
+    ACC_OP_ACOS = 57,
+    ACC_OP_ATAN = 58,
+    ACC_OP_SINH = 59,
+    ACC_OP_COSH = 60,
+    ACC_OP_TANH = 61,
+    ACC_OP_ATAN2 = 62,   /* binary: atan2 y x */
+    ACC_OP_POW = 63,     /* binary: x ** y */
+    ACC_OP_LOGBASE = 64, /* binary: logBase b x = log x / log b */
+    ACC_OP_ISNAN = 65,   /* unary; result bool */
+    ACC_OP_ISINF = 66,   /* unary; result bool */
+    /* float to integer: use acc_round_to, which names the result type */
+    ACC_OP_TRUNCATE = 70, /* toward zero */
+    ACC_OP_ROUND = 71,    /* to nearest, halves to even */
+    ACC_OP_FLOOR = 72,
+    ACC_OP_CEILING = 73
+} acc_primop;
+
+/* A static name of a primop as the text language spells it ("quot"). */
+ACC_API const char *acc_primop_name(acc_primop op);
+
+/* Unary and binary primitives.  Operand types must agree (except the shift
+ * amount).  Integer arithmetic wraps at its width; integer division by zero
+ * is a runtime error. */
+ACC_API acc_node *acc_unop(acc_graph *g, acc_primop op, acc_node *a);
+ACC_API acc_node *acc_binop(acc_graph *g, acc_primop op, acc_node *a,
+                            acc_node *b);
+/* truncate/round/floor/ceiling of a float to integer type `to`.  NaN gives
+ * 0; values beyond the target's range saturate. */
+ACC_API acc_node *acc_round_to(acc_graph *g, acc_primop op, acc_node *a,
+                               acc_scalar to);
+/* Conversion between any two scalar types: integers wrap (-1 to u8 is 255),
+ * floats to integers truncate toward zero (NaN gives 0, out-of-range
+ * saturates), anything to bool is "not zero", bool to numbers is 0 or 1. */
+ACC_API acc_node *acc_convert(acc_graph *g, acc_node *a, acc_scalar to);
+
+/* if c then t else e; only the chosen branch is evaluated. */
+ACC_API acc_node *acc_cond(acc_graph *g, acc_node *c, acc_node *t,
+                           acc_node *e);
+
+/* A tuple of n nodes, all scalar terms or all array terms (n = 0 is the
+ * unit value).  acc_get takes field i of a tuple, or component i of a
+ * shape/index (component 0 is the outermost dimension). */
+ACC_API acc_node *acc_tuple(acc_graph *g, size_t n, acc_node *const *items);
+ACC_API acc_node *acc_get(acc_graph *g, acc_node *tuple, size_t i);
+
+/* An index or shape [c0, ..., c(n-1)] from n i64 scalar terms (n may be 0:
+ * the index of a Scalar). */
+ACC_API acc_node *acc_index(acc_graph *g, size_t n, acc_node *const *comps);
+
+/* A lambda parameter of value type `type`.  It becomes bound when passed to
+ * acc_lambda; a body may refer to parameters of enclosing lambdas. */
+ACC_API acc_node *acc_param(acc_graph *g, const acc_type *type);
+/* A scalar function \p0 ... p(n-1) -> body.  Each parameter node must come
+ * from acc_param and be bound by one lambda only. */
+ACC_API acc_node *acc_lambda(acc_graph *g, size_t n, acc_node *const *params,
+                             acc_node *body);
+
+/* Scalar loop: starting from `init`, apply `body` while `cond` holds (cond
+ * is tested first).  cond : t -> bool, body : t -> t, both unary lambdas. */
+ACC_API acc_node *acc_while(acc_graph *g, acc_node *cond, acc_node *body,
+                            acc_node *init);
+
+/* Array access from scalar code: xs ! ix, xs !! k (row-major linear
+ * position), shape xs, size xs (number of elements, i64), and `the` (the
+ * value of a Scalar).  An index out of range is a runtime error. */
+ACC_API acc_node *acc_read(acc_graph *g, acc_node *array, acc_node *index);
+ACC_API acc_node *acc_read_linear(acc_graph *g, acc_node *array,
+                                  acc_node *position);
+ACC_API acc_node *acc_shape(acc_graph *g, acc_node *array);
+ACC_API acc_node *acc_size(acc_graph *g, acc_node *array);
+ACC_API acc_node *acc_the(acc_graph *g, acc_node *scalar_array);
+
+/* --- array operations ----------------------------------------------------- */
+
+/* A Scalar (rank 0 array) holding x. */
+ACC_API acc_node *acc_unit(acc_graph *g, acc_node *x);
+/* generate sh f: element at ix is f ix.  sh is a shape term. */
+ACC_API acc_node *acc_generate(acc_graph *g, acc_node *shape, acc_node *f);
+/* fill sh x: every element is x. */
+ACC_API acc_node *acc_fill(acc_graph *g, acc_node *shape, acc_node *x);
+/* map f xs. */
+ACC_API acc_node *acc_map(acc_graph *g, acc_node *f, acc_node *xs);
+/* zipWith f xs0 ... xs(n-1) for n >= 1 arrays of one rank; f takes n
+ * parameters.  The result extent is the intersection of the extents. */
+ACC_API acc_node *acc_zipwith(acc_graph *g, acc_node *f, size_t n,
+                              acc_node *const *arrays);
+/* backpermute sh' p xs: element at ix' is xs ! (p ix'). */
+ACC_API acc_node *acc_backpermute(acc_graph *g, acc_node *shape, acc_node *p,
+                                  acc_node *xs);
+/* reshape sh xs: same elements in row-major order; sizes must be equal
+ * (a runtime ACC_ERR_SHAPE otherwise). */
+ACC_API acc_node *acc_reshape(acc_graph *g, acc_node *shape, acc_node *xs);
+/* fold f z xs: reduces the innermost dimension (Array (r+1) e -> Array r e);
+ * z is used once per row; an empty row gives z.  f must be associative. */
+ACC_API acc_node *acc_fold(acc_graph *g, acc_node *f, acc_node *z,
+                           acc_node *xs);
+/* fold1 f xs: like fold without a seed; an empty row is a runtime error. */
+ACC_API acc_node *acc_fold1(acc_graph *g, acc_node *f, acc_node *xs);
+
+/* ------------------------------------------------------------------------
+ * Programs
+ * ------------------------------------------------------------------------ */
+typedef struct acc_program acc_program;
+
+/* Compiles the array terms `results` of graph `g` (n_results >= 1; a tuple
+ * of arrays counts as one result per array) into a program for the
+ * context's backend.  The program's inputs are all acc_input nodes of the
+ * graph, in creation order.  The program keeps its own copy of everything
+ * it needs: the graph may be freed or extended right after.  Reports the
+ * graph's first builder error, if any, as this call's error. */
+ACC_API acc_status acc_compile(acc_context *ctx, acc_graph *g,
+                               size_t n_results, acc_node *const *results,
+                               acc_program **out);
+
+/* Frees a program; NULL-safe.  Must not race with a run of the program. */
+ACC_API void acc_program_free(acc_program *program);
+ACC_API const char *acc_program_last_error(const acc_program *program);
+
+/* The program's signature.  acc_program_input/output give the element type
+ * (a scalar or tuple type owned by the program) and the rank of input or
+ * output i. */
+ACC_API size_t acc_program_num_inputs(const acc_program *program);
+ACC_API size_t acc_program_num_outputs(const acc_program *program);
+ACC_API acc_status acc_program_input(const acc_program *program, size_t i,
+                                     const acc_type **elem, int32_t *rank);
+ACC_API acc_status acc_program_output(const acc_program *program, size_t i,
+                                      const acc_type **elem, int32_t *rank);
+/* The backend the program runs on. */
+ACC_API acc_backend acc_program_backend(const acc_program *program);
+
+/* Runs a program.  `inputs` are borrowed for the duration of the call and
+ * must match the signature (count, element type, rank; non-negative
+ * extents; non-NULL buffers unless the array is empty).
+ *
+ * For each output descriptor the caller either
+ *  - leaves data[0] NULL: accel allocates the result, fills in the whole
+ *    descriptor (type, rank, extents) with ownership ACC_OWNERSHIP_LIBRARY,
+ *    and the caller releases it with acc_array_release; or
+ *  - provides buffers and extents: the result is written there; the extents
+ *    must equal the result's extents (ACC_ERR_SHAPE otherwise, naming both).
+ * On failure no output is left allocated.  A program may be run from
+ * several threads at once. */
+ACC_API acc_status acc_run(acc_program *program, size_t n_inputs,
+                           const acc_array *inputs, size_t n_outputs,
+                           acc_array *outputs);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACCEL_H */

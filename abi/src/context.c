@@ -1,0 +1,217 @@
+/*
+ * context.c — creating and destroying contexts, backend availability.
+ *
+ * Backend availability is probed once when a context is created.  In this
+ * version only the reference interpreter exists; the reasons given for the
+ * other backends say so plainly.
+ */
+#include "abi/src/context.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char interp_reason[] =
+    "available: the reference interpreter is always available";
+static const char cpu_reason[] =
+    "not available: this build of accel has no CPU code generator yet";
+static const char cuda_reason[] =
+    "not available: this build of accel has no CUDA code generator yet";
+
+const char *acc_backend_name(acc_backend backend)
+{
+    switch (backend) {
+    case ACC_BACKEND_AUTO: return "auto";
+    case ACC_BACKEND_INTERP: return "interp";
+    case ACC_BACKEND_CPU: return "cpu";
+    case ACC_BACKEND_CUDA: return "cuda";
+    }
+    return "unknown";
+}
+
+void acc_context_options_init(acc_context_options *options)
+{
+    if (!options)
+        return;
+    memset(options, 0, sizeof *options);
+    options->struct_size = sizeof *options;
+    options->backend = ACC_BACKEND_AUTO;
+}
+
+static void probe_backends(acc_context *ctx)
+{
+    ctx->available[ACC_BACKEND_INTERP] = 1;
+    ctx->reason[ACC_BACKEND_INTERP] = interp_reason;
+    ctx->available[ACC_BACKEND_CPU] = 0;
+    ctx->reason[ACC_BACKEND_CPU] = cpu_reason;
+    ctx->available[ACC_BACKEND_CUDA] = 0;
+    ctx->reason[ACC_BACKEND_CUDA] = cuda_reason;
+    ctx->available[ACC_BACKEND_AUTO] = 1;
+    ctx->reason[ACC_BACKEND_AUTO] =
+        "available: auto picks the best available backend";
+}
+
+static acc_backend best_backend(const acc_context *ctx)
+{
+    if (ctx->available[ACC_BACKEND_CUDA])
+        return ACC_BACKEND_CUDA;
+    if (ctx->available[ACC_BACKEND_CPU])
+        return ACC_BACKEND_CPU;
+    return ACC_BACKEND_INTERP;
+}
+
+static acc_status check_options(const acc_context_options *o)
+{
+    static const char fn[] = "acc_context_create";
+    if (o->struct_size < sizeof(acc_context_options))
+        return api_fail(NULL, ACC_ERR_INVALID_ARGUMENT,
+                        "%s: options.struct_size is %zu, expected at least "
+                        "%zu (call acc_context_options_init first)",
+                        fn, o->struct_size, sizeof(acc_context_options));
+    if ((int)o->backend < ACC_BACKEND_AUTO || (int)o->backend > ACC_BACKEND_CUDA)
+        return api_fail(NULL, ACC_ERR_INVALID_ARGUMENT,
+                        "%s: options.backend is %d, not an acc_backend value",
+                        fn, (int)o->backend);
+    if (o->num_threads < 0)
+        return api_fail(NULL, ACC_ERR_INVALID_ARGUMENT,
+                        "%s: options.num_threads is %d, expected 0 or more",
+                        fn, (int)o->num_threads);
+    return ACC_OK;
+}
+
+static void context_free(acc_context *ctx)
+{
+    ty_store_destroy(ctx->types);
+    free(ctx->cache_dir);
+    error_slot_destroy(&ctx->error);
+    pthread_mutex_destroy(&ctx->lock);
+    free(ctx);
+}
+
+acc_status acc_context_create(const acc_context_options *options,
+                              acc_context **out)
+{
+    acc_context_options defaults;
+    acc_context *ctx = NULL;
+    acc_status st = ACC_OK;
+    if (!out)
+        return api_fail(NULL, ACC_ERR_INVALID_ARGUMENT,
+                        "acc_context_create: out is NULL");
+    *out = NULL;
+    if (!options) {
+        acc_context_options_init(&defaults);
+        options = &defaults;
+    }
+    if ((st = check_options(options)) != ACC_OK)
+        goto out;
+    ctx = calloc(1, sizeof *ctx);
+    if (!ctx || !(ctx->types = ty_store_create()))
+        goto oom;
+    error_slot_init(&ctx->error);
+    pthread_mutex_init(&ctx->lock, NULL);
+    if (options->cache_dir && !(ctx->cache_dir = strdup(options->cache_dir)))
+        goto oom_initialised;
+    ctx->num_threads = options->num_threads;
+    probe_backends(ctx);
+    if (options->backend == ACC_BACKEND_AUTO) {
+        ctx->backend = best_backend(ctx);
+    } else if (!ctx->available[options->backend]) {
+        st = api_fail(NULL, ACC_ERR_UNSUPPORTED,
+                      "acc_context_create: backend '%s' is %s",
+                      acc_backend_name(options->backend),
+                      ctx->reason[options->backend]);
+        context_free(ctx);
+        ctx = NULL;
+        goto out;
+    } else {
+        ctx->backend = options->backend;
+    }
+    if (!handle_register(ctx, HANDLE_CONTEXT))
+        goto oom_initialised;
+    *out = ctx;
+    goto out;
+oom_initialised:
+    context_free(ctx);
+    ctx = NULL;
+oom:
+    if (ctx) {
+        ty_store_destroy(ctx->types);
+        free(ctx);
+    }
+    st = api_fail(NULL, ACC_ERR_OUT_OF_HOST_MEMORY,
+                  "acc_context_create: out of host memory");
+out:
+    return st;
+}
+
+void ctx_retain(acc_context *ctx)
+{
+    pthread_mutex_lock(&ctx->lock);
+    ctx->users++;
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+void ctx_release(acc_context *ctx)
+{
+    pthread_mutex_lock(&ctx->lock);
+    int last = --ctx->users == 0 && ctx->destroyed;
+    pthread_mutex_unlock(&ctx->lock);
+    if (last)
+        context_free(ctx);
+}
+
+void acc_context_destroy(acc_context *ctx)
+{
+    if (!ctx || !handle_is_live(ctx, HANDLE_CONTEXT))
+        return;
+    handle_unregister(ctx);
+    pthread_mutex_lock(&ctx->lock);
+    ctx->destroyed = 1;
+    int unused = ctx->users == 0;
+    pthread_mutex_unlock(&ctx->lock);
+    if (unused)
+        context_free(ctx);
+}
+
+const char *acc_context_last_error(const acc_context *ctx)
+{
+    if (!handle_is_live(ctx, HANDLE_CONTEXT))
+        return "not a live context";
+    return ctx->error.message;
+}
+
+acc_status acc_context_backend(const acc_context *ctx, acc_backend *out)
+{
+    if (out)
+        *out = ACC_BACKEND_AUTO;
+    if (!handle_is_live(ctx, HANDLE_CONTEXT))
+        return api_bad_handle(ctx, HANDLE_CONTEXT, "acc_context_backend");
+    if (!out)
+        return api_fail((error_slot *)&ctx->error, ACC_ERR_INVALID_ARGUMENT,
+                        "acc_context_backend: out is NULL");
+    *out = ctx->backend;
+    return ACC_OK;
+}
+
+acc_status acc_context_backend_available(const acc_context *ctx,
+                                         acc_backend backend, int *available,
+                                         const char **reason)
+{
+    static const char fn[] = "acc_context_backend_available";
+    if (available)
+        *available = 0;
+    if (reason)
+        *reason = NULL;
+    if (!handle_is_live(ctx, HANDLE_CONTEXT))
+        return api_bad_handle(ctx, HANDLE_CONTEXT, fn);
+    error_slot *slot = (error_slot *)&ctx->error;
+    if (!available)
+        return api_fail(slot, ACC_ERR_INVALID_ARGUMENT, "%s: available is "
+                        "NULL", fn);
+    if ((int)backend < ACC_BACKEND_AUTO || (int)backend > ACC_BACKEND_CUDA)
+        return api_fail(slot, ACC_ERR_INVALID_ARGUMENT, "%s: %d is not an "
+                        "acc_backend value", fn, (int)backend);
+    *available = ctx->available[backend];
+    if (reason)
+        *reason = ctx->reason[backend];
+    return ACC_OK;
+}

@@ -1,0 +1,31 @@
+/*
+ * context.h — the context handle: backend choice, the type store, and the
+ * reference count that keeps it alive while graphs and programs use it.
+ */
+#ifndef ACC_ABI_CONTEXT_H
+#define ACC_ABI_CONTEXT_H
+
+#include "abi/src/handles.h"
+#include "core/ir/types.h"
+
+enum { BACKEND_COUNT = 4 };
+
+struct acc_context {
+    acc_backend backend; /* the chosen backend, never AUTO */
+    int32_t num_threads;
+    char *cache_dir;
+    type_store *types;
+    error_slot error;
+    int available[BACKEND_COUNT];
+    const char *reason[BACKEND_COUNT];
+    pthread_mutex_t lock; /* guards users and destroyed */
+    size_t users;         /* live graphs and programs */
+    int destroyed;        /* acc_context_destroy was called */
+};
+
+/* Graphs and programs retain their context; the last release after
+ * acc_context_destroy frees it. */
+void ctx_retain(acc_context *ctx);
+void ctx_release(acc_context *ctx);
+
+#endif

@@ -1,0 +1,173 @@
+/*
+ * program_api.c — acc_compile, acc_run and the program's signature.
+ * Each function checks its handles at the boundary, runs the work on a
+ * local diag, and copies the first error to the handle in one place.
+ */
+#include "core/exec/program.h"
+
+#include <stdlib.h>
+
+static acc_status check_results(acc_graph *g, size_t n,
+                                acc_node *const *results, diag *d)
+{
+    char t[128];
+    if (n == 0 || !results)
+        return diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "acc_compile: %s",
+                         n == 0 ? "no results given (n_results is 0)"
+                                : "results is NULL");
+    for (size_t i = 0; i < n; i++) {
+        const acc_node *r = results[i];
+        if (!r)
+            return diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "acc_compile: "
+                             "result %zu is NULL", i);
+        if (r->magic != IR_NODE_MAGIC || r->graph != g)
+            return diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "acc_compile: "
+                             "result %zu was not built in this graph", i);
+        if (r->op == IR_LAMBDA || !r->type->array_sort)
+            return diag_fail(d, ACC_ERR_TYPE, "acc_compile: result %zu is %s "
+                             "of type %s; results must be arrays (wrap a "
+                             "scalar with acc_unit)", i,
+                             r->op == IR_LAMBDA ? "a function" : "a scalar",
+                             r->op == IR_LAMBDA ? "function"
+                                                : ty_format(r->type, t,
+                                                            sizeof t));
+    }
+    return ACC_OK;
+}
+
+acc_status acc_compile(acc_context *ctx, acc_graph *g, size_t n_results,
+                       acc_node *const *results, acc_program **out)
+{
+    diag d;
+    diag_clear(&d);
+    acc_program *p = NULL;
+    if (out)
+        *out = NULL;
+    if (!handle_is_live(ctx, HANDLE_CONTEXT))
+        return api_bad_handle(ctx, HANDLE_CONTEXT, "acc_compile");
+    if (!handle_is_live(g, HANDLE_GRAPH))
+        return api_bad_handle(g, HANDLE_GRAPH, "acc_compile");
+    if (!out) {
+        diag_fail(&d, ACC_ERR_INVALID_ARGUMENT, "acc_compile: out is NULL");
+        goto out;
+    }
+    if (g->ctx != ctx) {
+        diag_fail(&d, ACC_ERR_INVALID_ARGUMENT, "acc_compile: the graph "
+                  "belongs to another context");
+        goto out;
+    }
+    if (!diag_ok(&g->diag)) {
+        d = g->diag;
+        goto out;
+    }
+    if (check_results(g, n_results, results, &d) != ACC_OK)
+        goto out;
+    p = calloc(1, sizeof *p);
+    if (!p) {
+        diag_fail(&d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of host "
+                  "memory");
+        goto out;
+    }
+    if (ir_program_build(g, n_results, results, &p->ir, &d) != ACC_OK)
+        goto out;
+    p->ctx = ctx;
+    p->backend = ctx->backend;
+    error_slot_init(&p->error);
+    if (!handle_register(p, HANDLE_PROGRAM)) {
+        error_slot_destroy(&p->error);
+        ir_program_free(&p->ir);
+        diag_fail(&d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of host "
+                  "memory");
+        goto out;
+    }
+    ctx_retain(ctx);
+    *out = p;
+    p = NULL;
+out:
+    free(p);
+    if (!diag_ok(&d))
+        return api_fail_diag(&ctx->error, &d);
+    return ACC_OK;
+}
+
+void acc_program_free(acc_program *p)
+{
+    if (!p || !handle_is_live(p, HANDLE_PROGRAM))
+        return;
+    handle_unregister(p);
+    acc_context *ctx = p->ctx;
+    ir_program_free(&p->ir);
+    error_slot_destroy(&p->error);
+    free(p);
+    ctx_release(ctx);
+}
+
+const char *acc_program_last_error(const acc_program *p)
+{
+    if (!handle_is_live(p, HANDLE_PROGRAM))
+        return "not a live program";
+    return p->error.message;
+}
+
+size_t acc_program_num_inputs(const acc_program *p)
+{
+    return handle_is_live(p, HANDLE_PROGRAM) ? p->ir.n_inputs : 0;
+}
+
+size_t acc_program_num_outputs(const acc_program *p)
+{
+    return handle_is_live(p, HANDLE_PROGRAM) ? p->ir.n_outputs : 0;
+}
+
+static acc_status signature_entry(const acc_program *p, size_t i, int input,
+                                  const acc_type **elem, int32_t *rank)
+{
+    const char *fn = input ? "acc_program_input" : "acc_program_output";
+    if (elem)
+        *elem = NULL;
+    if (rank)
+        *rank = 0;
+    if (!handle_is_live(p, HANDLE_PROGRAM))
+        return api_bad_handle(p, HANDLE_PROGRAM, fn);
+    error_slot *slot = (error_slot *)&p->error;
+    size_t n = input ? p->ir.n_inputs : p->ir.n_outputs;
+    if (i >= n)
+        return api_fail(slot, ACC_ERR_INVALID_ARGUMENT, "%s: index %zu is out "
+                        "of range; the program has %zu %s", fn, i, n,
+                        input ? "inputs" : "outputs");
+    const acc_type *t = input ? p->ir.inputs[i]->type : p->ir.outputs[i];
+    if (elem)
+        *elem = t->elem;
+    if (rank)
+        *rank = t->rank;
+    return ACC_OK;
+}
+
+acc_status acc_program_input(const acc_program *p, size_t i,
+                             const acc_type **elem, int32_t *rank)
+{
+    return signature_entry(p, i, 1, elem, rank);
+}
+
+acc_status acc_program_output(const acc_program *p, size_t i,
+                              const acc_type **elem, int32_t *rank)
+{
+    return signature_entry(p, i, 0, elem, rank);
+}
+
+acc_backend acc_program_backend(const acc_program *p)
+{
+    return handle_is_live(p, HANDLE_PROGRAM) ? p->backend : ACC_BACKEND_AUTO;
+}
+
+acc_status acc_run(acc_program *p, size_t n_inputs, const acc_array *inputs,
+                   size_t n_outputs, acc_array *outputs)
+{
+    diag d;
+    diag_clear(&d);
+    if (!handle_is_live(p, HANDLE_PROGRAM))
+        return api_bad_handle(p, HANDLE_PROGRAM, "acc_run");
+    if (exec_run(p, n_inputs, inputs, n_outputs, outputs, &d) != ACC_OK)
+        return api_fail_diag(&p->error, &d);
+    return ACC_OK;
+}

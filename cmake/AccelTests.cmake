@@ -1,0 +1,108 @@
+# Test rules, included from the top-level CMakeLists.txt.
+#
+# Every tests/**/test_*.c is one Criterion executable and one ctest test.
+# The test is named after its folder under tests/ and its file stem, with
+# dots: tests/unit/test_types.c -> unit.test_types,
+#       tests/unit/ir/test_graph.c -> unit.ir.test_graph.
+# Tests under tests/unit/ link accel_internal (the static archive, so hidden
+# internal functions are callable); all others link the shared libaccel.so.
+# tests/support/*.c are helpers (public API only) linked into every test.
+
+set(ACC_TEST_TIMEOUT 300 CACHE STRING "Per-test ctest timeout in seconds")
+
+pkg_check_modules(CRITERION REQUIRED IMPORTED_TARGET criterion)
+
+set(ACC_TESTS_DIR "${PROJECT_SOURCE_DIR}/tests")
+set(ACC_TEST_INCLUDES
+  "${PROJECT_SOURCE_DIR}" "${PROJECT_SOURCE_DIR}/abi/include"
+  "${ACC_TESTS_DIR}/support")
+
+# Environment for every test of a sanitizer build, so that running ctest by
+# hand in build-asan/ behaves like `make test`.
+#
+# Criterion runs each test in a child process and ignores the child's exit
+# status once the test has reported, so a leak found by LeakSanitizer when
+# the child exits would not fail the test.  Every sanitizer report ends
+# with a "SUMMARY: ...Sanitizer" line: ctest fails any test that prints one.
+set(ACC_TEST_ENV "")
+set(ACC_TEST_FAIL_REGEX "")
+if(ACC_SANITIZE)
+  set(ACC_TEST_ENV
+    "ASAN_OPTIONS=detect_leaks=1"
+    "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
+  set(ACC_TEST_FAIL_REGEX "SUMMARY: [A-Za-z]*Sanitizer")
+endif()
+
+# Properties every test gets.
+function(acc_test_properties name)
+  set_tests_properties(${name} PROPERTIES TIMEOUT ${ACC_TEST_TIMEOUT} ${ARGN})
+  if(ACC_TEST_ENV)
+    set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ACC_TEST_ENV}")
+  endif()
+  if(ACC_TEST_FAIL_REGEX)
+    set_tests_properties(${name} PROPERTIES
+      FAIL_REGULAR_EXPRESSION "${ACC_TEST_FAIL_REGEX}")
+  endif()
+endfunction()
+
+# Helpers shared by the tests; a static archive so a test pulls only what
+# it uses.
+file(GLOB ACC_TEST_SUPPORT_SOURCES CONFIGURE_DEPENDS
+     "${ACC_TESTS_DIR}/support/*.c")
+if(ACC_TEST_SUPPORT_SOURCES)
+  add_library(accel_test_support STATIC ${ACC_TEST_SUPPORT_SOURCES})
+  target_include_directories(accel_test_support PUBLIC ${ACC_TEST_INCLUDES})
+  target_compile_definitions(accel_test_support PRIVATE ${ACC_POSIX_DEFS})
+  target_link_libraries(accel_test_support PUBLIC PkgConfig::CRITERION)
+endif()
+
+file(GLOB_RECURSE ACC_TEST_SOURCES CONFIGURE_DEPENDS
+     "${ACC_TESTS_DIR}/test_*.c")
+list(SORT ACC_TEST_SOURCES)
+foreach(src IN LISTS ACC_TEST_SOURCES)
+  file(RELATIVE_PATH rel "${ACC_TESTS_DIR}" "${src}")
+  get_filename_component(dir "${rel}" DIRECTORY)
+  get_filename_component(stem "${rel}" NAME_WE)
+  if(dir STREQUAL "" OR dir MATCHES "^support(/|$)")
+    continue()
+  endif()
+  string(REPLACE "/" "." test_name "${dir}.${stem}")
+  string(REGEX REPLACE "/.*" "" label "${dir}")
+  string(REPLACE "." "_" target "test.${test_name}")
+
+  add_executable(${target} "${src}")
+  set_target_properties(${target} PROPERTIES
+    OUTPUT_NAME ${stem}
+    RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/tests/${dir}")
+  target_include_directories(${target} PRIVATE ${ACC_TEST_INCLUDES})
+  target_compile_definitions(${target} PRIVATE ${ACC_POSIX_DEFS})
+  if(TARGET accel_test_support)
+    target_link_libraries(${target} PRIVATE accel_test_support)
+  endif()
+  if(dir MATCHES "^unit(/|$)")
+    target_link_libraries(${target} PRIVATE accel_internal)
+  else()
+    target_link_libraries(${target} PRIVATE accel)
+  endif()
+  target_link_libraries(${target} PRIVATE PkgConfig::CRITERION m)
+
+  # No arguments: Criterion prints failures and its one-line synthesis.
+  add_test(NAME ${test_name} COMMAND ${target}
+           WORKING_DIRECTORY "${PROJECT_BINARY_DIR}/tests/${dir}")
+  acc_test_properties(${test_name} LABELS ${label})
+endforeach()
+
+# --- ABI checks (shell scripts) ----------------------------------------------
+add_test(NAME abi.exported_symbols
+  COMMAND "${ACC_TESTS_DIR}/abi/check_symbols.sh" "$<TARGET_FILE:accel>"
+          "${PROJECT_SOURCE_DIR}/abi/accel.symbols"
+          "${PROJECT_SOURCE_DIR}/abi/include/accel.h")
+acc_test_properties(abi.exported_symbols LABELS abi)
+
+string(JOIN " " ACC_CONSUMER_FLAGS ${ACC_SANITIZE_FLAGS})
+add_test(NAME abi.install_consumers
+  COMMAND "${ACC_TESTS_DIR}/abi/install_consumers.sh"
+          "${PROJECT_BINARY_DIR}" "${PROJECT_SOURCE_DIR}")
+acc_test_properties(abi.install_consumers LABELS abi)
+set_tests_properties(abi.install_consumers PROPERTIES ENVIRONMENT
+  "CC=${CMAKE_C_COMPILER};ACC_CONSUMER_FLAGS=${ACC_CONSUMER_FLAGS};${ACC_TEST_ENV}")

@@ -1,0 +1,373 @@
+/*
+ * eval_array.c — evaluation of array terms in the reference interpreter,
+ * and the entry point interp_run.  Every operation is a direct, sequential
+ * reading of its definition in LANGUAGE.md.
+ */
+#include "core/backend/interp/interp_state.h"
+
+#include "core/ir/value.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Reads a shape term into extents; checks that none is negative. */
+static int eval_extents(interp *st, const ir_node *shape, const char *op,
+                        int64_t *extents)
+{
+    const ir_value *v = interp_eval(st, shape);
+    if (!v)
+        return 0;
+    for (int32_t d = 0; d < shape->type->rank; d++) {
+        extents[d] = v[d].i;
+        if (extents[d] < 0) {
+            diag_fail(st->d, ACC_ERR_SHAPE, "%s: extent %d of the shape is "
+                      "%lld; extents must not be negative", op, (int)d,
+                      (long long)extents[d]);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* An index as a value of shape type, for passing to a function. */
+static void index_value(int32_t rank, const int64_t *ix, ir_value *out)
+{
+    for (int32_t d = 0; d < rank; d++)
+        out[d].i = ix[d];
+}
+
+static rt_array *new_result(interp *st, const ir_node *n,
+                            const int64_t *extents)
+{
+    return rt_alloc(n->type->elem, n->type->rank, extents, ir_op_name(n->op),
+                    st->d);
+}
+
+static rt_array *eval_generate(interp *st, const ir_node *n)
+{
+    int64_t ext[ACC_MAX_RANK], ix[ACC_MAX_RANK];
+    ir_value ixv[ACC_MAX_RANK];
+    const ir_node *f = n->args[1];
+    if (!eval_extents(st, n->args[0], "generate", ext))
+        return NULL;
+    rt_array *r = new_result(st, n, ext);
+    for (int64_t k = 0; r && k < r->size; k++) {
+        rt_unravel(r->rank, ext, k, ix);
+        index_value(r->rank, ix, ixv);
+        const ir_value *args[1] = {ixv};
+        const ir_value *v = interp_apply(st, f, args);
+        if (!v) {
+            rt_release(r);
+            return NULL;
+        }
+        interp_store_element(r, k, v);
+    }
+    return r;
+}
+
+/* map and zipWith: f applied to the elements at each index of the
+ * intersection of the arguments' extents. */
+static rt_array *eval_zipwith(interp *st, const ir_node *n)
+{
+    const ir_node *f = n->args[0];
+    uint32_t m = n->n_args - 1;
+    rt_array *in[64];
+    int64_t ext[ACC_MAX_RANK], ix[ACC_MAX_RANK];
+    for (uint32_t i = 0; i < m; i++)
+        if (!(in[i] = interp_array_of(st, n->args[i + 1])))
+            return NULL;
+    int32_t rank = in[0]->rank;
+    for (int32_t d = 0; d < rank; d++) {
+        ext[d] = in[0]->extents[d];
+        for (uint32_t i = 1; i < m; i++)
+            if (in[i]->extents[d] < ext[d])
+                ext[d] = in[i]->extents[d];
+    }
+    size_t total = 0;
+    for (uint32_t i = 0; i < m; i++)
+        total += in[i]->elem->n_leaves;
+    ir_value *buf = malloc((total ? total : 1) * sizeof *buf);
+    rt_array *r = buf ? new_result(st, n, ext) : NULL;
+    if (!buf)
+        diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
+                  ir_op_name(n->op));
+    const ir_value *args[64];
+    for (int64_t k = 0; r && k < r->size; k++) {
+        rt_unravel(rank, ext, k, ix);
+        size_t at = 0;
+        for (uint32_t i = 0; i < m; i++) {
+            interp_load_element(in[i], rt_ravel(rank, in[i]->extents, ix), buf + at);
+            args[i] = buf + at;
+            at += in[i]->elem->n_leaves;
+        }
+        const ir_value *v = interp_apply(st, f, args);
+        if (!v) {
+            rt_release(r);
+            r = NULL;
+            break;
+        }
+        interp_store_element(r, k, v);
+    }
+    free(buf);
+    return r;
+}
+
+static rt_array *eval_backpermute(interp *st, const ir_node *n)
+{
+    char ix_text[160], sh_text[160];
+    int64_t ext[ACC_MAX_RANK], ix[ACC_MAX_RANK], src[ACC_MAX_RANK];
+    ir_value ixv[ACC_MAX_RANK], elem[ACC_MAX_COMPONENTS];
+    const ir_node *p = n->args[1];
+    rt_array *xs = interp_array_of(st, n->args[2]);
+    if (!xs || !eval_extents(st, n->args[0], "backpermute", ext))
+        return NULL;
+    rt_array *r = new_result(st, n, ext);
+    for (int64_t k = 0; r && k < r->size; k++) {
+        rt_unravel(r->rank, ext, k, ix);
+        index_value(r->rank, ix, ixv);
+        const ir_value *args[1] = {ixv};
+        const ir_value *v = interp_apply(st, p, args);
+        int in_range = v != NULL;
+        for (int32_t d = 0; v && d < xs->rank; d++) {
+            src[d] = v[d].i;
+            in_range &= src[d] >= 0 && src[d] < xs->extents[d];
+        }
+        if (v && !in_range)
+            diag_fail(st->d, ACC_ERR_RUNTIME, "backpermute: the index function "
+                      "maps %s to %s, which is out of bounds for the source "
+                      "shape %s",
+                      rt_format_shape(r->rank, ix, sh_text, sizeof sh_text),
+                      rt_format_shape(xs->rank, src, ix_text, sizeof ix_text),
+                      rt_format_shape(xs->rank, xs->extents, sh_text,
+                                      sizeof sh_text));
+        if (!in_range) {
+            rt_release(r);
+            return NULL;
+        }
+        interp_load_element(xs, rt_ravel(xs->rank, xs->extents, src), elem);
+        interp_store_element(r, k, elem);
+    }
+    return r;
+}
+
+static rt_array *eval_reshape(interp *st, const ir_node *n)
+{
+    char from[160], to[160];
+    int64_t ext[ACC_MAX_RANK];
+    rt_array *xs = interp_array_of(st, n->args[1]);
+    if (!xs || !eval_extents(st, n->args[0], "reshape", ext))
+        return NULL;
+    int32_t rank = n->type->rank;
+    if (rt_shape_size(rank, ext) != xs->size) {
+        diag_fail(st->d, ACC_ERR_SHAPE, "reshape: cannot reshape an array of "
+                  "shape %s (%lld elements) to shape %s",
+                  rt_format_shape(xs->rank, xs->extents, from, sizeof from),
+                  (long long)xs->size,
+                  rt_format_shape(rank, ext, to, sizeof to));
+        return NULL;
+    }
+    rt_array *r = new_result(st, n, ext);
+    for (size_t i = 0; r && i < r->elem->n_leaves; i++)
+        memcpy(r->data[i], xs->data[i],
+               (size_t)r->size * acc_scalar_size(r->elem->leaves[i]));
+    return r;
+}
+
+/* Reduces elements [lo, hi) of a row (hi > lo) into acc as a balanced tree
+ * of applications of f, keeping the order of the elements.  The contract of
+ * fold grants associativity, and the tree keeps rounding error growth
+ * logarithmic (a long f32 sum stays accurate). */
+static int reduce_range(interp *st, const ir_node *f, const rt_array *xs,
+                        int64_t lo, int64_t hi, ir_value *acc)
+{
+    size_t k = xs->elem->n_leaves;
+    ir_value right[ACC_MAX_COMPONENTS];
+    if (hi - lo <= 16) {
+        interp_load_element(xs, lo, acc);
+        for (int64_t j = lo + 1; j < hi; j++) {
+            interp_load_element(xs, j, right);
+            const ir_value *args[2] = {acc, right};
+            const ir_value *v = interp_apply(st, f, args);
+            if (!v)
+                return 0;
+            memcpy(acc, v, k * sizeof *acc);
+        }
+        return 1;
+    }
+    int64_t mid = lo + (hi - lo) / 2;
+    if (!reduce_range(st, f, xs, lo, mid, acc) ||
+        !reduce_range(st, f, xs, mid, hi, right))
+        return 0;
+    const ir_value *args[2] = {acc, right};
+    const ir_value *v = interp_apply(st, f, args);
+    if (!v)
+        return 0;
+    memcpy(acc, v, k * sizeof *acc);
+    return 1;
+}
+
+static void fold1_empty_row(interp *st, const rt_array *r, int64_t row)
+{
+    char row_text[160];
+    int64_t ix[ACC_MAX_RANK];
+    rt_unravel(r->rank, r->extents, row, ix);
+    diag_fail(st->d, ACC_ERR_RUNTIME, "fold1: row %s of the array is empty; "
+              "fold1 needs at least one element per row",
+              rt_format_shape(r->rank, ix, row_text, sizeof row_text));
+}
+
+/* fold f z: z combined once, first, with the reduction of each row (an
+ * empty row gives z); fold1: the reduction of each non-empty row. */
+static rt_array *eval_fold(interp *st, const ir_node *n)
+{
+    int seeded = n->op == IR_FOLD;
+    const ir_node *f = n->args[0];
+    rt_array *xs = interp_array_of(st, n->args[seeded ? 2 : 1]);
+    const ir_value *z = xs && seeded ? interp_eval(st, n->args[1]) : NULL;
+    if (!xs || (seeded && !z))
+        return NULL;
+    size_t k = xs->elem->n_leaves;
+    ir_value seed[ACC_MAX_COMPONENTS], acc[ACC_MAX_COMPONENTS];
+    if (seeded)
+        memcpy(seed, z, k * sizeof *seed);
+    int64_t inner = xs->extents[xs->rank - 1];
+    rt_array *r = new_result(st, n, xs->extents);
+    for (int64_t row = 0; r && row < r->size; row++) {
+        const ir_value *v = acc;
+        if (inner == 0 && !seeded) {
+            fold1_empty_row(st, r, row);
+            v = NULL;
+        } else if (inner == 0) {
+            v = seed;
+        } else if (!reduce_range(st, f, xs, row * inner, (row + 1) * inner,
+                                 acc)) {
+            v = NULL;
+        } else if (seeded) {
+            const ir_value *args[2] = {seed, acc};
+            v = interp_apply(st, f, args);
+        }
+        if (!v) {
+            rt_release(r);
+            return NULL;
+        }
+        interp_store_element(r, row, v);
+    }
+    return r;
+}
+
+static rt_array *eval_unit(interp *st, const ir_node *n)
+{
+    static const int64_t no_extents[1] = {0};
+    const ir_value *v = interp_eval(st, n->args[0]);
+    rt_array *r = v ? new_result(st, n, no_extents) : NULL;
+    if (r)
+        interp_store_element(r, 0, v);
+    return r;
+}
+
+static rt_array *eval_single(interp *st, const ir_node *n)
+{
+    switch (n->op) {
+    case IR_INPUT: rt_retain(st->inputs[n->u.input]); return st->inputs[n->u.input];
+    case IR_UNIT: return eval_unit(st, n);
+    case IR_GENERATE: return eval_generate(st, n);
+    case IR_MAP:
+    case IR_ZIPWITH: return eval_zipwith(st, n);
+    case IR_BACKPERMUTE: return eval_backpermute(st, n);
+    case IR_RESHAPE: return eval_reshape(st, n);
+    case IR_FOLD:
+    case IR_FOLD1: return eval_fold(st, n);
+    default: break;
+    }
+    diag_fail(st->d, ACC_ERR_INTERNAL, "interpreter: %s is not an array "
+              "operation", ir_op_name(n->op));
+    return NULL;
+}
+
+/* Tuples of arrays and their components share the component arrays. */
+static int eval_structural(interp *st, const ir_node *n, rt_array **out)
+{
+    size_t at = 0;
+    if (n->op == IR_GET) {
+        const interp_value *t = interp_eval_array(st, n->args[0]);
+        if (!t)
+            return 0;
+        size_t from = n->args[0]->type->field_offset[n->u.field];
+        for (size_t i = 0; i < n->type->n_leaves; i++)
+            rt_retain(out[i] = t->arrays[from + i]);
+        return 1;
+    }
+    for (uint32_t i = 0; i < n->n_args; i++) {
+        const interp_value *v = interp_eval_array(st, n->args[i]);
+        if (!v)
+            return 0;
+        for (size_t j = 0; j < v->n; j++)
+            rt_retain(out[at++] = v->arrays[j]);
+    }
+    return 1;
+}
+
+const interp_value *interp_eval_array(interp *st, const ir_node *n)
+{
+    interp_value *slot = &st->arrays[n->id];
+    if (slot->n)
+        return slot;
+    size_t count = n->type->n_leaves;
+    rt_array **arrays = calloc(count, sizeof *arrays);
+    if (!arrays) {
+        diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+        return NULL;
+    }
+    int ok;
+    if (n->op == IR_TUPLE || n->op == IR_GET)
+        ok = eval_structural(st, n, arrays);
+    else
+        ok = (arrays[0] = eval_single(st, n)) != NULL;
+    if (!ok) {
+        for (size_t i = 0; i < count; i++)
+            rt_release(arrays[i]);
+        free(arrays);
+        return NULL;
+    }
+    slot->n = count;
+    slot->arrays = arrays;
+    return slot;
+}
+
+rt_array *interp_array_of(interp *st, const ir_node *n)
+{
+    const interp_value *v = interp_eval_array(st, n);
+    return v ? v->arrays[0] : NULL;
+}
+
+acc_status interp_run(const ir_program *p, rt_array *const *inputs,
+                      rt_array **outputs, diag *d)
+{
+    interp st = {p, inputs, d, NULL, NULL};
+    st.slots = calloc(p->n_slots ? p->n_slots : 1, sizeof *st.slots);
+    st.arrays = calloc(p->n_nodes ? p->n_nodes : 1, sizeof *st.arrays);
+    size_t produced = 0;
+    if (!st.slots || !st.arrays) {
+        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "run: out of host memory");
+        goto out;
+    }
+    for (size_t i = 0; i < p->n_results; i++) {
+        const interp_value *v = interp_eval_array(&st, p->results[i]);
+        if (!v)
+            goto out;
+        for (size_t j = 0; j < v->n; j++)
+            rt_retain(outputs[produced++] = v->arrays[j]);
+    }
+out:
+    if (!diag_ok(d))
+        while (produced > 0)
+            rt_release(outputs[--produced]);
+    for (uint32_t i = 0; st.arrays && i < p->n_nodes; i++) {
+        for (size_t j = 0; j < st.arrays[i].n; j++)
+            rt_release(st.arrays[i].arrays[j]);
+        free(st.arrays[i].arrays);
+    }
+    free(st.arrays);
+    free(st.slots);
+    return d->status;
+}

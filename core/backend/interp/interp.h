@@ -1,0 +1,19 @@
+/*
+ * interp.h — the reference interpreter: the executable specification of
+ * the language.  It evaluates a program's IR directly, element by element,
+ * and reports runtime errors (out-of-bounds reads, fold1 of an empty row,
+ * division by zero) as status codes.
+ */
+#ifndef ACC_CORE_BACKEND_INTERP_INTERP_H
+#define ACC_CORE_BACKEND_INTERP_INTERP_H
+
+#include "core/exec/rt_array.h"
+#include "core/ir/program_ir.h"
+
+/* Runs p on the given inputs (p->n_inputs of them) and stores
+ * p->n_outputs new references in outputs.  On failure records on d, and
+ * leaves no output allocated. */
+acc_status interp_run(const ir_program *p, rt_array *const *inputs,
+                      rt_array **outputs, diag *d);
+
+#endif

@@ -1,0 +1,17 @@
+/*
+ * prims.h — the reference semantics of scalar primitives on canonical
+ * values (LANGUAGE.md §2).  Every other backend is tested against these.
+ */
+#ifndef ACC_CORE_BACKEND_INTERP_PRIMS_H
+#define ACC_CORE_BACKEND_INTERP_PRIMS_H
+
+#include "core/ir/ir.h"
+
+/* Applies op to operands of scalar type t (b is ignored for unary ops; for
+ * shifts b has type bt).  The result has the op's result type (`to` for
+ * truncate/round/floor/ceiling).  Returns 0 and records a runtime error on
+ * d for division by zero or a negative shift amount. */
+int prim_apply(acc_primop op, acc_scalar t, ir_value a, acc_scalar bt,
+               ir_value b, acc_scalar to, ir_value *out, diag *d);
+
+#endif

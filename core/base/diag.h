@@ -1,0 +1,27 @@
+/*
+ * diag.h — error records.
+ *
+ * A diag holds the first error of a compile, a builder session or a run:
+ * a status code and a message a user can act on.  The first error wins;
+ * later ones are dropped, so a cascade of failures reports its cause.
+ */
+#ifndef ACC_CORE_BASE_DIAG_H
+#define ACC_CORE_BASE_DIAG_H
+
+#include "accel.h"
+
+enum { DIAG_MESSAGE_MAX = 1024 };
+
+typedef struct diag {
+    acc_status status;
+    char message[DIAG_MESSAGE_MAX];
+} diag;
+
+void diag_clear(diag *d);
+/* Records an error unless one is already recorded.  Returns the status of
+ * the diag afterwards (the first error's), for `return diag_fail(...)`. */
+acc_status diag_fail(diag *d, acc_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static inline int diag_ok(const diag *d) { return d->status == ACC_OK; }
+
+#endif

@@ -1,0 +1,24 @@
+/*
+ * program.h — the compiled program handle and the run path shared by every
+ * backend: checking the caller's descriptors against the signature, calling
+ * the backend, and delivering results into the caller's descriptors.
+ */
+#ifndef ACC_CORE_EXEC_PROGRAM_H
+#define ACC_CORE_EXEC_PROGRAM_H
+
+#include "abi/src/context.h"
+#include "core/ir/program_ir.h"
+
+struct acc_program {
+    acc_context *ctx;
+    acc_backend backend;
+    ir_program ir;
+    error_slot error;
+};
+
+/* Runs p; errors are recorded on d with the input/output named. */
+acc_status exec_run(const acc_program *p, size_t n_inputs,
+                    const acc_array *inputs, size_t n_outputs,
+                    acc_array *outputs, diag *d);
+
+#endif

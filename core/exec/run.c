@@ -1,0 +1,224 @@
+/*
+ * run.c — one run of a compiled program: validate the inputs against the
+ * signature, execute on the program's backend, deliver the outputs.
+ * Inputs are borrowed; nothing is copied on the way in.
+ */
+#include "core/exec/program.h"
+
+#include "core/backend/interp/interp.h"
+#include "core/exec/rt_array.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The size a descriptor must at least declare: every field of version 1. */
+#define ARRAY_V1_SIZE sizeof(acc_array)
+
+static acc_status check_descriptor(const acc_array *a, const char *what,
+                                   size_t i, diag *d)
+{
+    if (a->struct_size < ARRAY_V1_SIZE)
+        return diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "%s %zu: struct_size is "
+                         "%zu, expected at least %zu (use acc_array_init)",
+                         what, i, a->struct_size, ARRAY_V1_SIZE);
+    if (a->rank < 0 || a->rank > ACC_MAX_RANK)
+        return diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "%s %zu: rank %d is out "
+                         "of range 0..%d", what, i, (int)a->rank, ACC_MAX_RANK);
+    for (int32_t k = 0; k < a->rank; k++)
+        if (a->extents[k] < 0)
+            return diag_fail(d, ACC_ERR_SHAPE, "%s %zu: extent %d is %lld; "
+                             "extents must not be negative", what, i, (int)k,
+                             (long long)a->extents[k]);
+    if (rt_shape_size(a->rank, a->extents) < 0)
+        return diag_fail(d, ACC_ERR_SHAPE, "%s %zu: the number of elements "
+                         "overflows int64", what, i);
+    if (a->memory != ACC_MEMORY_HOST)
+        return diag_fail(d, ACC_ERR_UNSUPPORTED, "%s %zu: the array is in "
+                         "device memory, but this program runs on the host"
+                         "", what, i);
+    return ACC_OK;
+}
+
+static acc_status check_input(const ir_node *param, const acc_array *a,
+                              size_t i, diag *d)
+{
+    char want[128], got[128];
+    const acc_type *elem = param->type->elem;
+    if (check_descriptor(a, "input", i, d) != ACC_OK)
+        return d->status;
+    if (!a->type || !ty_equal(a->type, elem))
+        return diag_fail(d, ACC_ERR_TYPE, "input %zu has element type %s, the "
+                         "program expects %s", i,
+                         a->type ? ty_format(a->type, got, sizeof got)
+                                 : "NULL",
+                         ty_format(elem, want, sizeof want));
+    if (a->rank != param->type->rank)
+        return diag_fail(d, ACC_ERR_SHAPE, "input %zu has rank %d, the program "
+                         "expects rank %d", i, (int)a->rank,
+                         (int)param->type->rank);
+    if (rt_shape_size(a->rank, a->extents) > 0)
+        for (size_t k = 0; k < elem->n_leaves; k++)
+            if (!a->data[k])
+                return diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "input %zu: "
+                                 "data[%zu] is NULL but the array has "
+                                 "elements", i, k);
+    return ACC_OK;
+}
+
+static acc_status check_arguments(const acc_program *p, size_t n_inputs,
+                                  const acc_array *inputs, size_t n_outputs,
+                                  const acc_array *outputs, diag *d)
+{
+    const ir_program *ir = &p->ir;
+    if (n_inputs != ir->n_inputs)
+        return diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "acc_run: %zu inputs "
+                         "given, the program expects %zu", n_inputs,
+                         ir->n_inputs);
+    if (n_outputs != ir->n_outputs)
+        return diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "acc_run: %zu outputs "
+                         "given, the program produces %zu", n_outputs,
+                         ir->n_outputs);
+    if (n_inputs > 0 && !inputs)
+        return diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "acc_run: inputs is "
+                         "NULL but %zu inputs are expected", n_inputs);
+    if (n_outputs > 0 && !outputs)
+        return diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "acc_run: outputs is "
+                         "NULL but %zu outputs are produced", n_outputs);
+    for (size_t i = 0; i < n_inputs; i++)
+        if (check_input(ir->inputs[i], &inputs[i], i, d) != ACC_OK)
+            return d->status;
+    for (size_t i = 0; i < n_outputs; i++)
+        if (outputs[i].data[0] &&
+            check_descriptor(&outputs[i], "output", i, d) != ACC_OK)
+            return d->status;
+    return ACC_OK;
+}
+
+/* ---- delivering results ---------------------------------------------------- */
+
+static void release_library_array(acc_array *a)
+{
+    for (size_t i = 0; i < ACC_MAX_COMPONENTS; i++)
+        free(a->data[i]);
+}
+
+static acc_status check_caller_output(const acc_array *out, const rt_array *r,
+                                      size_t i, diag *d)
+{
+    char want[160], got[160], tw[128], tg[128];
+    if (out->type && !ty_equal(out->type, r->elem))
+        return diag_fail(d, ACC_ERR_TYPE, "output %zu has element type %s, the "
+                         "program produces %s", i,
+                         ty_format(out->type, tg, sizeof tg),
+                         ty_format(r->elem, tw, sizeof tw));
+    int same = out->rank == r->rank;
+    for (int32_t k = 0; same && k < r->rank; k++)
+        same = out->extents[k] == r->extents[k];
+    if (!same)
+        return diag_fail(d, ACC_ERR_SHAPE, "output %zu was given shape %s, the "
+                         "result has shape %s", i,
+                         rt_format_shape(out->rank, out->extents, got,
+                                         sizeof got),
+                         rt_format_shape(r->rank, r->extents, want,
+                                         sizeof want));
+    if (r->size > 0)
+        for (size_t k = 0; k < r->elem->n_leaves; k++)
+            if (!out->data[k])
+                return diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "output %zu: "
+                                 "data[%zu] is NULL", i, k);
+    return ACC_OK;
+}
+
+/* Moves (or copies) a result into a library-owned descriptor. */
+static acc_status deliver_owned(acc_array *out, rt_array *r, diag *d)
+{
+    acc_array fresh;
+    acc_array_init(&fresh, r->elem, r->rank, r->extents);
+    size_t n = r->elem->n_leaves;
+    int steal = r->owns_data && r->refs == 1;
+    for (size_t k = 0; k < n; k++) {
+        size_t bytes = (size_t)r->size * acc_scalar_size(r->elem->leaves[k]);
+        if (steal) {
+            fresh.data[k] = r->data[k];
+            continue;
+        }
+        fresh.data[k] = malloc(bytes ? bytes : 1);
+        if (!fresh.data[k]) {
+            release_library_array(&fresh);
+            return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of "
+                             "host memory for an output");
+        }
+        if (bytes)
+            memcpy(fresh.data[k], r->data[k], bytes);
+    }
+    if (steal)
+        r->owns_data = 0;
+    fresh.ownership = ACC_OWNERSHIP_LIBRARY;
+    fresh.release = release_library_array;
+    *out = fresh;
+    return ACC_OK;
+}
+
+static void copy_into(acc_array *out, const rt_array *r)
+{
+    for (size_t k = 0; k < r->elem->n_leaves; k++) {
+        size_t bytes = (size_t)r->size * acc_scalar_size(r->elem->leaves[k]);
+        if (bytes && out->data[k] != r->data[k])
+            memmove(out->data[k], r->data[k], bytes);
+    }
+}
+
+static acc_status deliver(size_t n, acc_array *outputs, rt_array **results,
+                          diag *d)
+{
+    for (size_t i = 0; i < n; i++)
+        if (outputs[i].data[0] &&
+            check_caller_output(&outputs[i], results[i], i, d) != ACC_OK)
+            return d->status;
+    size_t done = 0;
+    for (; done < n; done++) {
+        if (outputs[done].data[0])
+            copy_into(&outputs[done], results[done]);
+        else if (deliver_owned(&outputs[done], results[done], d) != ACC_OK)
+            break;
+    }
+    if (diag_ok(d))
+        return ACC_OK;
+    for (size_t i = 0; i < done; i++) /* leave nothing allocated */
+        if (outputs[i].ownership == ACC_OWNERSHIP_LIBRARY)
+            acc_array_release(&outputs[i]);
+    return d->status;
+}
+
+acc_status exec_run(const acc_program *p, size_t n_inputs,
+                    const acc_array *inputs, size_t n_outputs,
+                    acc_array *outputs, diag *d)
+{
+    rt_array *in[256], **in_heap = NULL, **results = NULL;
+    rt_array **ins = in;
+    size_t wrapped = 0;
+    if (check_arguments(p, n_inputs, inputs, n_outputs, outputs, d) != ACC_OK)
+        return d->status;
+    if (n_inputs > 256 && !(ins = in_heap = calloc(n_inputs, sizeof *ins)))
+        return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of host "
+                         "memory");
+    results = calloc(n_outputs ? n_outputs : 1, sizeof *results);
+    if (!results) {
+        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of host memory");
+        goto out;
+    }
+    for (; wrapped < n_inputs; wrapped++)
+        if (!(ins[wrapped] = rt_wrap(&inputs[wrapped], d)))
+            goto out;
+    if (interp_run(&p->ir, ins, results, d) != ACC_OK)
+        goto out;
+    deliver(n_outputs, outputs, results, d);
+    for (size_t i = 0; i < n_outputs; i++)
+        rt_release(results[i]);
+out:
+    for (size_t i = 0; i < wrapped; i++)
+        rt_release(ins[i]);
+    free(results);
+    free(in_heap);
+    return d->status;
+}

@@ -1,0 +1,33 @@
+/* ir.c — names of IR operations for messages and dumps. */
+#include "core/ir/ir.h"
+
+const char *ir_op_name(ir_op op)
+{
+    switch (op) {
+    case IR_CONST: return "constant";
+    case IR_PARAM: return "parameter";
+    case IR_LAMBDA: return "lambda";
+    case IR_PRIM: return "primitive";
+    case IR_CONVERT: return "convert";
+    case IR_COND: return "if";
+    case IR_TUPLE: return "tuple";
+    case IR_GET: return "get";
+    case IR_INDEX: return "index";
+    case IR_WHILE: return "while";
+    case IR_READ: return "read (!)";
+    case IR_READ_LINEAR: return "linear read (!!)";
+    case IR_SHAPE: return "shape";
+    case IR_SIZE: return "size";
+    case IR_INPUT: return "input";
+    case IR_UNIT: return "unit";
+    case IR_GENERATE: return "generate";
+    case IR_MAP: return "map";
+    case IR_ZIPWITH: return "zipWith";
+    case IR_BACKPERMUTE: return "backpermute";
+    case IR_RESHAPE: return "reshape";
+    case IR_FOLD: return "fold";
+    case IR_FOLD1: return "fold1";
+    case IR_OP_COUNT: break;
+    }
+    return "unknown operation";
+}

@@ -1,0 +1,182 @@
+/*
+ * support.c — the test helpers declared in support.h.  They use only the
+ * public API; failures that make a test pointless fail it with cr_assert.
+ */
+#include "support.h"
+
+#include <ctype.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+acc_context *ts_context(acc_backend b)
+{
+    acc_context_options opts;
+    acc_context *ctx = NULL;
+    acc_status st;
+
+    acc_context_options_init(&opts);
+    opts.backend = b;
+    st = acc_context_create(&opts, &ctx);
+    cr_assert(st == ACC_OK && ctx != NULL,
+              "acc_context_create(%s) failed: %s (%s)", acc_backend_name(b),
+              acc_status_string(st), acc_last_error());
+    return ctx;
+}
+
+acc_graph *ts_graph(acc_context *ctx)
+{
+    acc_graph *g = NULL;
+    acc_status st = acc_graph_create(ctx, &g);
+
+    cr_assert(st == ACC_OK && g != NULL, "acc_graph_create failed: %s (%s)",
+              acc_status_string(st), acc_last_error());
+    return g;
+}
+
+/* Total bytes of the leaves of element type `t`, packed without padding. */
+static size_t packed_size(const acc_type *t)
+{
+    size_t n = acc_type_leaf_count(t), total = 0;
+
+    for (size_t i = 0; i < n; i++)
+        total += acc_scalar_size(acc_type_leaf(t, i));
+    return total;
+}
+
+/* Copies the single element of a library-allocated rank-0 output into
+ * `out`, leaf after leaf. */
+static void copy_leaves(const acc_array *a, void *out, size_t out_size)
+{
+    size_t n = acc_type_leaf_count(a->type), at = 0;
+
+    cr_assert_eq(packed_size(a->type), out_size,
+                 "ts_eval_scalar: result leaves take %zu bytes, caller gave "
+                 "%zu", packed_size(a->type), out_size);
+    for (size_t i = 0; i < n; i++) {
+        size_t sz = acc_scalar_size(acc_type_leaf(a->type, i));
+        cr_assert_not_null(a->data[i], "ts_eval_scalar: leaf %zu is NULL", i);
+        memcpy((unsigned char *)out + at, a->data[i], sz);
+        at += sz;
+    }
+}
+
+acc_status ts_eval_scalar(acc_context *ctx, acc_graph *g, acc_node *expr,
+                          void *out_leaves, size_t out_size)
+{
+    acc_node *u = acc_unit(g, expr);
+    acc_program *prog = NULL;
+    acc_array out;
+    acc_status st;
+
+    st = acc_compile(ctx, g, 1, &u, &prog);
+    if (st != ACC_OK)
+        return st;
+    cr_assert_eq(acc_program_num_outputs(prog), 1,
+                 "ts_eval_scalar: program has %zu outputs, expected 1",
+                 acc_program_num_outputs(prog));
+    memset(&out, 0, sizeof out);
+    out.struct_size = sizeof out;
+    st = acc_run(prog, 0, NULL, 1, &out);
+    if (st == ACC_OK) {
+        cr_assert_eq(out.rank, 0, "ts_eval_scalar: result rank %d",
+                     (int)out.rank);
+        copy_leaves(&out, out_leaves, out_size);
+        acc_array_release(&out);
+    }
+    acc_program_free(prog);
+    return st;
+}
+
+acc_status ts_run(acc_context *ctx, acc_graph *g, size_t n_results,
+                  acc_node *const *results, size_t n_in,
+                  const acc_array *inputs, acc_array *outputs)
+{
+    acc_program *prog = NULL;
+    acc_status st;
+    size_t n_out;
+
+    st = acc_compile(ctx, g, n_results, results, &prog);
+    if (st != ACC_OK)
+        return st;
+    n_out = acc_program_num_outputs(prog);
+    for (size_t i = 0; i < n_out; i++) {
+        memset(&outputs[i], 0, sizeof outputs[i]);
+        outputs[i].struct_size = sizeof outputs[i];
+    }
+    st = acc_run(prog, n_in, inputs, n_out, outputs);
+    acc_program_free(prog);
+    return st;
+}
+
+acc_array ts_host_array(const acc_type *elem, int32_t rank,
+                        const int64_t *extents, void *const *data)
+{
+    acc_array a;
+    acc_status st;
+    int64_t none[ACC_MAX_RANK] = {0};
+
+    memset(&a, 0, sizeof a);
+    st = acc_array_init(&a, elem, rank, extents ? extents : none);
+    cr_assert_eq(st, ACC_OK, "acc_array_init failed: %s (%s)",
+                 acc_status_string(st), acc_last_error());
+    if (data != NULL) {
+        size_t n = acc_type_leaf_count(elem);
+        for (size_t i = 0; i < n && i < ACC_MAX_COMPONENTS; i++)
+            a.data[i] = data[i];
+    }
+    return a;
+}
+
+acc_node *ts_i64(acc_graph *g, int64_t v)
+{
+    return acc_const_i64(g, ACC_I64, v);
+}
+
+acc_node *ts_i32(acc_graph *g, int32_t v)
+{
+    return acc_const_i64(g, ACC_I32, v);
+}
+
+acc_node *ts_f32(acc_graph *g, float v)
+{
+    return acc_const_f64(g, ACC_F32, (double)v);
+}
+
+acc_node *ts_f64(acc_graph *g, double v)
+{
+    return acc_const_f64(g, ACC_F64, v);
+}
+
+acc_node *ts_bool(acc_graph *g, int v)
+{
+    return acc_const_bool(g, v);
+}
+
+acc_node *ts_int(acc_graph *g, acc_scalar s, int64_t v)
+{
+    return acc_const_i64(g, s, v);
+}
+
+acc_node *ts_u64(acc_graph *g, acc_scalar s, uint64_t v)
+{
+    return acc_const_u64(g, s, v);
+}
+
+int ts_contains_ci(const char *haystack, const char *needle)
+{
+    size_t n;
+
+    if (haystack == NULL || needle == NULL)
+        return 0;
+    n = strlen(needle);
+    for (const char *p = haystack; *p != '\0'; p++) {
+        size_t k = 0;
+        while (k < n && p[k] != '\0' &&
+               tolower((unsigned char)p[k]) == tolower((unsigned char)needle[k]))
+            k++;
+        if (k == n)
+            return 1;
+    }
+    return n == 0;
+}

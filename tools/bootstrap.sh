@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# bootstrap.sh — makes sure the Debian packages accel needs to build and
+# test are installed.  Idempotent: it installs only what is missing, and
+# does nothing (no apt-get update) when everything is there.  Uses sudo
+# only when not run as root.  Prints one line saying what it did.
+set -euo pipefail
+
+packages=(
+    cmake make gcc clang pkg-config binutils
+    libffi-dev            # libffi dispatch of plain C functions
+    libcriterion-dev      # the test framework
+    libclang-rt-14-dev    # sanitizer runtimes for the clang ASan/UBSan run
+)
+
+installed() {
+    dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
+}
+
+if ! command -v dpkg-query > /dev/null; then
+    echo "bootstrap: not a Debian system (no dpkg); install by hand: ${packages[*]}" >&2
+    exit 1
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+    installed "$p" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "bootstrap: nothing to do, all ${#packages[@]} packages are installed"
+    exit 0
+fi
+
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo > /dev/null || {
+        echo "bootstrap: missing ${missing[*]}; run as root or install sudo" >&2
+        exit 1
+    }
+    sudo=(sudo)
+fi
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if ! { "${sudo[@]}" apt-get update &&
+       "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+           apt-get install -y --no-install-recommends "${missing[@]}"; } > "$log" 2>&1; then
+    cat "$log" >&2
+    echo "bootstrap: failed to install ${missing[*]}" >&2
+    exit 1
+fi
+echo "bootstrap: installed ${missing[*]}"
