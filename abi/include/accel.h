@@ -118,6 +118,11 @@ typedef struct acc_context_options {
     acc_backend backend;   /* which backend to use; AUTO picks the best      */
     int32_t num_threads;   /* worker threads for the cpu backend; 0 = cores  */
     const char *cache_dir; /* kernel cache folder; NULL = $XDG_CACHE_HOME/accel */
+    /* Fusion may compute a producer in each of its consumers, instead of
+     * storing it once, when its function has at most this many operations
+     * per element.  0 (the default) never duplicates work.  The plan counts
+     * the producers duplicated. */
+    int32_t fusion_duplicate_max_ops;
 } acc_context_options;
 
 /* Fills *options with the defaults (AUTO, 0 threads, NULL cache dir) and
@@ -407,11 +412,15 @@ ACC_API acc_node *acc_get(acc_graph *g, acc_node *tuple, size_t i);
  * the index of a Scalar). */
 ACC_API acc_node *acc_index(acc_graph *g, size_t n, acc_node *const *comps);
 
-/* A lambda parameter of value type `type`.  It becomes bound when passed to
- * acc_lambda; a body may refer to parameters of enclosing lambdas. */
+/* A lambda parameter of type `type`.  It becomes bound when passed to
+ * acc_lambda; a body may refer to parameters of enclosing lambdas.  A value
+ * type makes a scalar-function parameter; an array type (or a tuple of
+ * arrays) makes an array-function parameter, for acc_awhile. */
 ACC_API acc_node *acc_param(acc_graph *g, const acc_type *type);
-/* A scalar function \p0 ... p(n-1) -> body.  Each parameter node must come
- * from acc_param and be bound by one lambda only. */
+/* A function \p0 ... p(n-1) -> body.  Each parameter node must come from
+ * acc_param and be bound by one lambda only.  A scalar function has value
+ * parameters and a value body; an array function has array parameters and
+ * an array body and must not refer to scalar parameters from outside. */
 ACC_API acc_node *acc_lambda(acc_graph *g, size_t n, acc_node *const *params,
                              acc_node *body);
 
@@ -456,6 +465,263 @@ ACC_API acc_node *acc_fold(acc_graph *g, acc_node *f, acc_node *z,
                            acc_node *xs);
 /* fold1 f xs: like fold without a seed; an empty row is a runtime error. */
 ACC_API acc_node *acc_fold1(acc_graph *g, acc_node *f, acc_node *xs);
+
+/* --- structural operations (LANGUAGE.md §3.1) ------------------------------ */
+
+/* The `All` entry of a replicate or slice specification. */
+ACC_API acc_node *acc_all(acc_graph *g);
+
+/* replicate spec xs: spec lists one entry per dimension of the result,
+ * outermost first: acc_all(g) keeps the next dimension of xs, an i64 scalar
+ * term n inserts a new dimension of extent n.  The number of All entries
+ * must equal the rank of xs.  Replicating a vector of 10 with [4, All]
+ * gives 4 equal rows; with [All, 4] each element is repeated across 4
+ * columns.  A negative extent is a runtime ACC_ERR_SHAPE. */
+ACC_API acc_node *acc_replicate(acc_graph *g, size_t n, acc_node *const *spec,
+                                acc_node *xs);
+/* slice xs spec: spec has one entry per dimension of xs, outermost first:
+ * acc_all(g) keeps the dimension, an i64 scalar term fixes the index in
+ * it.  The result's rank is the number of All entries.  An index out of
+ * range is a runtime ACC_ERR_RUNTIME naming "slice". */
+ACC_API acc_node *acc_slice(acc_graph *g, acc_node *xs, size_t n,
+                            acc_node *const *spec);
+
+/* --- segmented reductions (LANGUAGE.md §3.2) ---------------------------------
+ * seg is a Vector i64.  The innermost dimension of the result has one
+ * element per segment; outer dimensions are kept (every row uses the same
+ * segments).  When the innermost extent exceeds the sum of the lengths,
+ * the first elements of each row are used; when it is smaller, that is a
+ * runtime ACC_ERR_SHAPE naming the operation. */
+
+/* foldSeg f z xs seg: seg holds segment lengths; empty segments give z. */
+ACC_API acc_node *acc_fold_seg(acc_graph *g, acc_node *f, acc_node *z,
+                               acc_node *xs, acc_node *seg);
+/* foldSeg' f z xs offsets: offsets has one more entry than there are
+ * segments, starting with 0 and ending with the total; non-decreasing. */
+ACC_API acc_node *acc_fold_seg_offsets(acc_graph *g, acc_node *f, acc_node *z,
+                                       acc_node *xs, acc_node *offsets);
+/* fold1Seg f xs seg: an empty segment is a runtime error. */
+ACC_API acc_node *acc_fold1_seg(acc_graph *g, acc_node *f, acc_node *xs,
+                                acc_node *seg);
+
+/* --- scans (LANGUAGE.md §3.3), over the innermost dimension --------------- */
+
+/* Fixed numbers; never renumbered. */
+typedef enum acc_scan_kind {
+    ACC_SCANL = 1,       /* n+1 results, starts with z, f acc x            */
+    ACC_SCANL_PRIME = 2, /* scanl': a tuple (n results, one total per row)  */
+    ACC_SCANL1 = 3,      /* n results, no seed; the dimension is non-empty  */
+    ACC_SCANR = 4,       /* n+1 results, ends with z, f x acc              */
+    ACC_SCANR_PRIME = 5, /* scanr': (n results, totals)                     */
+    ACC_SCANR1 = 6,
+    ACC_PRESCANL = 7,    /* n results, exclusive                            */
+    ACC_POSTSCANL = 8,   /* n results: map (z `f`) (scanl1 f)               */
+    ACC_PRESCANR = 9,
+    ACC_POSTSCANR = 10
+} acc_scan_kind;
+
+/* A scan of kind `kind`; z is NULL for ACC_SCANL1 and ACC_SCANR1 and
+ * required otherwise.  f : (e, e) -> e must be associative.  The primed
+ * kinds return a tuple of two arrays (use acc_get, or compile it as two
+ * outputs). */
+ACC_API acc_node *acc_scan(acc_graph *g, acc_scan_kind kind, acc_node *f,
+                           acc_node *z, acc_node *xs);
+/* The segmented form over segment lengths seg (a Vector i64): per row,
+ * ACC_SCANL/ACC_SCANR give S + k elements (S = sum of lengths, k = number
+ * of segments: each segment, even an empty one, contributes its seed), the
+ * primed kinds a tuple (S elements, k totals), the others S elements. */
+ACC_API acc_node *acc_scan_seg(acc_graph *g, acc_scan_kind kind, acc_node *f,
+                               acc_node *z, acc_node *xs, acc_node *seg);
+
+/* --- forward permutation (LANGUAGE.md §3.4) --------------------------------- */
+
+/* The `ignore` target index of rank `rank` (>= 1): a permute function that
+ * returns it drops the element. */
+ACC_API acc_node *acc_ignore(acc_graph *g, int32_t rank);
+/* permute f defaults p xs: starts from a copy of defaults; for each index
+ * ix of xs, p ix is a target index of defaults' rank or ignore; the element
+ * is combined into the target as f new old.  f must be associative and
+ * commutative.  A target out of range (other than ignore) is a runtime
+ * error. */
+ACC_API acc_node *acc_permute(acc_graph *g, acc_node *f, acc_node *defaults,
+                              acc_node *p, acc_node *xs);
+/* permute' f defaults xs: each element of xs is a pair (target index or
+ * ignore, value). */
+ACC_API acc_node *acc_permute_pairs(acc_graph *g, acc_node *f,
+                                    acc_node *defaults, acc_node *xs);
+
+/* --- stencils (LANGUAGE.md §3.5) ---------------------------------------------- */
+
+/* Fixed numbers; never renumbered. */
+typedef enum acc_boundary {
+    ACC_BOUNDARY_CLAMP = 1,    /* i<0 reads 0; i>=n reads n-1                 */
+    ACC_BOUNDARY_MIRROR = 2,   /* i<0 reads -i; i>=n reads 2n-2-i             */
+    ACC_BOUNDARY_WRAP = 3,     /* i<0 reads n+i; i>=n reads i-n               */
+    ACC_BOUNDARY_FUNCTION = 4, /* the element is g ix of the out-of-range ix  */
+    ACC_BOUNDARY_CONSTANT = 5  /* the element is a given value                */
+} acc_boundary;
+
+/* stencil f boundary xs: widths gives the odd width (3, 5, 7 or 9) of the
+ * neighbourhood in each of the rank(xs) dimensions (ranks 1 to 3),
+ * outermost first.  f takes one parameter: the neighbourhood as nested
+ * tuples, outermost dimension outermost (in 2-D a tuple of rows, each a
+ * tuple of elements; the focus is in the middle).  boundary_arg is NULL for
+ * clamp/mirror/wrap, a lambda from an index of rank(xs) to the element type
+ * for FUNCTION, a value of the element type for CONSTANT. */
+ACC_API acc_node *acc_stencil(acc_graph *g, acc_node *f,
+                              const int32_t *widths, acc_boundary boundary,
+                              acc_node *boundary_arg, acc_node *xs);
+/* stencil2: f takes two parameters, the neighbourhoods of xs and ys; the
+ * result extent is the intersection of theirs. */
+ACC_API acc_node *acc_stencil2(acc_graph *g, acc_node *f,
+                               const int32_t *widths1, acc_boundary boundary1,
+                               acc_node *boundary_arg1, acc_node *xs,
+                               const int32_t *widths2, acc_boundary boundary2,
+                               acc_node *boundary_arg2, acc_node *ys);
+
+/* --- irregular expansion (LANGUAGE.md §3.6) ----------------------------------- */
+
+/* expand size get xs (xs a vector): element x contributes size x results
+ * get x 0 .. get x (size x - 1), concatenated in order.  size : e -> i64
+ * (a negative size is a runtime error), get : (e, i64) -> b. */
+ACC_API acc_node *acc_expand(acc_graph *g, acc_node *size, acc_node *get,
+                             acc_node *xs);
+
+/* --- control (LANGUAGE.md §3.7) ---------------------------------------------- */
+
+/* acond c a b: a if the scalar c holds, else b; only one is computed. a and
+ * b have the same (array or tuple-of-arrays) type. */
+ACC_API acc_node *acc_acond(acc_graph *g, acc_node *c, acc_node *a,
+                            acc_node *b);
+/* awhile cond body init: array functions (acc_lambda over parameters of
+ * array type, see acc_param); cond : t -> Scalar bool is tested before the
+ * first application of body : t -> t. */
+ACC_API acc_node *acc_awhile(acc_graph *g, acc_node *cond, acc_node *body,
+                             acc_node *init);
+
+/* ------------------------------------------------------------------------
+ * Standard library (LANGUAGE.md §3.1, §3.2)
+ *
+ * Functions written over the builder calls above, as Accelerate's Prelude
+ * is written over its primitives: each returns the node of an ordinary
+ * composition (docs/STDLIB.md spells each one out) and follows the builder's
+ * rules: errors are sticky, a NULL argument makes the graph fail, and an
+ * argument of the wrong type or rank makes the graph fail in the first
+ * primitive that refuses it, so the message names that primitive ("rem",
+ * "backpermute", "get", ...).  "Innermost" functions take an array of rank
+ * r+1 >= 1 and treat every row (every index of the outer r dimensions) the
+ * same way.  Scalar arguments (n, x, step, ...) are i64 or element-typed
+ * scalar terms that do not refer to lambda parameters.
+ * ------------------------------------------------------------------------ */
+
+/* --- scalar helpers ------------------------------------------------------- */
+
+/* even x, odd x: x an integer scalar term (any width, signed or not); a
+ * bool scalar term (x `rem` 2 == 0, /= 0). */
+ACC_API acc_node *acc_even(acc_graph *g, acc_node *x);
+ACC_API acc_node *acc_odd(acc_graph *g, acc_node *x);
+
+/* --- reductions of the innermost dimension: Array (r+1) e -> Array r e ---- */
+
+/* sum xs = fold (+) 0 xs, product xs = fold (*) 1 xs; e a numeric scalar
+ * type.  An empty row gives 0 (1). */
+ACC_API acc_node *acc_sum(acc_graph *g, acc_node *xs);
+ACC_API acc_node *acc_product(acc_graph *g, acc_node *xs);
+/* maximum xs = fold1 max xs, minimum xs = fold1 min xs (max/min as in
+ * acc_primop); e a scalar type.  An empty row is a runtime ACC_ERR_RUNTIME. */
+ACC_API acc_node *acc_maximum(acc_graph *g, acc_node *xs);
+ACC_API acc_node *acc_minimum(acc_graph *g, acc_node *xs);
+/* and xs = fold (&&) True xs, or xs = fold (||) False xs on bool arrays.
+ * An empty row gives True (False). */
+ACC_API acc_node *acc_and(acc_graph *g, acc_node *xs);
+ACC_API acc_node *acc_or(acc_graph *g, acc_node *xs);
+/* all p xs = and (map p xs), any p xs = or (map p xs); p : e -> bool.
+ * (acc_all is the All entry of a slice specification, hence the name.) */
+ACC_API acc_node *acc_all_of(acc_graph *g, acc_node *p, acc_node *xs);
+ACC_API acc_node *acc_any(acc_graph *g, acc_node *p, acc_node *xs);
+/* foldAll f z xs = fold f z (flatten xs): every element of an array of any
+ * rank reduced to a Scalar; an empty array gives z.  fold1All f xs has no
+ * seed; an empty array is a runtime ACC_ERR_RUNTIME.  f : (e, e) -> e must
+ * be associative. */
+ACC_API acc_node *acc_fold_all(acc_graph *g, acc_node *f, acc_node *z,
+                               acc_node *xs);
+ACC_API acc_node *acc_fold1_all(acc_graph *g, acc_node *f, acc_node *xs);
+
+/* --- producers ------------------------------------------------------------- */
+
+/* enumFromStepN sh x step: an array of shape sh (a shape term of any rank)
+ * whose element at row-major position k is x + k * step; x and step are
+ * scalar terms of one numeric type, which is the element type (k is
+ * converted to it as by acc_convert).  enumFromN sh x uses step 1. */
+ACC_API acc_node *acc_enum_from_n(acc_graph *g, acc_node *shape,
+                                  acc_node *x);
+ACC_API acc_node *acc_enum_from_step_n(acc_graph *g, acc_node *shape,
+                                       acc_node *x, acc_node *step);
+/* zip xs ys: Array r a, Array r b -> Array r (a, b); the extent is the
+ * intersection, as for zipWith. */
+ACC_API acc_node *acc_zip(acc_graph *g, acc_node *xs, acc_node *ys);
+/* unzip xs: Array r (a0, ..., a(n-1)) -> a tuple of n arrays Array r ai
+ * (use acc_get, or compile it as n outputs); a pair gives the usual
+ * (Array r a, Array r b).  An element that is an index of rank n is split
+ * into its n i64 components; any other element type must be a tuple. */
+ACC_API acc_node *acc_unzip(acc_graph *g, acc_node *xs);
+/* indexed xs: Array r e -> Array r (index of rank r, e), pairing every
+ * element with its index. */
+ACC_API acc_node *acc_indexed(acc_graph *g, acc_node *xs);
+
+/* --- structural operations ------------------------------------------------- */
+
+/* reverse xs: the innermost dimension in reverse order (rank >= 1; each
+ * row is reversed). */
+ACC_API acc_node *acc_reverse(acc_graph *g, acc_node *xs);
+/* transpose xs: swaps the two innermost dimensions (rank >= 2; on a matrix
+ * [m, n] the usual transpose [n, m]). */
+ACC_API acc_node *acc_transpose(acc_graph *g, acc_node *xs);
+/* flatten xs: Array r e -> Vector e, the elements in row-major order (a
+ * Scalar gives a vector of one). */
+ACC_API acc_node *acc_flatten(acc_graph *g, acc_node *xs);
+/* take n xs, drop n xs: the first n elements of each row, and all but the
+ * first n.  n is an i64 scalar term clamped to [0, length of the row], so
+ * taking more than there is takes everything and a negative n takes
+ * nothing (drops nothing).  Rank >= 1; the outer extents are kept. */
+ACC_API acc_node *acc_take(acc_graph *g, acc_node *n, acc_node *xs);
+ACC_API acc_node *acc_drop(acc_graph *g, acc_node *n, acc_node *xs);
+/* init xs = take (n-1) xs, tail xs = drop 1 xs (n the innermost extent):
+ * all but the last, all but the first element of each row; an empty row
+ * stays empty. */
+ACC_API acc_node *acc_init(acc_graph *g, acc_node *xs);
+ACC_API acc_node *acc_tail(acc_graph *g, acc_node *xs);
+/* slit i n xs = take n (drop i xs): n elements of each row starting at i
+ * (both i64 scalar terms, clamped like take and drop). */
+ACC_API acc_node *acc_slit(acc_graph *g, acc_node *i, acc_node *n,
+                           acc_node *xs);
+/* xs ++ ys: concatenation on the innermost dimension of two arrays of one
+ * rank (>= 1) and element type; the result's innermost extent is the sum
+ * of theirs, each outer extent the smaller of theirs (the intersection). */
+ACC_API acc_node *acc_concat(acc_graph *g, acc_node *xs, acc_node *ys);
+
+/* --- gather, scatter, filtering -------------------------------------------- */
+
+/* gather indices xs: element at ix is xs ! (indices ! ix).  indices is an
+ * Array s i64 reading a vector xs, or an Array s (index of rank r) reading
+ * an Array r xs; the result is an Array s e.  An index out of range is a
+ * runtime ACC_ERR_RUNTIME. */
+ACC_API acc_node *acc_gather(acc_graph *g, acc_node *indices, acc_node *xs);
+/* scatter to defaults xs: a copy of defaults where the element of xs at ix
+ * is written at position to ! ix (to: Array s i64 for a vector defaults, or
+ * Array s (index of rank r) for an Array r defaults; xs: Array s e; the
+ * extents of to and xs are intersected).  With two writes to one target
+ * the result is one of them (unspecified which).  A target out of range is
+ * a runtime error. */
+ACC_API acc_node *acc_scatter(acc_graph *g, acc_node *to, acc_node *defaults,
+                              acc_node *xs);
+/* compact keep xs: keep is an Array (r+1) bool, xs an Array (r+1) e (the
+ * extents are intersected).  Returns a tuple of two arrays: a Vector e of
+ * the elements whose keep is True, in row-major order, and an Array r i64
+ * holding how many were kept in each row (a Scalar for vectors). */
+ACC_API acc_node *acc_compact(acc_graph *g, acc_node *keep, acc_node *xs);
+/* filter p xs = compact (map p xs) xs; p : e -> bool. */
+ACC_API acc_node *acc_filter(acc_graph *g, acc_node *p, acc_node *xs);
 
 /* ------------------------------------------------------------------------
  * Programs
@@ -503,6 +769,50 @@ ACC_API acc_backend acc_program_backend(const acc_program *program);
 ACC_API acc_status acc_run(acc_program *program, size_t n_inputs,
                            const acc_array *inputs, size_t n_outputs,
                            acc_array *outputs);
+
+/* ------------------------------------------------------------------------
+ * Plans and run statistics (what was compiled, and what the last run did)
+ * ------------------------------------------------------------------------ */
+
+/* Frees memory that accel handed to the caller (strings from
+ * acc_program_explain and acc_parse_entries).  NULL-safe. */
+ACC_API void acc_free(void *memory);
+
+typedef struct acc_plan_summary {
+    size_t struct_size;     /* sizeof(acc_plan_summary)                      */
+    acc_backend backend;    /* where the program runs                        */
+    size_t kernels;         /* parallel steps (kernels) in the plan          */
+    size_t intermediates;   /* arrays materialised that are neither inputs
+                               nor outputs                                   */
+    size_t foreign_calls;   /* foreign nodes that call an implementation     */
+    size_t duplicated;      /* cheap producers computed in several consumers */
+} acc_plan_summary;
+
+/* Fills *out (set out->struct_size first).  The plan is fixed at compile
+ * time. */
+ACC_API acc_status acc_program_plan(const acc_program *program,
+                                    acc_plan_summary *out);
+
+/* The plan as text for people (json = 0) or as a JSON object (json = 1)
+ * with at least the keys "backend", "kernels" (a number),
+ * "intermediates" (a number) and "steps" (one object per kernel or host
+ * step: its operation, the operations fused into it, its element type).
+ * *text is allocated by accel; release it with acc_free. */
+ACC_API acc_status acc_program_explain(const acc_program *program, int json,
+                                       char **text);
+
+typedef struct acc_run_stats {
+    size_t struct_size;         /* sizeof(acc_run_stats)                      */
+    uint64_t kernels_launched;  /* kernels run by the last completed run     */
+    uint64_t bytes_allocated;   /* array memory allocated by that run        */
+    uint64_t intermediate_bytes;/* of which for intermediate arrays          */
+    double seconds;             /* its wall-clock duration                   */
+} acc_run_stats;
+
+/* Statistics of the program's last completed run (zeros before the first).
+ * With concurrent runs, "last" is whichever finished last. */
+ACC_API acc_status acc_program_last_run(const acc_program *program,
+                                        acc_run_stats *out);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
  */
 #include "abi/src/context.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,18 +60,33 @@ static acc_backend best_backend(const acc_context *ctx)
     return ACC_BACKEND_INTERP;
 }
 
+/* The options struct as first published (without later fields); callers
+ * compiled against it keep working and get defaults for the rest. */
+#define ACC_CONTEXT_OPTIONS_V1_SIZE \
+    (offsetof(acc_context_options, cache_dir) + sizeof(const char *))
+/* Whether the caller's struct is large enough to contain `field`. */
+#define has_field(o, field) \
+    ((o)->struct_size >= offsetof(acc_context_options, field) + \
+                             sizeof((o)->field))
+
 static acc_status check_options(const acc_context_options *o)
 {
     static const char fn[] = "acc_context_create";
-    if (o->struct_size < sizeof(acc_context_options))
+    if (o->struct_size < ACC_CONTEXT_OPTIONS_V1_SIZE)
         return api_fail(NULL, ACC_ERR_INVALID_ARGUMENT,
                         "%s: options.struct_size is %zu, expected at least "
                         "%zu (call acc_context_options_init first)",
-                        fn, o->struct_size, sizeof(acc_context_options));
+                        fn, o->struct_size,
+                        (size_t)ACC_CONTEXT_OPTIONS_V1_SIZE);
     if ((int)o->backend < ACC_BACKEND_AUTO || (int)o->backend > ACC_BACKEND_CUDA)
         return api_fail(NULL, ACC_ERR_INVALID_ARGUMENT,
                         "%s: options.backend is %d, not an acc_backend value",
                         fn, (int)o->backend);
+    if (has_field(o, fusion_duplicate_max_ops) &&
+        o->fusion_duplicate_max_ops < 0)
+        return api_fail(NULL, ACC_ERR_INVALID_ARGUMENT,
+                        "%s: options.fusion_duplicate_max_ops is %d, expected "
+                        "0 or more", fn, (int)o->fusion_duplicate_max_ops);
     if (o->num_threads < 0)
         return api_fail(NULL, ACC_ERR_INVALID_ARGUMENT,
                         "%s: options.num_threads is %d, expected 0 or more",
@@ -111,6 +127,8 @@ acc_status acc_context_create(const acc_context_options *options,
     if (options->cache_dir && !(ctx->cache_dir = strdup(options->cache_dir)))
         goto oom_initialised;
     ctx->num_threads = options->num_threads;
+    if (has_field(options, fusion_duplicate_max_ops))
+        ctx->fusion_duplicate_max_ops = options->fusion_duplicate_max_ops;
     probe_backends(ctx);
     if (options->backend == ACC_BACKEND_AUTO) {
         ctx->backend = best_backend(ctx);

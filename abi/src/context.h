@@ -13,6 +13,7 @@ enum { BACKEND_COUNT = 4 };
 struct acc_context {
     acc_backend backend; /* the chosen backend, never AUTO */
     int32_t num_threads;
+    int32_t fusion_duplicate_max_ops;
     char *cache_dir;
     type_store *types;
     error_slot error;

@@ -31,6 +31,10 @@ static acc_status check_results(acc_graph *g, size_t n,
                              r->op == IR_LAMBDA ? "function"
                                                 : ty_format(r->type, t,
                                                             sizeof t));
+        if (r->afree.n > 0)
+            return diag_fail(d, ACC_ERR_TYPE, "acc_compile: result %zu refers "
+                             "to an array parameter outside the lambda that "
+                             "binds it", i);
     }
     return ACC_OK;
 }
@@ -72,9 +76,18 @@ acc_status acc_compile(acc_context *ctx, acc_graph *g, size_t n_results,
         goto out;
     p->ctx = ctx;
     p->backend = ctx->backend;
+    if (!plan_build(&p->ir, &p->plan)) {
+        ir_program_free(&p->ir);
+        diag_fail(&d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of host "
+                  "memory");
+        goto out;
+    }
     error_slot_init(&p->error);
+    pthread_mutex_init(&p->stats_lock, NULL);
     if (!handle_register(p, HANDLE_PROGRAM)) {
         error_slot_destroy(&p->error);
+        pthread_mutex_destroy(&p->stats_lock);
+        plan_free(&p->plan);
         ir_program_free(&p->ir);
         diag_fail(&d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of host "
                   "memory");
@@ -97,7 +110,9 @@ void acc_program_free(acc_program *p)
     handle_unregister(p);
     acc_context *ctx = p->ctx;
     ir_program_free(&p->ir);
+    plan_free(&p->plan);
     error_slot_destroy(&p->error);
+    pthread_mutex_destroy(&p->stats_lock);
     free(p);
     ctx_release(ctx);
 }

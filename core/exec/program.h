@@ -7,18 +7,22 @@
 #define ACC_CORE_EXEC_PROGRAM_H
 
 #include "abi/src/context.h"
+#include "core/exec/plan.h"
 #include "core/ir/program_ir.h"
 
 struct acc_program {
     acc_context *ctx;
     acc_backend backend;
     ir_program ir;
+    plan plan;
     error_slot error;
+    pthread_mutex_t stats_lock; /* guards last_run */
+    acc_run_stats last_run;
 };
 
-/* Runs p; errors are recorded on d with the input/output named. */
-acc_status exec_run(const acc_program *p, size_t n_inputs,
-                    const acc_array *inputs, size_t n_outputs,
-                    acc_array *outputs, diag *d);
+/* Runs p; errors are recorded on d with the input/output named.  The
+ * run's statistics are stored as the program's last run on success. */
+acc_status exec_run(acc_program *p, size_t n_inputs, const acc_array *inputs,
+                    size_t n_outputs, acc_array *outputs, diag *d);
 
 #endif

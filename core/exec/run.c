@@ -10,6 +10,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The size a descriptor must at least declare: every field of version 1. */
 #define ARRAY_V1_SIZE sizeof(acc_array)
@@ -190,10 +191,37 @@ static acc_status deliver(size_t n, acc_array *outputs, rt_array **results,
     return d->status;
 }
 
-acc_status exec_run(const acc_program *p, size_t n_inputs,
-                    const acc_array *inputs, size_t n_outputs,
-                    acc_array *outputs, diag *d)
+static double now_seconds(void)
 {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Output bytes are the part of the allocation that is not intermediate. */
+static void record_run(acc_program *p, const interp_stats *stats,
+                       rt_array *const *results, size_t n, double seconds)
+{
+    uint64_t output_bytes = 0;
+    for (size_t i = 0; i < n; i++)
+        if (results[i]->owns_data)
+            for (size_t k = 0; k < results[i]->elem->n_leaves; k++)
+                output_bytes += (uint64_t)results[i]->size *
+                                acc_scalar_size(results[i]->elem->leaves[k]);
+    acc_run_stats r = {sizeof r, stats->kernels, stats->bytes,
+                       stats->bytes > output_bytes ? stats->bytes - output_bytes
+                                                   : 0,
+                       seconds};
+    pthread_mutex_lock(&p->stats_lock);
+    p->last_run = r;
+    pthread_mutex_unlock(&p->stats_lock);
+}
+
+acc_status exec_run(acc_program *p, size_t n_inputs, const acc_array *inputs,
+                    size_t n_outputs, acc_array *outputs, diag *d)
+{
+    double start = now_seconds();
+    interp_stats stats = {0, 0};
     rt_array *in[256], **in_heap = NULL, **results = NULL;
     rt_array **ins = in;
     size_t wrapped = 0;
@@ -210,8 +238,9 @@ acc_status exec_run(const acc_program *p, size_t n_inputs,
     for (; wrapped < n_inputs; wrapped++)
         if (!(ins[wrapped] = rt_wrap(&inputs[wrapped], d)))
             goto out;
-    if (interp_run(&p->ir, ins, results, d) != ACC_OK)
+    if (interp_run(&p->ir, ins, results, &stats, d) != ACC_OK)
         goto out;
+    record_run(p, &stats, results, n_outputs, now_seconds() - start);
     deliver(n_outputs, outputs, results, d);
     for (size_t i = 0; i < n_outputs; i++)
         rt_release(results[i]);

@@ -4,30 +4,17 @@
  * depend on a lambda parameter (an array computed inside a scalar function
  * is not part of the language), which is checked here.
  */
-#include "core/ir/graph.h"
+#include "core/ir/builder_common.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-
-/* Finishes an array node: rejects dependence on scalar parameters. */
-static acc_node *closed(acc_graph *g, ir_node *n)
-{
-    if (n && n->free.n > 0)
-        return gr_fail(g, ACC_ERR_TYPE, "%s: the operation refers to a lambda "
-                       "parameter outside the lambda that binds it; array "
-                       "operations cannot depend on scalar parameters",
-                       ir_op_name(n->op));
-    return n;
-}
 
 static acc_node *array_node(acc_graph *g, ir_op op, const acc_type *elem,
                             int32_t rank, uint32_t n_args,
                             acc_node *const *args)
 {
-    const acc_type *type = gr_array_type(g, elem, rank);
-    if (!type)
-        return NULL;
-    return closed(g, gr_node(g, op, type, n_args, args, 0));
+    return gr_closed_node(g, ir_op_name(op), op, gr_array_type(g, elem, rank),
+                          n_args, args);
 }
 
 static int want_shape(acc_graph *g, const char *op, const acc_node *sh)

@@ -254,9 +254,7 @@ acc_node *acc_param(acc_graph *g, const acc_type *type)
         return NULL;
     if (!type)
         return gr_fail(g, ACC_ERR_INVALID_ARGUMENT, "param: type is NULL");
-    if (type->array_sort)
-        return gr_fail(g, ACC_ERR_TYPE, "param: scalar functions take scalar "
-                       "values, not %s", GR_TYPE(type, t));
+    (void)t;
     ir_node *n = gr_node(g, IR_PARAM, type, 0, NULL, 0);
     if (!n)
         return NULL;
@@ -265,8 +263,9 @@ acc_node *acc_param(acc_graph *g, const acc_type *type)
     if (!slot)
         return gr_fail(g, ACC_ERR_OUT_OF_HOST_MEMORY, "param: out of memory");
     *slot = n->u.param.slot;
-    n->free.n = 1;
-    n->free.slots = slot;
+    ir_varset *set = type->array_sort ? &n->afree : &n->free;
+    set->n = 1;
+    set->slots = slot;
     return n;
 }
 
@@ -297,14 +296,29 @@ acc_node *acc_lambda(acc_graph *g, size_t n, acc_node *const *params,
                                "parameters %zu and %zu are the same", j, i);
         args[i] = params[i];
     }
-    if (!gr_want_value(g, op, "the body", body))
+    if (!gr_arg(g, op, "the body", body))
         return NULL;
+    if (body->op == IR_LAMBDA)
+        return gr_fail(g, ACC_ERR_TYPE, "lambda: the body is a function; "
+                       "functions are first order");
+    int array_fun = body->type->array_sort;
+    for (size_t i = 0; i < n; i++)
+        if (params[i]->type->array_sort != array_fun)
+            return gr_fail(g, ACC_ERR_TYPE, "lambda: parameter %zu is %s but "
+                           "the body is %s; a function maps scalars to a "
+                           "scalar or arrays to arrays", i,
+                           array_fun ? "a scalar" : "an array",
+                           array_fun ? "an array" : "a scalar");
     args[n] = body;
     ir_node *lam = gr_node(g, IR_LAMBDA, body->type, (uint32_t)n + 1, args,
                            (uint32_t)n);
     if (!lam)
         return NULL;
     lam->u.lambda.n_params = (uint32_t)n;
+    if (array_fun && lam->free.n > 0)
+        return gr_fail(g, ACC_ERR_TYPE, "lambda: the array function refers "
+                       "to a scalar parameter of an enclosing lambda; array "
+                       "functions must be closed");
     for (size_t i = 0; i < n; i++)
         params[i]->u.param.bound = 1;
     return lam;

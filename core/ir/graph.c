@@ -159,25 +159,28 @@ static uint32_t merge_sets(uint32_t *dst, uint32_t n, ir_varset b,
     return tmp_n;
 }
 
-/* Free params of a node = union of its arguments' minus what it binds.
+/* One free set of a node = union of its arguments' minus what it binds.
  * Reuses an argument's set when the union equals it. */
-static int compute_free(acc_graph *g, ir_node *n, uint32_t n_bound)
+static int compute_set(acc_graph *g, ir_node *n, uint32_t n_bound,
+                       size_t which)
 {
     size_t total = 0;
     const ir_varset *only = NULL;
     int distinct = 0;
     for (uint32_t i = 0; i < n->n_args; i++) {
-        total += n->args[i]->free.n;
-        if (n->args[i]->free.n) {
-            if (!only || only->slots != n->args[i]->free.slots)
+        const ir_varset *v = which ? &n->args[i]->afree : &n->args[i]->free;
+        total += v->n;
+        if (v->n) {
+            if (!only || only->slots != v->slots)
                 distinct++;
-            only = &n->args[i]->free;
+            only = v;
         }
     }
+    ir_varset *out = which ? &n->afree : &n->free;
     if (total == 0)
         return 1;
     if (distinct == 1 && n_bound == 0) {
-        n->free = *only;
+        *out = *only;
         return 1;
     }
     uint32_t *buf = malloc(2 * total * sizeof *buf);
@@ -185,16 +188,23 @@ static int compute_free(acc_graph *g, ir_node *n, uint32_t n_bound)
         return 0;
     uint32_t count = 0;
     for (uint32_t i = 0; i < n->n_args; i++)
-        count = merge_sets(buf, count, n->args[i]->free, n->args, n_bound);
+        count = merge_sets(buf, count,
+                           which ? n->args[i]->afree : n->args[i]->free,
+                           n->args, n_bound);
     uint32_t *slots = arena_alloc(g->arena, (count ? count : 1) * sizeof *slots);
     if (slots)
         memcpy(slots, buf, count * sizeof *slots);
     free(buf);
     if (!slots)
         return 0;
-    n->free.n = count;
-    n->free.slots = slots;
+    out->n = count;
+    out->slots = slots;
     return 1;
+}
+
+static int compute_free(acc_graph *g, ir_node *n, uint32_t n_bound)
+{
+    return compute_set(g, n, n_bound, 0) && compute_set(g, n, n_bound, 1);
 }
 
 ir_node *gr_node(acc_graph *g, ir_op op, const acc_type *type,

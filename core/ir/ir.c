@@ -27,6 +27,22 @@ const char *ir_op_name(ir_op op)
     case IR_RESHAPE: return "reshape";
     case IR_FOLD: return "fold";
     case IR_FOLD1: return "fold1";
+    case IR_ALL: return "All";
+    case IR_IGNORE: return "ignore";
+    case IR_REPLICATE: return "replicate";
+    case IR_SLICE: return "slice";
+    case IR_FOLD_SEG: return "foldSeg";
+    case IR_SCAN: return "scan";
+    case IR_SCAN_SEG: return "segmented scan";
+    case IR_PERMUTE: return "permute";
+    case IR_PERMUTE_PAIRS: return "permute'";
+    case IR_STENCIL: return "stencil";
+    case IR_STENCIL2: return "stencil2";
+    case IR_EXPAND: return "expand";
+    case IR_ACOND: return "acond";
+    case IR_AWHILE: return "awhile";
+    case IR_LET: return "let";
+    case IR_VAR: return "variable";
     case IR_OP_COUNT: break;
     }
     return "unknown operation";

@@ -10,9 +10,10 @@
  * twice.  A compiled program owns a copy of the nodes it needs, numbered
  * densely (id) so passes and executors can keep per-node tables.
  *
- * Every node records its free parameters (the params it refers to that no
- * lambda inside it binds), computed when it is built, so scope errors are
- * reported at the builder call that makes them.
+ * Every node of a graph records its free parameters (the params it refers
+ * to that no lambda inside it binds), scalar and array ones apart, computed
+ * when it is built, so scope errors are reported at the builder call that
+ * makes them.  Program copies keep only the counts (free.n, afree.n).
  */
 #ifndef ACC_CORE_IR_IR_H
 #define ACC_CORE_IR_IR_H
@@ -50,6 +51,27 @@ typedef enum ir_op {
     IR_RESHAPE,     /* shape, xs                                            */
     IR_FOLD,        /* f, z, xs                                             */
     IR_FOLD1,       /* f, xs                                                */
+    /* LANGUAGE.md §3 beyond the foundation.  Optional arguments are simply
+     * absent (the layouts below say when), so passes can iterate args. */
+    IR_ALL,         /* scalar: the All entry of a spec; unit type          */
+    IR_IGNORE,      /* scalar: the ignore target index; a shape type        */
+    IR_REPLICATE,   /* spec[0..n-1], xs                                     */
+    IR_SLICE,       /* xs, spec[0..n-1]                                     */
+    IR_FOLD_SEG,    /* f, z (if u.seg.seeded), xs, seg                      */
+    IR_SCAN,        /* f, z (unless SCANL1/SCANR1), xs; u.scan              */
+    IR_SCAN_SEG,    /* f, z (unless SCANL1/SCANR1), xs, seg; u.scan         */
+    IR_PERMUTE,     /* f, defaults, p, xs                                   */
+    IR_PERMUTE_PAIRS, /* f, defaults, xs                                    */
+    IR_STENCIL,     /* f, xs, boundary arg (FUNCTION/CONSTANT only)         */
+    IR_STENCIL2,    /* f, xs, ys, then the boundary args that exist         */
+    IR_EXPAND,      /* size, get, xs                                        */
+    IR_ACOND,       /* c, a, b                                              */
+    IR_AWHILE,      /* cond (array lambda), body (array lambda), init       */
+    /* explicit sharing, introduced by sharing recovery */
+    IR_LET,         /* bound, body; u.let.var                               */
+    IR_VAR,         /* u.let.var: the value bound by the enclosing let;
+                       ir_program.var_bound[var] is that term, so a pass
+                       that follows data dependence must follow a VAR there */
     IR_OP_COUNT
 } ir_op;
 
@@ -79,7 +101,10 @@ struct acc_node {
     uint32_t depth;        /* 1 + the deepest argument; bounds recursion    */
     uint32_t n_args;
     acc_node **args;
-    ir_varset free;        /* free parameters                               */
+    ir_varset free;        /* free scalar parameters (graphs only)         */
+    ir_varset afree;       /* free array parameters (graphs only)          */
+    uint64_t fused;        /* bit per ir_op: source operations fused here  */
+    uint8_t step;          /* set by the plan: this node is a plan step    */
     union {
         ir_value lit;
         acc_primop prim;
@@ -87,6 +112,13 @@ struct acc_node {
         uint32_t input;
         struct { uint32_t slot; int bound; } param;
         struct { uint32_t n_params; } lambda;
+        struct { int seeded, offsets; } seg;
+        struct { acc_scan_kind kind; } scan;
+        struct {
+            int32_t widths[2][ACC_MAX_RANK];
+            acc_boundary boundary[2];
+        } stencil;
+        struct { uint32_t var; } let;
     } u;
 };
 

@@ -1,11 +1,18 @@
 /*
- * program_ir.c — copying a graph's reachable nodes into a program.
+ * program_ir.c — building a program's IR: copying a graph's reachable
+ * nodes, then running the passes (sharing recovery, checking) and laying
+ * out value slots.
  *
- * The copy preserves sharing (one copy per graph node), renumbers nodes and
- * parameter slots densely, and lays out one value slot range per scalar
- * node.  Recursion depth is bounded by IR_MAX_DEPTH, checked at build time.
+ * The copy preserves sharing (one copy per graph node) and renumbers nodes
+ * and parameter slots densely.  Recursion depth is bounded by
+ * IR_MAX_DEPTH, checked at build time.
  */
 #include "core/ir/program_ir.h"
+
+#include "core/check/check.h"
+#include "core/fusion/fusion.h"
+#include "core/ir/dump.h"
+#include "core/sharing/sharing.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +23,44 @@ typedef struct copier {
     uint32_t *param_map;   /* graph param slot -> program slot (+1; 0 = none) */
     diag *d;
 } copier;
+
+static int register_node(ir_program *p, ir_node *n)
+{
+    if (p->n_nodes == p->cap_nodes) {
+        uint32_t cap = p->cap_nodes ? p->cap_nodes * 2 : 64;
+        ir_node **grown = realloc(p->nodes, cap * sizeof *grown);
+        if (!grown)
+            return 0;
+        p->nodes = grown;
+        p->cap_nodes = cap;
+    }
+    n->id = p->n_nodes++;
+    p->nodes[n->id] = n;
+    return 1;
+}
+
+ir_node *ir_program_node(ir_program *p, ir_op op, const acc_type *type,
+                         uint32_t n_args, ir_node *const *args)
+{
+    ir_node *n = arena_alloc(p->arena, sizeof *n);
+    ir_node **argv = n_args ? arena_alloc(p->arena, n_args * sizeof *argv)
+                            : NULL;
+    if (!n || (n_args && !argv) || !register_node(p, n))
+        return NULL;
+    n->magic = IR_NODE_MAGIC;
+    n->op = op;
+    n->type = type;
+    n->n_args = n_args;
+    n->args = argv;
+    uint32_t depth = 0;
+    for (uint32_t i = 0; i < n_args; i++) {
+        argv[i] = args[i];
+        if (args[i]->depth > depth)
+            depth = args[i]->depth;
+    }
+    n->depth = depth + 1;
+    return n;
+}
 
 static ir_node *copy_node(copier *c, const ir_node *n)
 {
@@ -32,8 +77,8 @@ static ir_node *copy_node(copier *c, const ir_node *n)
     }
     *m = *n;
     m->graph = NULL;
-    m->free.n = 0;
-    m->free.slots = NULL;
+    m->free.slots = NULL; /* the counts stay meaningful, the slots do not */
+    m->afree.slots = NULL;
     m->args = args;
     for (uint32_t i = 0; i < n->n_args; i++)
         if (!(args[i] = copy_node(c, n->args[i])))
@@ -44,43 +89,88 @@ static ir_node *copy_node(copier *c, const ir_node *n)
             *slot = ++c->p->n_params;
         m->u.param.slot = *slot - 1;
     }
-    m->id = c->p->n_nodes++;
+    if (!register_node(c->p, m)) {
+        diag_fail(c->d, ACC_ERR_OUT_OF_HOST_MEMORY, "compile: out of host "
+                  "memory while copying the program");
+        return NULL;
+    }
     c->map[n->id] = m;
     return m;
 }
 
-/* Value slots: one range per node of value type (lambdas use their body's). */
-static int layout_slots(ir_program *p, ir_node **all)
+int ir_program_layout(ir_program *p)
 {
-    p->slot_offset = arena_alloc(p->arena, (p->n_nodes ? p->n_nodes : 1) *
-                                               sizeof *p->slot_offset);
-    if (!p->slot_offset)
+    size_t *offsets = arena_alloc(p->arena, (p->n_nodes ? p->n_nodes : 1) *
+                                                sizeof *offsets);
+    if (!offsets)
         return 0;
     size_t at = 0;
     for (uint32_t i = 0; i < p->n_nodes; i++) {
-        const ir_node *n = all[i];
-        p->slot_offset[i] = at;
+        const ir_node *n = p->nodes[i];
+        offsets[i] = at;
         if (n->op != IR_LAMBDA && !n->type->array_sort)
             at += n->type->n_leaves;
     }
+    p->slot_offset = offsets;
     p->n_slots = at;
     return 1;
 }
 
-static int collect_outputs(ir_program *p, diag *d)
+static int collect_outputs(ir_program *p)
 {
     size_t count = 0;
     for (size_t i = 0; i < p->n_results; i++)
         count += p->results[i]->type->n_leaves;
     p->outputs = arena_alloc(p->arena, (count ? count : 1) * sizeof *p->outputs);
-    if (!p->outputs) {
-        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "compile: out of host memory");
+    if (!p->outputs)
         return 0;
-    }
     for (size_t i = 0; i < p->n_results; i++)
         for (size_t k = 0; k < p->results[i]->type->n_leaves; k++)
             p->outputs[p->n_outputs++] = p->results[i]->type->array_leaves[k];
     return 1;
+}
+
+/* The program as one term: the single result, or a tuple of them. */
+static int make_root(ir_program *p, type_store *types, diag *d)
+{
+    if (p->n_results == 1) {
+        p->root = p->results[0];
+        return 1;
+    }
+    const acc_type *fields[64];
+    if (p->n_results > 64) {
+        diag_fail(d, ACC_ERR_UNSUPPORTED, "acc_compile: %zu results, at most "
+                  "64 are supported", p->n_results);
+        return 0;
+    }
+    for (size_t i = 0; i < p->n_results; i++)
+        fields[i] = p->results[i]->type;
+    const acc_type *t = ty_tuple(types, p->n_results, fields, d);
+    p->root = t ? ir_program_node(p, IR_TUPLE, t, (uint32_t)p->n_results,
+                                  p->results)
+                : NULL;
+    return p->root != NULL;
+}
+
+static acc_status copy_graph(acc_graph *g, size_t n_results,
+                             acc_node *const *results, ir_program *out,
+                             diag *d)
+{
+    copier c = {out, NULL, NULL, d};
+    c.map = calloc(g->n_nodes ? g->n_nodes : 1, sizeof *c.map);
+    c.param_map = calloc(g->n_params ? g->n_params : 1, sizeof *c.param_map);
+    out->inputs = arena_alloc(out->arena, (g->n_inputs ? g->n_inputs : 1) *
+                                              sizeof(ir_node *));
+    out->results = arena_alloc(out->arena, n_results * sizeof(ir_node *));
+    if (!c.map || !c.param_map || !out->inputs || !out->results)
+        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "compile: out of host memory");
+    for (size_t i = 0; diag_ok(d) && i < g->n_inputs; i++)
+        out->inputs[out->n_inputs++] = copy_node(&c, g->inputs[i]);
+    for (size_t i = 0; diag_ok(d) && i < n_results; i++)
+        out->results[out->n_results++] = copy_node(&c, results[i]);
+    free(c.map);
+    free(c.param_map);
+    return d->status;
 }
 
 acc_status ir_program_build(acc_graph *g, size_t n_results,
@@ -88,44 +178,31 @@ acc_status ir_program_build(acc_graph *g, size_t n_results,
                             diag *d)
 {
     memset(out, 0, sizeof *out);
-    copier c = {out, NULL, NULL, d};
-    ir_node **all = NULL;
-    out->arena = arena_create();
-    c.map = calloc(g->n_nodes ? g->n_nodes : 1, sizeof *c.map);
-    c.param_map = calloc(g->n_params ? g->n_params : 1, sizeof *c.param_map);
-    out->inputs = out->arena ? arena_alloc(out->arena, (g->n_inputs ? g->n_inputs
-                                                        : 1) * sizeof(ir_node *))
-                             : NULL;
-    out->results = out->arena ? arena_alloc(out->arena, n_results *
-                                                            sizeof(ir_node *))
-                              : NULL;
-    if (!c.map || !c.param_map || !out->inputs || !out->results) {
+    if (!(out->arena = arena_create())) {
+        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "compile: out of host memory");
+        return d->status;
+    }
+    if (copy_graph(g, n_results, results, out, d) != ACC_OK)
+        goto out;
+    if (!collect_outputs(out) || !make_root(out, g->ctx->types, d)) {
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "compile: out of host memory");
         goto out;
     }
-    for (size_t i = 0; i < g->n_inputs; i++)
-        if (!(out->inputs[out->n_inputs++] = copy_node(&c, g->inputs[i])))
-            goto out;
-    for (size_t i = 0; i < n_results; i++)
-        if (!(out->results[out->n_results++] = copy_node(&c, results[i])))
-            goto out;
-    all = malloc((out->n_nodes ? out->n_nodes : 1) * sizeof *all);
-    if (!all) {
-        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "compile: out of host memory");
+    if (!pass_disabled("sharing") && share_recover(out, d) != ACC_OK)
         goto out;
-    }
-    for (uint32_t i = 0; i < g->n_nodes; i++)
-        if (c.map[i])
-            all[c.map[i]->id] = c.map[i];
-    if (!layout_slots(out, all)) {
-        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "compile: out of host memory");
+    dump_after_pass(out, "sharing");
+    if (check_program(out, d) != ACC_OK)
         goto out;
-    }
-    collect_outputs(out, d);
+    fuse_options fo = {g->ctx->fusion_duplicate_max_ops};
+    if (!pass_disabled("fusion") &&
+        fuse_program(out, &fo, &out->duplicated, d) != ACC_OK)
+        goto out;
+    dump_after_pass(out, "fusion");
+    if (check_program(out, d) != ACC_OK)
+        goto out;
+    if (!ir_program_layout(out))
+        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "compile: out of host memory");
 out:
-    free(all);
-    free(c.map);
-    free(c.param_map);
     if (!diag_ok(d))
         ir_program_free(out);
     return d->status;
@@ -134,5 +211,7 @@ out:
 void ir_program_free(ir_program *p)
 {
     arena_destroy(p->arena);
+    free(p->nodes);
+    free(p->var_bound);
     memset(p, 0, sizeof *p);
 }

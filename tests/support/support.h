@@ -69,4 +69,12 @@ acc_node *ts_u64(acc_graph *g, acc_scalar s, uint64_t v);
  * (a NULL haystack contains nothing). */
 int ts_contains_ci(const char *haystack, const char *needle);
 
+/* Black-Scholes (LANGUAGE.md §4) over an input Vector (f32, f32, f32) of
+ * (price, strike, years), built with its shared scalar terms as in the
+ * source: map (\opt -> (call, put)) opts. */
+acc_node *ts_blackscholes(acc_context *ctx, acc_graph *g);
+/* The same formula in double precision. */
+void ts_blackscholes_ref(double price, double strike, double years,
+                         double *call, double *put);
+
 #endif /* ACCEL_TESTS_SUPPORT_H */

@@ -5,6 +5,7 @@
  */
 #include "core/backend/interp/interp_state.h"
 
+#include "core/exec/plan.h"
 #include "core/ir/value.h"
 
 #include <stdlib.h>
@@ -167,17 +168,15 @@ static rt_array *eval_reshape(interp *st, const ir_node *n)
         return NULL;
     }
     rt_array *r = new_result(st, n, ext);
-    for (size_t i = 0; r && i < r->elem->n_leaves; i++)
+    for (size_t i = 0; r && r->size > 0 && i < r->elem->n_leaves; i++)
         memcpy(r->data[i], xs->data[i],
                (size_t)r->size * acc_scalar_size(r->elem->leaves[i]));
     return r;
 }
 
-/* Reduces elements [lo, hi) of a row (hi > lo) into acc as a balanced tree
- * of applications of f, keeping the order of the elements.  The contract of
- * fold grants associativity, and the tree keeps rounding error growth
- * logarithmic (a long f32 sum stays accurate). */
-static int reduce_range(interp *st, const ir_node *f, const rt_array *xs,
+/* The contract of fold grants associativity, and the balanced tree keeps
+ * rounding error growth logarithmic (a long f32 sum stays accurate). */
+int interp_reduce_range(interp *st, const ir_node *f, const rt_array *xs,
                         int64_t lo, int64_t hi, ir_value *acc)
 {
     size_t k = xs->elem->n_leaves;
@@ -195,8 +194,8 @@ static int reduce_range(interp *st, const ir_node *f, const rt_array *xs,
         return 1;
     }
     int64_t mid = lo + (hi - lo) / 2;
-    if (!reduce_range(st, f, xs, lo, mid, acc) ||
-        !reduce_range(st, f, xs, mid, hi, right))
+    if (!interp_reduce_range(st, f, xs, lo, mid, acc) ||
+        !interp_reduce_range(st, f, xs, mid, hi, right))
         return 0;
     const ir_value *args[2] = {acc, right};
     const ir_value *v = interp_apply(st, f, args);
@@ -239,8 +238,8 @@ static rt_array *eval_fold(interp *st, const ir_node *n)
             v = NULL;
         } else if (inner == 0) {
             v = seed;
-        } else if (!reduce_range(st, f, xs, row * inner, (row + 1) * inner,
-                                 acc)) {
+        } else if (!interp_reduce_range(st, f, xs, row * inner,
+                                        (row + 1) * inner, acc)) {
             v = NULL;
         } else if (seeded) {
             const ir_value *args[2] = {seed, acc};
@@ -277,6 +276,14 @@ static rt_array *eval_single(interp *st, const ir_node *n)
     case IR_RESHAPE: return eval_reshape(st, n);
     case IR_FOLD:
     case IR_FOLD1: return eval_fold(st, n);
+    case IR_REPLICATE: return interp_eval_replicate(st, n);
+    case IR_SLICE: return interp_eval_slice(st, n);
+    case IR_FOLD_SEG: return interp_eval_fold_seg(st, n);
+    case IR_PERMUTE:
+    case IR_PERMUTE_PAIRS: return interp_eval_permute(st, n);
+    case IR_STENCIL:
+    case IR_STENCIL2: return interp_eval_stencil(st, n);
+    case IR_EXPAND: return interp_eval_expand(st, n);
     default: break;
     }
     diag_fail(st->d, ACC_ERR_INTERNAL, "interpreter: %s is not an array "
@@ -307,8 +314,24 @@ static int eval_structural(interp *st, const ir_node *n, rt_array **out)
     return 1;
 }
 
+/* Run statistics: one kernel, and the memory its result owns. */
+static void count_kernel(interp *st, const rt_array *a)
+{
+    st->stats.kernels++;
+    if (!a->owns_data)
+        return;
+    for (size_t i = 0; i < a->elem->n_leaves; i++)
+        st->stats.bytes += (uint64_t)a->size * acc_scalar_size(a->elem->leaves[i]);
+}
+
 const interp_value *interp_eval_array(interp *st, const ir_node *n)
 {
+    /* lets and variables stand for another term: no memo entry of their
+     * own, so they can never hold a stale value */
+    if (n->op == IR_LET)
+        return interp_eval_array(st, n->args[1]);
+    if (n->op == IR_VAR)
+        return interp_eval_array(st, st->p->var_bound[n->u.let.var]);
     interp_value *slot = &st->arrays[n->id];
     if (slot->n)
         return slot;
@@ -321,6 +344,10 @@ const interp_value *interp_eval_array(interp *st, const ir_node *n)
     int ok;
     if (n->op == IR_TUPLE || n->op == IR_GET)
         ok = eval_structural(st, n, arrays);
+    else if (n->op == IR_SCAN || n->op == IR_SCAN_SEG)
+        ok = interp_eval_scan(st, n, arrays); /* one or two arrays */
+    else if (n->op == IR_ACOND || n->op == IR_AWHILE || n->op == IR_PARAM)
+        ok = interp_eval_control(st, n, arrays); /* tuples of arrays */
     else
         ok = (arrays[0] = eval_single(st, n)) != NULL;
     if (!ok) {
@@ -329,6 +356,8 @@ const interp_value *interp_eval_array(interp *st, const ir_node *n)
         free(arrays);
         return NULL;
     }
+    if (n->step && plan_is_kernel_op(n->op))
+        count_kernel(st, arrays[0]);
     slot->n = count;
     slot->arrays = arrays;
     return slot;
@@ -341,23 +370,25 @@ rt_array *interp_array_of(interp *st, const ir_node *n)
 }
 
 acc_status interp_run(const ir_program *p, rt_array *const *inputs,
-                      rt_array **outputs, diag *d)
+                      rt_array **outputs, interp_stats *stats, diag *d)
 {
-    interp st = {p, inputs, d, NULL, NULL};
+    interp st = {0};
+    st.p = p;
+    st.inputs = inputs;
+    st.d = d;
     st.slots = calloc(p->n_slots ? p->n_slots : 1, sizeof *st.slots);
     st.arrays = calloc(p->n_nodes ? p->n_nodes : 1, sizeof *st.arrays);
+    st.vars = calloc(p->n_vars ? p->n_vars : 1, sizeof *st.vars);
     size_t produced = 0;
-    if (!st.slots || !st.arrays) {
+    if (!st.slots || !st.arrays || !st.vars) {
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "run: out of host memory");
         goto out;
     }
-    for (size_t i = 0; i < p->n_results; i++) {
-        const interp_value *v = interp_eval_array(&st, p->results[i]);
-        if (!v)
-            goto out;
-        for (size_t j = 0; j < v->n; j++)
-            rt_retain(outputs[produced++] = v->arrays[j]);
-    }
+    const interp_value *v = interp_eval_array(&st, p->root);
+    if (!v)
+        goto out;
+    for (size_t j = 0; j < v->n; j++)
+        rt_retain(outputs[produced++] = v->arrays[j]);
 out:
     if (!diag_ok(d))
         while (produced > 0)
@@ -369,5 +400,9 @@ out:
     }
     free(st.arrays);
     free(st.slots);
+    free(st.vars);
+    if (stats)
+        *stats = st.stats;
+    interp_release_control(&st);
     return d->status;
 }

@@ -120,8 +120,11 @@ static const ir_value *eval_read(interp *st, const ir_node *n)
         in_range &= index[d] >= 0 && index[d] < a->extents[d];
     }
     if (!in_range) {
-        diag_fail(st->d, ACC_ERR_RUNTIME, "read (!): index %s is out of bounds "
+        /* a read made by fusing a backpermute names the backpermute */
+        int from_bp = (n->fused >> IR_BACKPERMUTE) & 1;
+        diag_fail(st->d, ACC_ERR_RUNTIME, "%s: index %s is out of bounds "
                   "for an array of shape %s",
+                  from_bp ? "backpermute (source index)" : "read (!)",
                   rt_format_shape(a->rank, index, ix_text, sizeof ix_text),
                   rt_format_shape(a->rank, a->extents, sh_text,
                                   sizeof sh_text));
@@ -192,6 +195,16 @@ const ir_value *interp_eval(interp *st, const ir_node *n)
     case IR_READ_LINEAR: return eval_read_linear(st, n);
     case IR_SHAPE:
     case IR_SIZE: return eval_shape(st, n);
+    case IR_IGNORE: return interp_eval_ignore(st, n);
+    case IR_LET: {
+        const ir_value *v = interp_eval(st, n->args[0]);
+        if (!v)
+            return NULL;
+        st->vars[n->u.let.var] = v;
+        return interp_eval(st, n->args[1]);
+    }
+    case IR_VAR: return st->vars[n->u.let.var];
+    case IR_ALL: return interp_slot(st, n); /* the unit value: no leaves */
     default: break;
     }
     diag_fail(st->d, ACC_ERR_INTERNAL, "interpreter: %s is not a scalar term",

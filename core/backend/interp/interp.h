@@ -10,10 +10,16 @@
 #include "core/exec/rt_array.h"
 #include "core/ir/program_ir.h"
 
+/* What one run did, for the program's run statistics. */
+typedef struct interp_stats {
+    uint64_t kernels; /* kernel operations evaluated */
+    uint64_t bytes;   /* bytes of arrays they allocated */
+} interp_stats;
+
 /* Runs p on the given inputs (p->n_inputs of them) and stores
  * p->n_outputs new references in outputs.  On failure records on d, and
- * leaves no output allocated. */
+ * leaves no output allocated.  stats may be NULL. */
 acc_status interp_run(const ir_program *p, rt_array *const *inputs,
-                      rt_array **outputs, diag *d);
+                      rt_array **outputs, interp_stats *stats, diag *d);
 
 #endif

@@ -24,6 +24,10 @@ typedef struct interp {
     diag *d;
     ir_value *slots;      /* p->n_slots values */
     interp_value *arrays; /* per node id */
+    const ir_value **vars; /* per let variable: the bound scalar value */
+    interp_stats stats;
+    struct interp_deps *deps; /* eval_control.c: per array function, the
+                                 body nodes its parameters reach */
 } interp;
 
 static inline ir_value *interp_slot(interp *st, const ir_node *n)
@@ -56,5 +60,47 @@ const ir_value *interp_apply(interp *st, const ir_node *lam,
 const interp_value *interp_eval_array(interp *st, const ir_node *n);
 /* The single array of an array term of array type. */
 rt_array *interp_array_of(interp *st, const ir_node *n);
+
+/* Structural operations, segmented reductions and scans (eval_struct.c,
+ * eval_segments.c, eval_scan.c).  Reduces linear positions [lo, hi) of xs
+ * (hi > lo) into acc as a balanced tree of applications of f that keeps
+ * the order of the elements (eval_array.c; fold and the segmented folds).
+ * interp_eval_scan fills out[0], and out[1] (the totals) for the primed
+ * kinds.  All return NULL/0 after recording an error. */
+int interp_reduce_range(interp *st, const ir_node *f, const rt_array *xs,
+                        int64_t lo, int64_t hi, ir_value *acc);
+rt_array *interp_eval_replicate(interp *st, const ir_node *n);
+rt_array *interp_eval_slice(interp *st, const ir_node *n);
+rt_array *interp_eval_fold_seg(interp *st, const ir_node *n);
+int interp_eval_scan(interp *st, const ir_node *n, rt_array **out);
+/* Reads a segment descriptor (a Vector i64 of lengths, or of offsets when
+ * `offsets`) for rows of `inner` elements into malloc'd offsets off[0..k]
+ * (off[0] = 0), setting *k to the number of segments.  Negative lengths
+ * and bad offsets are ACC_ERR_RUNTIME, segments beyond a row
+ * ACC_ERR_SHAPE, both naming op. */
+int64_t *interp_read_segments(interp *st, const char *op, const rt_array *seg,
+                              int offsets, int64_t inner, int64_t *k);
+
+/* Forward permutation, stencils, expansion and array-level control
+ * (eval_permute.c, eval_stencil.c, eval_expand.c, eval_control.c).
+ * The ignore target index (acc_ignore) is represented as an index whose
+ * every component is INTERP_IGNORE; permute and permute' drop elements
+ * sent there.  interp_eval_control computes acond and awhile into out[]
+ * (one array per leaf of the node's type) and reports an array parameter
+ * evaluated while unbound.  interp_apply_array applies an array function
+ * to args[i] (the arrays of parameter i, which the caller keeps a
+ * reference to): it releases the memo entries of the body nodes that
+ * depend on the parameters, binds them, and returns the body's value,
+ * valid until the function is applied again.  interp_release_control
+ * frees the per-run dependence tables. */
+#define INTERP_IGNORE INT64_MIN
+const ir_value *interp_eval_ignore(interp *st, const ir_node *n);
+rt_array *interp_eval_permute(interp *st, const ir_node *n);
+rt_array *interp_eval_stencil(interp *st, const ir_node *n);
+rt_array *interp_eval_expand(interp *st, const ir_node *n);
+int interp_eval_control(interp *st, const ir_node *n, rt_array **out);
+const interp_value *interp_apply_array(interp *st, const ir_node *lam,
+                                       rt_array *const *const *args);
+void interp_release_control(interp *st);
 
 #endif
