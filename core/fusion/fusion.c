@@ -334,6 +334,26 @@ static ir_node *element(fuser *f, ir_node *a, ir_node *ix)
     return mk(f, IR_READ, a->type->elem, 2, args);
 }
 
+/* The element at an index nothing has checked (backpermute, slice): a
+ * read is checked by the read; a delayed source gets a bounds check, so
+ * the fused program fails where the unfused one would.  Both name the
+ * user's operation `origin`. */
+static ir_node *element_checked(fuser *f, ir_node *a, ir_node *ix,
+                                ir_op origin)
+{
+    if (a->op == IR_GENERATE) {
+        ir_node *args[2] = {ix, copy_term(f, a->args[0])};
+        ix = mk(f, IR_BOUNDS, ix->type, 2, args);
+        if (!ix)
+            return a;
+        ix->fused = BIT(origin);
+    }
+    ir_node *e = element(f, a, ix);
+    if (e && e->op == IR_READ)
+        e->fused |= BIT(origin);
+    return e;
+}
+
 static ir_node *shape_of(fuser *f, ir_node *a)
 {
     if (a->op == IR_GENERATE)
@@ -432,9 +452,72 @@ static ir_node *fuse_backpermute(fuser *f, ir_node *n)
     if (f->oom || !ix)
         return n;
     ir_node *target = beta(f, p, &ix);
-    ir_node *e = element(f, a, target);
-    if (e && e->op == IR_READ) /* errors keep naming the user's operation */
-        e->fused |= BIT(IR_BACKPERMUTE);
+    ir_node *e = element_checked(f, a, target, IR_BACKPERMUTE);
+    ir_node *g = mk_generate(f, n, sh, ix, e, fused);
+    return wrap_pending(f, &lets, g);
+}
+
+/* replicate spec xs: the result's dimension d is the next dimension of xs
+ * (All) or a new one of the given extent; an element is the source's at
+ * the All components of its index. */
+static ir_node *fuse_replicate(fuser *f, ir_node *n)
+{
+    pending_lets lets = {.n = 0};
+    uint32_t m = n->n_args - 1, vs, k = 0;
+    ir_node *a = as_source(f, float_lets(fuse_array(f, n->args[m]), &lets),
+                           &lets);
+    uint64_t fused = a->op == IR_GENERATE ? fused_bits(a) : 0;
+    ir_node *src_sh = bind(f, shape_of(f, a), &vs);
+    ir_node *ix = mk_param(f, ty_shape((int32_t)m));
+    ir_node *ext[ACC_MAX_RANK], *src_ix[ACC_MAX_RANK];
+    for (uint32_t d = 0; d < m && !f->oom; d++) {
+        ir_node *e = fuse_scalar(f, n->args[d]);
+        int all = e->op == IR_ALL;
+        ext[d] = all ? mk_get(f, src_sh, k) : e;
+        if (all)
+            src_ix[k++] = mk_get(f, ix, d);
+    }
+    if (f->oom || !ix)
+        return n;
+    ir_node *sh = mk(f, IR_INDEX, ty_shape((int32_t)m), m, ext);
+    ir_node *at = mk(f, IR_INDEX, ty_shape((int32_t)k), k, src_ix);
+    if (!sh || !at)
+        return n;
+    sh = mk_let(f, vs, f->p->var_bound[vs], sh);
+    ir_node *g = mk_generate(f, n, sh, ix, element(f, a, at), fused);
+    return wrap_pending(f, &lets, g);
+}
+
+/* slice xs spec: the result keeps the All dimensions; an element is the
+ * source's at the index made of the result's index and the fixed ones. */
+static ir_node *fuse_slice(fuser *f, ir_node *n)
+{
+    pending_lets lets = {.n = 0};
+    uint32_t m = n->n_args - 1, vs, k = 0;
+    ir_node *a = as_source(f, float_lets(fuse_array(f, n->args[0]), &lets),
+                           &lets);
+    uint64_t fused = a->op == IR_GENERATE ? fused_bits(a) : 0;
+    ir_node *src_sh = bind(f, shape_of(f, a), &vs);
+    int32_t rank = n->type->rank;
+    ir_node *ix = mk_param(f, ty_shape(rank));
+    ir_node *ext[ACC_MAX_RANK], *src_ix[ACC_MAX_RANK];
+    for (uint32_t d = 0; d < m && !f->oom; d++) {
+        ir_node *e = fuse_scalar(f, n->args[d + 1]);
+        if (e->op == IR_ALL) {
+            ext[k] = mk_get(f, src_sh, d);
+            src_ix[d] = mk_get(f, ix, k++);
+        } else {
+            src_ix[d] = e;
+        }
+    }
+    if (f->oom || !ix)
+        return n;
+    ir_node *sh = mk(f, IR_INDEX, ty_shape(rank), k, ext);
+    ir_node *at = mk(f, IR_INDEX, ty_shape((int32_t)m), m, src_ix);
+    if (!sh || !at)
+        return n;
+    sh = mk_let(f, vs, f->p->var_bound[vs], sh);
+    ir_node *e = element_checked(f, a, at, IR_SLICE);
     ir_node *g = mk_generate(f, n, sh, ix, e, fused);
     return wrap_pending(f, &lets, g);
 }
@@ -530,6 +613,8 @@ static ir_node *fuse_array_op(fuser *f, ir_node *n)
     case IR_MAP:
     case IR_ZIPWITH: return fuse_mapping(f, n);
     case IR_BACKPERMUTE: return fuse_backpermute(f, n);
+    case IR_REPLICATE: return fuse_replicate(f, n);
+    case IR_SLICE: return fuse_slice(f, n);
     case IR_LAMBDA: {
         uint32_t b = n->u.lambda.n_params;
         n->args[b] = fuse_array(f, n->args[b]);

@@ -41,9 +41,18 @@ const char *ir_op_name(ir_op op)
     case IR_EXPAND: return "expand";
     case IR_ACOND: return "acond";
     case IR_AWHILE: return "awhile";
+    case IR_BOUNDS: return "bounds";
     case IR_LET: return "let";
     case IR_VAR: return "variable";
     case IR_OP_COUNT: break;
     }
     return "unknown operation";
+}
+
+const char *ir_origin_name(const ir_node *n)
+{
+    for (int op = 0; op < IR_OP_COUNT; op++)
+        if ((n->fused >> op) & 1)
+            return ir_op_name((ir_op)op);
+    return ir_op_name(n->op);
 }

@@ -67,6 +67,10 @@ typedef enum ir_op {
     IR_EXPAND,      /* size, get, xs                                        */
     IR_ACOND,       /* c, a, b                                              */
     IR_AWHILE,      /* cond (array lambda), body (array lambda), init       */
+    IR_BOUNDS,      /* scalar: index, shape; the index, or a runtime error
+                       naming the operation in `fused` when it is out of
+                       range (fusion inserts it where a producer is read
+                       at an index nothing else checks)                    */
     /* explicit sharing, introduced by sharing recovery */
     IR_LET,         /* bound, body; u.let.var                               */
     IR_VAR,         /* u.let.var: the value bound by the enclosing let;
@@ -139,5 +143,8 @@ static inline const ir_node *ir_lambda_param(const ir_node *lam, uint32_t i)
 
 /* The name of an operation as users know it ("zipWith", "fold1"). */
 const char *ir_op_name(ir_op op);
+/* The user's operation a node came from, for messages: the first
+ * operation recorded in n->fused, else the node's own operation. */
+const char *ir_origin_name(const ir_node *n);
 
 #endif

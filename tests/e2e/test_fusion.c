@@ -376,6 +376,74 @@ Test(fusion, let_of_manifest_data_does_not_block_a_producer_chain)
     acc_program_free(p);
 }
 
+/* ---- replicate and slice are producers too ---------------------------------- */
+
+static acc_node *all_spec(void) { return acc_all(g); }
+
+Test(fusion, replicate_and_slice_fuse_with_a_map)
+{
+    acc_node *xs = acc_input(g, sc(ACC_F32), 1);
+    acc_node *spec[2] = {ts_i64(g, 3), all_spec()};
+    acc_node *rows = acc_replicate(g, 2, spec, acc_map(g, affine(ACC_F32, 2), xs));
+    acc_node *fix[2] = {ts_i64(g, 1), all_spec()};
+    acc_node *row = acc_slice(g, rows, 2, fix);
+    acc_node *r = acc_map(g, affine(ACC_F32, 1), row);
+    acc_program *p = compile_n(1, &r);
+    expect_plan(p, 1, 0);
+    cr_expect(explain_contains(p, 0, "replicate"));
+    cr_expect(explain_contains(p, 0, "slice"));
+    float a[4] = {1, 2, 3, 4};
+    float *in[1] = {a};
+    acc_array out;
+    run_vec(p, 1, in, 4, &out);
+    cr_assert_eq(out.extents[0], 4);
+    for (int i = 0; i < 4; i++)
+        cr_expect_float_eq(((float *)out.data[0])[i], (a[i] * 2 + 1) * 1 + 1,
+                           1e-6);
+    acc_array_release(&out);
+    acc_program_free(p);
+}
+
+/* Reading a delayed producer at an index outside it is an error, as it is
+ * without fusion, and names the user's operation. */
+static void expect_runtime_error(acc_node *r, const char *op)
+{
+    acc_program *p = compile_n(1, &r);
+    acc_array out;
+    memset(&out, 0, sizeof out);
+    acc_status st = acc_run(p, 0, NULL, 1, &out);
+    cr_expect_eq(st, ACC_ERR_RUNTIME, "status %s", acc_status_string(st));
+    cr_expect(ts_contains_ci(acc_last_error(), op), "message: %s",
+              acc_last_error());
+    acc_program_free(p);
+}
+
+static acc_node *ramp(int64_t n)
+{
+    acc_node *ix = acc_param(g, acc_type_shape(1));
+    acc_node *len = ts_i64(g, n);
+    return acc_generate(g, acc_index(g, 1, &len),
+                        lam1(ix, acc_get(g, ix, 0)));
+}
+
+Test(fusion, backpermute_of_a_delayed_array_checks_its_bounds)
+{
+    acc_node *ix = acc_param(g, acc_type_shape(1));
+    acc_node *five = ts_i64(g, 5);
+    acc_node *src = acc_binop(g, ACC_OP_ADD, acc_get(g, ix, 0), ts_i64(g, 2));
+    acc_node *r = acc_backpermute(g, acc_index(g, 1, &five),
+                                  lam1(ix, acc_index(g, 1, &src)), ramp(4));
+    expect_runtime_error(r, "backpermute");
+}
+
+Test(fusion, slice_of_a_delayed_array_checks_its_bounds)
+{
+    acc_node *spec[2] = {ts_i64(g, 2), all_spec()};
+    acc_node *rows = acc_replicate(g, 2, spec, ramp(3));
+    acc_node *fix[2] = {ts_i64(g, 7), all_spec()};
+    expect_runtime_error(acc_slice(g, rows, 2, fix), "slice");
+}
+
 /* ---- randomised differential test ------------------------------------------ */
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;

@@ -49,7 +49,7 @@ static rt_array *eval_generate(interp *st, const ir_node *n)
     int64_t ext[ACC_MAX_RANK], ix[ACC_MAX_RANK];
     ir_value ixv[ACC_MAX_RANK];
     const ir_node *f = n->args[1];
-    if (!eval_extents(st, n->args[0], "generate", ext))
+    if (!eval_extents(st, n->args[0], ir_origin_name(n), ext))
         return NULL;
     rt_array *r = new_result(st, n, ext);
     for (int64_t k = 0; r && k < r->size; k++) {

@@ -120,11 +120,10 @@ static const ir_value *eval_read(interp *st, const ir_node *n)
         in_range &= index[d] >= 0 && index[d] < a->extents[d];
     }
     if (!in_range) {
-        /* a read made by fusing a backpermute names the backpermute */
-        int from_bp = (n->fused >> IR_BACKPERMUTE) & 1;
+        /* a read made by fusion names the user's operation */
         diag_fail(st->d, ACC_ERR_RUNTIME, "%s: index %s is out of bounds "
                   "for an array of shape %s",
-                  from_bp ? "backpermute (source index)" : "read (!)",
+                  n->fused ? ir_origin_name(n) : "read (!)",
                   rt_format_shape(a->rank, index, ix_text, sizeof ix_text),
                   rt_format_shape(a->rank, a->extents, sh_text,
                                   sizeof sh_text));
@@ -132,6 +131,38 @@ static const ir_value *eval_read(interp *st, const ir_node *n)
     }
     ir_value *out = interp_slot(st, n);
     interp_load_element(a, rt_ravel(a->rank, a->extents, index), out);
+    return out;
+}
+
+/* An index checked against a shape (inserted by fusion). */
+static const ir_value *eval_bounds(interp *st, const ir_node *n)
+{
+    char ix_text[160], sh_text[160];
+    int64_t index[ACC_MAX_RANK], extents[ACC_MAX_RANK];
+    int32_t rank = n->type->rank;
+    const ir_value *ix = interp_eval(st, n->args[0]);
+    if (!ix)
+        return NULL;
+    for (int32_t d = 0; d < rank; d++)
+        index[d] = ix[d].i;
+    const ir_value *sh = interp_eval(st, n->args[1]);
+    if (!sh)
+        return NULL;
+    int in_range = 1;
+    for (int32_t d = 0; d < rank; d++) {
+        extents[d] = sh[d].i;
+        in_range &= index[d] >= 0 && index[d] < extents[d];
+    }
+    if (!in_range) {
+        diag_fail(st->d, ACC_ERR_RUNTIME, "%s: index %s is out of bounds "
+                  "for an array of shape %s", ir_origin_name(n),
+                  rt_format_shape(rank, index, ix_text, sizeof ix_text),
+                  rt_format_shape(rank, extents, sh_text, sizeof sh_text));
+        return NULL;
+    }
+    ir_value *out = interp_slot(st, n);
+    for (int32_t d = 0; d < rank; d++)
+        out[d].i = index[d];
     return out;
 }
 
@@ -205,6 +236,7 @@ const ir_value *interp_eval(interp *st, const ir_node *n)
     }
     case IR_VAR: return st->vars[n->u.let.var];
     case IR_ALL: return interp_slot(st, n); /* the unit value: no leaves */
+    case IR_BOUNDS: return eval_bounds(st, n);
     default: break;
     }
     diag_fail(st->d, ACC_ERR_INTERNAL, "interpreter: %s is not a scalar term",
