@@ -7,6 +7,8 @@
  */
 #include "abi/src/context.h"
 
+#include "core/backend/cuda/probe.h"
+
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +17,6 @@ static const char interp_reason[] =
     "available: the reference interpreter is always available";
 static const char cpu_reason[] =
     "not available: this build of accel has no CPU code generator yet";
-static const char cuda_reason[] =
-    "not available: this build of accel has no CUDA code generator yet";
 
 const char *acc_backend_name(acc_backend backend)
 {
@@ -44,8 +44,9 @@ static void probe_backends(acc_context *ctx)
     ctx->reason[ACC_BACKEND_INTERP] = interp_reason;
     ctx->available[ACC_BACKEND_CPU] = 0;
     ctx->reason[ACC_BACKEND_CPU] = cpu_reason;
-    ctx->available[ACC_BACKEND_CUDA] = 0;
-    ctx->reason[ACC_BACKEND_CUDA] = cuda_reason;
+    ctx->available[ACC_BACKEND_CUDA] =
+        cuda_probe(ctx->cuda_reason, sizeof ctx->cuda_reason);
+    ctx->reason[ACC_BACKEND_CUDA] = ctx->cuda_reason;
     ctx->available[ACC_BACKEND_AUTO] = 1;
     ctx->reason[ACC_BACKEND_AUTO] =
         "available: auto picks the best available backend";

@@ -19,6 +19,7 @@ struct acc_context {
     error_slot error;
     int available[BACKEND_COUNT];
     const char *reason[BACKEND_COUNT];
+    char cuda_reason[1024]; /* what the CUDA probe found */
     pthread_mutex_t lock; /* guards users and destroyed */
     size_t users;         /* live graphs and programs */
     int destroyed;        /* acc_context_destroy was called */

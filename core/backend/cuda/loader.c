@@ -1,0 +1,131 @@
+/*
+ * loader.c — dlopen of the CUDA driver and NVRTC, and symbol resolution.
+ * Every failure is turned into a sentence a user can act on; nothing here
+ * needs a device or a toolkit to compile or to run.
+ */
+#include "core/backend/cuda/loader.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CUDA_FN_NAME(field, symbol, ret, params) symbol,
+static const char *const driver_symbols[] = {
+    CUDA_DRIVER_FUNCTIONS(CUDA_FN_NAME)};
+static const char *const nvrtc_symbols[] = {NVRTC_FUNCTIONS(CUDA_FN_NAME)};
+#undef CUDA_FN_NAME
+
+const char *const *cuda_driver_symbols(size_t *count)
+{
+    *count = sizeof driver_symbols / sizeof driver_symbols[0];
+    return driver_symbols;
+}
+
+const char *const *cuda_nvrtc_symbols(size_t *count)
+{
+    *count = sizeof nvrtc_symbols / sizeof nvrtc_symbols[0];
+    return nvrtc_symbols;
+}
+
+/* Resolves one symbol into *slot (a function pointer stored as bytes, so
+ * no object/function pointer cast is needed). */
+static int resolve(void *library, const char *symbol, void *slot, char *why,
+                   size_t why_size, const char *lib_name)
+{
+    void *p = dlsym(library, symbol);
+    if (!p) {
+        snprintf(why, why_size, "%s lacks the function %s (too old a "
+                 "version?)", lib_name, symbol);
+        return 0;
+    }
+    memcpy(slot, &p, sizeof p);
+    return 1;
+}
+
+int cuda_load_driver(cuda_driver *out, char *why, size_t why_size)
+{
+    memset(out, 0, sizeof *out);
+    out->library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!out->library)
+        out->library = dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
+    if (!out->library) {
+        const char *err = dlerror();
+        snprintf(why, why_size, "libcuda.so.1 not found (the NVIDIA driver "
+                 "is not installed): %s", err ? err : "dlopen failed");
+        return 0;
+    }
+#define CUDA_FN_RESOLVE(field, symbol, ret, params)                          \
+    if (!resolve(out->library, symbol, &out->field, why, why_size,           \
+                 "libcuda.so.1")) {                                          \
+        cuda_unload_driver(out);                                             \
+        return 0;                                                            \
+    }
+    CUDA_DRIVER_FUNCTIONS(CUDA_FN_RESOLVE)
+    return 1;
+}
+
+/* dlopen of `name` directly, then under each toolkit folder. */
+static void *open_in_toolkits(const char *name, char *tried, size_t size)
+{
+    const char *roots[] = {getenv("CUDA_HOME"), getenv("CUDA_PATH"),
+                           "/usr/local/cuda"};
+    void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    size_t at = strlen(tried);
+    snprintf(tried + at, size - at, "%s%s", at ? ", " : "", name);
+    for (size_t i = 0; !lib && i < sizeof roots / sizeof roots[0]; i++) {
+        char path[512];
+        if (!roots[i] || !*roots[i])
+            continue;
+        snprintf(path, sizeof path, "%s/lib64/%s", roots[i], name);
+        lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        at = strlen(tried);
+        snprintf(tried + at, size - at, ", %s", path);
+    }
+    return lib;
+}
+
+int cuda_load_nvrtc(cuda_nvrtc *out, char *why, size_t why_size)
+{
+    static const char *const names[] = {"libnvrtc.so.13", "libnvrtc.so.12",
+                                        "libnvrtc.so.11.2", "libnvrtc.so"};
+    char tried[1024] = "";
+    memset(out, 0, sizeof *out);
+    const char *forced = getenv("ACC_NVRTC");
+    if (forced && *forced)
+        out->library = open_in_toolkits(forced, tried, sizeof tried);
+    for (size_t i = 0; !out->library && i < 4; i++)
+        out->library = open_in_toolkits(names[i], tried, sizeof tried);
+    if (!out->library) {
+        snprintf(why, why_size, "NVRTC not found (tried %s)", tried);
+        return 0;
+    }
+#define NVRTC_FN_RESOLVE(field, symbol, ret, params)                          \
+    if (!resolve(out->library, symbol, &out->field, why, why_size,           \
+                 "libnvrtc")) {                                              \
+        cuda_unload_nvrtc(out);                                              \
+        return 0;                                                            \
+    }
+    NVRTC_FUNCTIONS(NVRTC_FN_RESOLVE)
+    if (out->nvrtcVersion(&out->major, &out->minor) != NVRTC_OK) {
+        snprintf(why, why_size, "NVRTC does not report its version");
+        cuda_unload_nvrtc(out);
+        return 0;
+    }
+    return 1;
+}
+
+/* The libraries are never dlclose'd: the CUDA driver does not support
+ * being unloaded, and NVRTC carries a static C++ runtime whose global
+ * state (its exception-handling pool) would be orphaned.  dlopen of an
+ * already loaded library only counts a reference, so loading again is
+ * cheap. */
+void cuda_unload_driver(cuda_driver *d)
+{
+    memset(d, 0, sizeof *d);
+}
+
+void cuda_unload_nvrtc(cuda_nvrtc *n)
+{
+    memset(n, 0, sizeof *n);
+}

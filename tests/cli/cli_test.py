@@ -1,0 +1,593 @@
+#!/usr/bin/python3
+"""cli_test.py -- tests of the `accel` command-line tool (ctest: cli.*).
+
+Usage: cli_test.py GROUP ACCEL [-v]
+
+GROUP is one of
+  basic     --help, --version, help, info, command-line usage errors
+  npy       .npy files of every dtype, versions 1.0-3.0, ranks 0-3, through
+            `accel run` on identity programs, compared with numpy
+  errors    every error path: exit status 1 or 2 and exactly one stderr
+            line starting "accel: "
+  programs  the LANGUAGE.md section 4 programs, tuples, literals and
+            several outputs, compared with numpy; check and explain
+
+Inputs are written with numpy into a temporary folder; the programs are
+in tests/cli/programs/.  Exits 0 when every case passes, 1 otherwise, 77
+(skipped) when numpy is missing.  A successful command must print nothing
+on stderr, so a sanitizer report (a leak, say) fails the case.
+"""
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import traceback
+
+try:
+    import numpy as np
+except ImportError:
+    print("cli_test: numpy is missing (Debian: apt-get install python3-numpy)")
+    sys.exit(77)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROGRAMS = os.path.join(HERE, "programs")
+ACCEL = None
+TMP = None
+VERBOSE = False
+GROUPS = {}
+
+
+def case(group):
+    def register(fn):
+        GROUPS.setdefault(group, []).append(fn)
+        return fn
+    return register
+
+
+class Failure(Exception):
+    pass
+
+
+def prog(name):
+    return os.path.join(PROGRAMS, name)
+
+
+def tmp(name):
+    return os.path.join(TMP, name)
+
+
+def accel(*args):
+    p = subprocess.run([ACCEL] + [str(a) for a in args], cwd=TMP,
+                       capture_output=True, text=True, timeout=120)
+    if VERBOSE:
+        print("  $ accel " + " ".join(str(a) for a in args))
+        print("    rc=%d stdout=%r stderr=%r" % (p.returncode, p.stdout[:300],
+                                                 p.stderr[:300]))
+    return p
+
+
+def ok(*args):
+    """Runs accel and requires success with an empty stderr."""
+    p = accel(*args)
+    if p.returncode != 0 or p.stderr:
+        raise Failure("accel %s: exit %d, stderr %r" % (
+            " ".join(map(str, args)), p.returncode, p.stderr))
+    return p.stdout
+
+
+def fails(status, want, *args):
+    """Runs accel and requires exit `status` with one stderr line that
+    starts with "accel: " and contains `want`."""
+    p = accel(*args)
+    cmd = "accel " + " ".join(map(str, args))
+    if p.returncode != status:
+        raise Failure("%s: exit %d, expected %d (stderr %r)" % (
+            cmd, p.returncode, status, p.stderr))
+    lines = p.stderr.split("\n")
+    if len(lines) != 2 or lines[1] != "" or not lines[0].startswith("accel: "):
+        raise Failure("%s: stderr is not one 'accel: ' line: %r" % (
+            cmd, p.stderr))
+    if want not in lines[0]:
+        raise Failure("%s: stderr %r does not contain %r" % (
+            cmd, lines[0], want))
+    return lines[0]
+
+
+def expect(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+def save(name, array, version=None):
+    path = tmp(name)
+    if version is None:
+        np.save(path, array)
+    else:
+        with open(path, "wb") as f:
+            np.lib.format.write_array(f, array, version=version)
+    return path
+
+
+def load(name):
+    return np.load(tmp(name))
+
+
+RNG = np.random.default_rng(12345)
+
+
+def random_array(dtype, shape):
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return RNG.integers(0, 2, size=shape).astype(np.bool_)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return RNG.integers(info.min, info.max, size=shape, dtype=dtype,
+                            endpoint=True)
+    return (RNG.standard_normal(size=shape) * 100).astype(dtype)
+
+
+# --- basic --------------------------------------------------------------
+
+@case("basic")
+def help_and_version():
+    out = ok("--help")
+    expect("usage: accel COMMAND" in out and "run FILE" in out, out)
+    expect(ok("help") == out, "accel help differs from accel --help")
+    for cmd in ("run", "check", "explain", "info", "help"):
+        text = ok(cmd, "--help")
+        expect(text.startswith("usage: accel " + cmd), text)
+        expect(ok("help", cmd) == text, "help %s differs" % cmd)
+    version = ok("--version")
+    expect(version.startswith("accel ") and "(ABI " in version, version)
+
+
+@case("basic")
+def info():
+    home = tmp("home")
+    os.makedirs(os.path.join(home, "accel", "sub"), exist_ok=True)
+    with open(os.path.join(home, "accel", "sub", "k.bin"), "wb") as f:
+        f.write(b"x" * 100)
+    env = dict(os.environ, XDG_CACHE_HOME=home)
+    p = subprocess.run([ACCEL, "info"], capture_output=True, text=True,
+                       env=env)
+    expect(p.returncode == 0 and p.stderr == "", p.stderr)
+    out = p.stdout
+    for want in ("accel ", "ABI", "interp", "cpu", "cuda", "auto",
+                 "plugins: none", "kernel cache: %s/accel (100 bytes in 1 "
+                 "file)" % home):
+        expect(want in out, "info lacks %r:\n%s" % (want, out))
+    expect("interp  yes" in out, out)
+    env["XDG_CACHE_HOME"] = tmp("absent")
+    p = subprocess.run([ACCEL, "info"], capture_output=True, text=True,
+                       env=env)
+    expect("(absent, 0 bytes)" in p.stdout, p.stdout)
+
+
+@case("basic")
+def usage_errors():
+    fails(2, "no command given")
+    fails(2, "unknown command 'frobnicate'", "frobnicate")
+    fails(2, "unknown option '--frob'", "--frob")
+    fails(2, "unknown command 'frob'", "help", "frob")
+    fails(2, "unknown option '--frob'", "info", "--frob")
+    fails(2, "unexpected argument", "info", "extra")
+    fails(2, "no program file given", "run")
+    fails(2, "no program file given", "check")
+    fails(2, "no program file given", "explain")
+    fails(2, "unknown option '--frob'", "run", "x.acc", "--frob")
+    fails(2, "--entry needs a value", "run", "x.acc", "--entry")
+    fails(2, "--entry given twice", "run", "x.acc", "--entry", "a",
+          "--entry=b")
+    fails(2, "--print takes no value", "run", "x.acc", "--print=yes")
+    fails(2, "unknown backend 'gpu'", "run", "x.acc", "--backend", "gpu")
+    fails(2, "unexpected argument 'y.acc'", "run", "x.acc", "y.acc")
+    fails(1, "cannot read missing.acc", "run", "missing.acc")
+    fails(1, "cannot read missing.acc", "check", "missing.acc")
+    fails(1, "cannot read missing.acc", "explain", "missing.acc")
+
+
+# --- npy ------------------------------------------------------------------
+
+DTYPES = ["bool", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
+          "f32", "f64"]
+NUMPY = {"bool": "|b1", "i8": "|i1", "i16": "<i2", "i32": "<i4",
+         "i64": "<i8", "u8": "|u1", "u16": "<u2", "u32": "<u4", "u64": "<u8",
+         "f32": "<f4", "f64": "<f8"}
+
+
+def round_trip(entry, array, version=None):
+    src = save("in_%s.npy" % entry, array, version)
+    ok("run", prog("identity.acc"), "--entry", entry, "--in", src,
+       "--out", tmp("out.npy"))
+    got = load("out.npy")
+    expect(got.dtype == array.dtype, "%s: dtype %s, expected %s" % (
+        entry, got.dtype, array.dtype))
+    expect(got.shape == array.shape, "%s: shape %s, expected %s" % (
+        entry, got.shape, array.shape))
+    expect(np.array_equal(got, array, equal_nan=array.dtype.kind == "f"),
+           "%s: values differ" % entry)
+
+
+@case("npy")
+def every_dtype_and_version():
+    for t in DTYPES:
+        for version in (None, (1, 0), (2, 0), (3, 0)):
+            round_trip("id_" + t, random_array(NUMPY[t], (37,)), version)
+
+
+@case("npy")
+def explicit_little_endian_one_byte_types():
+    # '<i1' and '<u1' as some writers spell them; numpy itself writes '|'
+    for t, descr in (("i8", b"'<i1'"), ("u8", b"'<u1'")):
+        a = random_array(NUMPY[t], (5,))
+        buf = io.BytesIO()
+        np.save(buf, a)
+        data = buf.getvalue().replace(("'%s'" % NUMPY[t]).encode(), descr)
+        with open(tmp("le.npy"), "wb") as f:
+            f.write(data)
+        ok("run", prog("identity.acc"), "--entry", "id_" + t, "--in",
+           tmp("le.npy"), "--out", tmp("le_out.npy"))
+        expect(np.array_equal(load("le_out.npy"), a), t)
+
+
+@case("npy")
+def ranks_and_empty_arrays():
+    round_trip("idm_f64", random_array("<f8", (4, 7)))
+    round_trip("id3_i16", random_array("<i2", (2, 3, 5)))
+    round_trip("ids_u64", np.array(2**64 - 1, dtype=np.uint64))
+    round_trip("id_f32", np.zeros((0,), dtype=np.float32))
+    round_trip("idm_f64", np.zeros((3, 0), dtype=np.float64))
+    round_trip("id_f64", np.array([np.inf, -np.inf, np.nan, -0.0, 5e-324]))
+
+
+@case("npy")
+def print_format():
+    save("p.npy", np.array([1.0, 2.5, -3.0], dtype=np.float32))
+    out = ok("run", prog("identity.acc"), "--entry", "id_f32", "--in",
+             tmp("p.npy"))
+    expect(out == "output 1: Vector f32, shape (3,)\n[ 1.0  2.5 -3.0]\n",
+           repr(out))
+    save("b.npy", np.array([True, False]))
+    out = ok("run", prog("identity.acc"), "--entry", "id_bool", "--in",
+             tmp("b.npy"))
+    expect(out.endswith("[ True False]\n"), repr(out))
+    out = ok("run", prog("identity.acc"), "--entry", "id3_i16", "--in",
+             save("c.npy", np.arange(24, dtype=np.int16).reshape(2, 3, 4)),
+             "--print")
+    expect(" [[12 13 14 15]" in out and "\n\n" in out, repr(out))
+    big = np.arange(3000, dtype=np.float64).reshape(1000, 3)
+    out = ok("run", prog("identity.acc"), "--entry", "idm_f64", "--in",
+             save("big.npy", big), "--out", tmp("big_out.npy"), "--print")
+    expect("...\n" in out and "[2997.0 2998.0 2999.0]]" in out, out)
+    expect(np.array_equal(load("big_out.npy"), big), "big round trip")
+    out = ok("run", prog("identity.acc"), "--entry", "ids_u64", "--in", "7")
+    expect(out == "output 1: Scalar u64, shape ()\n7\n", repr(out))
+
+
+# --- errors ---------------------------------------------------------------
+
+def write_bytes(name, data):
+    with open(tmp(name), "wb") as f:
+        f.write(data)
+    return tmp(name)
+
+
+def npy_bytes(array):
+    buf = io.BytesIO()
+    np.save(buf, array)
+    return buf.getvalue()
+
+
+def run_id(entry, *ins):
+    args = ["run", prog("identity.acc"), "--entry", entry]
+    for i in ins:
+        args += ["--in", i]
+    return args
+
+
+@case("errors")
+def malformed_npy():
+    good = npy_bytes(np.arange(4, dtype=np.float32))
+    cases = [
+        ("magic.npy", b"PK\x03\x04 not a numpy file at all", "bad magic"),
+        ("empty.npy", b"", "bad magic"),
+        ("trunc_header.npy", good[:30], "truncated header"),
+        ("trunc_len.npy", good[:9], "truncated header"),
+        ("trunc_data.npy", good[:-1], "shorter than the shape says"),
+        ("version.npy", good[:6] + b"\x04" + good[7:], "version 4.0"),
+        ("dict.npy", good.replace(b"'shape'", b"'shope'"),
+         "unexpected key 'shope'"),
+        ("complex.npy", npy_bytes(np.zeros(3, dtype=np.complex64)),
+         "unsupported dtype '<c8'"),
+        ("half.npy", npy_bytes(np.zeros(3, dtype=np.float16)),
+         "unsupported dtype '<f2'"),
+        ("fortran.npy", npy_bytes(np.asfortranarray(
+            np.zeros((2, 3), dtype=np.float32))), "Fortran"),
+        ("big_endian.npy", npy_bytes(np.zeros(3, dtype=">f4")), "big-endian"),
+        ("structured.npy", npy_bytes(np.zeros(3, dtype=[("a", "<f4")])),
+         "structured"),
+        ("rank9.npy", npy_bytes(np.zeros((1,) * 9, dtype=np.float32)),
+         "more than 8"),
+    ]
+    for name, data, want in cases:
+        path = write_bytes(name, data)
+        line = fails(1, want, *run_id("id_f32", path))
+        expect(line.startswith("accel: %s: " % path), line)
+    fails(1, "cannot open", *run_id("id_f32", tmp("missing.npy")))
+    fails(1, "cannot", *run_id("id_f32", TMP))  # a folder
+
+
+@case("errors")
+def signature_mismatches():
+    f64 = save("f64.npy", np.zeros(3))
+    fails(1, "input 1 (xs): file %s has dtype <f8, the program expects f32"
+          % f64, *run_id("id_f32", f64))
+    mat = save("mat.npy", np.zeros((2, 3), dtype=np.float32))
+    fails(1, "input 1 (xs): file %s has shape (2, 3) (rank 2), the program "
+          "expects rank 1 (Vector f32)" % mat, *run_id("id_f32", mat))
+    fails(1, "'3' is a scalar literal, the program expects a Vector f32",
+          *run_id("id_f32", "3"))
+    xs = save("xs.npy", np.zeros(3, dtype=np.float32))
+    ys = save("ys.npy", np.zeros(4, dtype=np.int32))
+    fails(1, "input 1 (ps), component 2: file %s has shape (4,), component "
+          "1 has shape (3,)" % ys,
+          "run", prog("tuples.acc"), "--entry", "sumpair", "--in", xs,
+          "--in", ys)
+    u8 = save("u8.npy", np.zeros(3, dtype=np.uint8))
+    for lit, want in (("300", "300 is out of range for u8"),
+                      ("-1", "-1 is out of range for u8"),
+                      ("2.5", "2.5 is not an integer"),
+                      ("true", "true is a bool")):
+        fails(1, "input 1 (k): literal " + want, "run", prog("tuples.acc"),
+              "--entry", "addu8", "--in", lit, "--in", u8)
+    fails(1, "1e99 is out of range for f32", "run", prog("tuples.acc"),
+          "--entry", "scale", "--in", "1e99", "--in", xs)
+    fails(1, "2 is not true or false", "run", prog("tuples.acc"),
+          "--entry", "pick", "--in", "2", "--in", ys)
+
+
+@case("errors")
+def counts_and_entries():
+    xs = save("xs.npy", np.zeros(3, dtype=np.float32))
+    fails(2, "takes 2 --in values (xs: Vector f32, ys: Vector f32), 1 given",
+          "run", prog("dotp.acc"), "--in", xs)
+    fails(2, "takes 2 --in values", "run", prog("dotp.acc"))
+    fails(2, "takes 2 --in values", "run", prog("dotp.acc"), "--in", xs,
+          "--in", xs, "--in", xs)
+    fails(2, "has 1 output, 2 --out given", "run", prog("dotp.acc"), "--in",
+          xs, "--in", xs, "--out", tmp("a.npy"), "--out", tmp("b.npy"))
+    fails(2, "has 2 outputs, 1 --out given", "run", prog("tuples.acc"),
+          "--entry", "twoouts", "--in", xs, "--out", tmp("a.npy"))
+    fails(2, "several entry points (sumpair, swap, twoouts, scale, addu8, "
+          "pick): choose one with --entry", "run", prog("tuples.acc"),
+          "--in", xs)
+    fails(1, "nosuch", "run", prog("tuples.acc"), "--entry", "nosuch",
+          "--in", xs)
+    fails(1, "cannot create", "run", prog("dotp.acc"), "--in", xs, "--in",
+          xs, "--out", tmp("no/such/dir/o.npy"))
+    if not cuda_available():
+        fails(1, "cuda", "run", prog("dotp.acc"), "--in", xs, "--in", xs,
+              "--backend", "cuda")
+
+
+def cuda_available():
+    return "cuda    yes" in ok("info")
+
+
+@case("errors")
+def check_errors():
+    line = fails(1, "broken.acc:", "check", prog("broken.acc"))
+    expect(":5:" in line or ":4:" in line, "no line number: " + line)
+    fails(1, "typeerr.acc:", "check", prog("typeerr.acc"))
+    fails(1, "typeerr.acc:", "run", prog("typeerr.acc"), "--entry", "bad",
+          "--in", save("xs.npy", np.zeros(3, dtype=np.float32)))
+
+
+# --- programs ---------------------------------------------------------------
+
+@case("programs")
+def check_ok():
+    out = ok("check", prog("section4.acc"))
+    expect(out == "ok: 6 entry points (dotp, smvm, blackscholes, histogram, "
+           "blur, mandelbrot)\n", repr(out))
+    expect(ok("check", prog("dotp.acc")) == "ok: 1 entry point (dotp)\n",
+           "dotp.acc")
+    ok("check", prog("identity.acc"))
+    ok("check", prog("tuples.acc"))
+
+
+@case("programs")
+def dotp():
+    n = 1000
+    xs = RNG.standard_normal(n).astype(np.float32)
+    ys = RNG.standard_normal(n).astype(np.float32)
+    save("xs.npy", xs)
+    save("ys.npy", ys)
+    for path, entry in ((prog("dotp.acc"), []),
+                        (prog("section4.acc"), ["--entry", "dotp"])):
+        ok("run", path, *entry, "--in", tmp("xs.npy"), "--in", tmp("ys.npy"),
+           "--out", tmp("d.npy"))
+        got = load("d.npy")
+        want = np.dot(xs.astype(np.float64), ys.astype(np.float64))
+        bound = (n + 1) * np.finfo(np.float32).eps * np.sum(np.abs(
+            xs.astype(np.float64) * ys))
+        expect(got.shape == () and got.dtype == np.float32, str(got.dtype))
+        expect(abs(float(got) - want) <= bound, "%r vs %r" % (got, want))
+    out = ok("run", prog("dotp.acc"), "--in", tmp("xs.npy"), "--in",
+             tmp("ys.npy"), "--backend", "interp", "--print")
+    expect(out.startswith("output 1: Scalar f32, shape ()\n"), out)
+
+
+@case("programs")
+def histogram():
+    xs = RNG.integers(0, 10, 1000).astype(np.int32)
+    save("h.npy", xs)
+    ok("run", prog("section4.acc"), "--entry", "histogram", "--in", "10",
+       "--in", tmp("h.npy"), "--out", tmp("hist.npy"))
+    got = load("hist.npy")
+    expect(got.dtype == np.int32, str(got.dtype))
+    expect(np.array_equal(got, np.bincount(xs, minlength=10)), str(got))
+
+
+@case("programs")
+def blur():
+    img = RNG.random((7, 9)).astype(np.float32)
+    save("img.npy", img)
+    ok("run", prog("section4.acc"), "--entry", "blur", "--in", tmp("img.npy"),
+       "--out", tmp("blur.npy"))
+    p = np.pad(img.astype(np.float64), 1, mode="edge")
+    w = np.array([[1, 2, 1], [2, 4, 2], [1, 2, 1]]) / 16.0
+    want = sum(w[i, j] * p[i:i + 7, j:j + 9] for i in range(3)
+               for j in range(3))
+    got = load("blur.npy")
+    expect(got.shape == (7, 9) and got.dtype == np.float32, str(got.shape))
+    expect(np.allclose(got, want, rtol=1e-5, atol=1e-6),
+           "max diff %g" % np.max(np.abs(got - want)))
+
+
+@case("programs")
+def smvm():
+    segd = np.array([2, 0, 3, 1], dtype=np.int64)
+    inds = np.array([0, 4, 1, 2, 3, 4], dtype=np.int64)
+    vals = np.array([1, 2, 3, 4, 5, 6], dtype=np.float32)
+    vec = np.array([10, 20, 30, 40, 50], dtype=np.float32)
+    args = []
+    for name, a in (("segd", segd), ("inds", inds), ("vals", vals),
+                    ("vec", vec)):
+        args += ["--in", save(name + ".npy", a)]
+    ok("run", prog("section4.acc"), "--entry", "smvm", *args, "--out",
+       tmp("smvm.npy"))
+    want = np.array([1 * 10 + 2 * 50, 0, 3 * 20 + 4 * 30 + 5 * 40, 6 * 50],
+                    dtype=np.float32)
+    expect(np.array_equal(load("smvm.npy"), want), str(load("smvm.npy")))
+
+
+def cnd(d):
+    k = 1.0 / (1.0 + 0.2316419 * np.abs(d))
+    poly = k * (0.31938153 + k * (-0.356563782 + k * (
+        1.781477937 + k * (-1.821255978 + k * 1.330274429))))
+    c = 0.3989422804014327 * np.exp(-0.5 * d * d) * poly
+    return np.where(d > 0, 1.0 - c, c)
+
+
+@case("programs")
+def blackscholes():
+    n = 50
+    price = RNG.uniform(5, 30, n).astype(np.float32)
+    strike = RNG.uniform(1, 100, n).astype(np.float32)
+    years = RNG.uniform(0.25, 10, n).astype(np.float32)
+    ok("run", prog("section4.acc"), "--entry", "blackscholes",
+       "--in", save("price.npy", price), "--in", save("strike.npy", strike),
+       "--in", save("years.npy", years), "--out", tmp("bs.npy"))
+    p, s, y = (a.astype(np.float64) for a in (price, strike, years))
+    r, v = 0.02, 0.30
+    v_sqrt = v * np.sqrt(y)
+    d1 = (np.log(p / s) + (r + 0.5 * v * v) * y) / v_sqrt
+    d2 = d1 - v_sqrt
+    x = s * np.exp(-r * y)
+    call = p * cnd(d1) - x * cnd(d2)
+    put = x * (1.0 - cnd(d2)) - p * (1.0 - cnd(d1))
+    for k, want in ((0, call), (1, put)):
+        got = load("bs.%d.npy" % k)
+        expect(got.dtype == np.float32 and got.shape == (n,), str(got.dtype))
+        expect(np.allclose(got, want, rtol=1e-3, atol=1e-3),
+               "component %d: max diff %g" % (k, np.max(np.abs(got - want))))
+    expect(not os.path.exists(tmp("bs.npy")), "bs.npy written for a tuple")
+
+
+@case("programs")
+def mandelbrot():
+    w, h, limit = 24, 16, 40
+    ok("run", prog("section4.acc"), "--entry", "mandelbrot", "--in", w,
+       "--in", h, "--in", limit, "--out", tmp("m.npy"))
+    got = load("m.npy")
+    f = np.float32
+    want = np.zeros((h, w), dtype=np.int32)
+    for yy in range(h):
+        for xx in range(w):
+            cx = f(-2.0) + f(3.0) * f(xx) / f(w)
+            cy = f(-1.2) + f(2.4) * f(yy) / f(h)
+            zx, zy, n = f(0), f(0), 0
+            while n < limit and zx * zx + zy * zy < f(4.0):
+                zx, zy, n = zx * zx - zy * zy + cx, f(2.0) * zx * zy + cy, n + 1
+            want[yy, xx] = n
+    expect(got.shape == (h, w) and got.dtype == np.int32, str(got.shape))
+    # float rounding may move a point on the boundary; allow 1% of them
+    expect(np.count_nonzero(got != want) <= w * h // 100,
+           "%d of %d differ" % (np.count_nonzero(got != want), w * h))
+
+
+@case("programs")
+def tuples_literals_and_outputs():
+    xs = np.array([1.5, 2.0, -3.0], dtype=np.float32)
+    ys = np.array([10, 20, 30], dtype=np.int32)
+    save("xs.npy", xs)
+    save("ys.npy", ys)
+    tup = prog("tuples.acc")
+    ok("run", tup, "--entry", "sumpair", "--in", tmp("xs.npy"), "--in",
+       tmp("ys.npy"), "--out", tmp("sp.npy"))
+    expect(np.array_equal(load("sp.npy"), xs + ys), str(load("sp.npy")))
+    ok("run", tup, "--entry", "swap", "--in", tmp("xs.npy"), "--in",
+       tmp("ys.npy"), "--out", tmp("sw.npy"))
+    expect(np.array_equal(load("sw.0.npy"), ys), "swap.0")
+    expect(np.array_equal(load("sw.1.npy"), xs), "swap.1")
+    out = ok("run", tup, "--entry", "twoouts", "--in", tmp("xs.npy"),
+             "--out", tmp("t1.npy"), "--out", tmp("t2"), "--print")
+    expect(np.array_equal(load("t1.npy"), xs * 2), "twoouts 1")
+    with open(tmp("t2"), "rb") as f:  # written exactly where asked
+        expect(np.load(f) == np.float32(0.5), "twoouts 2")
+    expect("output 2: Scalar f32, shape ()\n0.5\n" in out, out)
+    ok("run", tup, "--entry", "scale", "--in", "2.5", "--in", tmp("xs.npy"),
+       "--out", tmp("sc.npy"))
+    expect(np.array_equal(load("sc.npy"), xs * np.float32(2.5)), "scale")
+    u8 = save("u8.npy", np.array([250, 5], dtype=np.uint8))
+    ok("run", tup, "--entry", "addu8", "--in", "255", "--in", u8, "--out",
+       tmp("u.npy"))
+    expect(np.array_equal(load("u.npy"), np.array([249, 4], np.uint8)), "u8")
+    for lit, want in (("true", ys), ("False", ys * 0), ("1", ys)):
+        ok("run", tup, "--entry", "pick", "--in", lit, "--in", tmp("ys.npy"),
+           "--out", tmp("pk.npy"))
+        expect(np.array_equal(load("pk.npy"), want), "pick " + lit)
+
+
+@case("programs")
+def explain():
+    text = ok("explain", prog("dotp.acc"))
+    expect("kernel" in text, text)
+    doc = json.loads(ok("explain", prog("section4.acc"), "--entry", "blur",
+                        "--json"))
+    for key in ("backend", "kernels", "intermediates", "steps"):
+        expect(key in doc, "explain --json lacks %r" % key)
+
+
+def main():
+    global ACCEL, TMP, VERBOSE
+    if len(sys.argv) < 3 or sys.argv[1] not in ("basic", "npy", "errors",
+                                                "programs"):
+        print(__doc__)
+        return 2
+    group, ACCEL = sys.argv[1], os.path.abspath(sys.argv[2])
+    VERBOSE = "-v" in sys.argv[3:]
+    failed = 0
+    with tempfile.TemporaryDirectory(prefix="accel_cli_") as d:
+        TMP = d
+        for fn in GROUPS[group]:
+            try:
+                fn()
+                print("ok    %s.%s" % (group, fn.__name__))
+            except Failure as e:
+                failed += 1
+                print("FAIL  %s.%s: %s" % (group, fn.__name__, e))
+            except Exception:
+                failed += 1
+                print("FAIL  %s.%s: exception" % (group, fn.__name__))
+                traceback.print_exc(file=sys.stdout)
+    total = len(GROUPS[group])
+    print("cli.%s: %d of %d passed" % (group, total - failed, total))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
