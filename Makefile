@@ -4,7 +4,8 @@
 #   make            bootstrap + build in build/ (gcc, -O2 -g, -Werror)
 #   make test       build/ with gcc, then build-asan/ with clang + ASan/UBSan;
 #                   ctest in both; fails if either fails
-#   make demo       build, then run every program in DEMOS
+#   make demo       build, then run every program in DEMOS, then the
+#                   accel command-line tool on examples/demo.acc
 #   make install    cmake --install build --prefix $(PREFIX)
 #   make clean      remove the build trees
 
@@ -27,7 +28,7 @@ ASAN_ENV = ASAN_OPTIONS=detect_leaks=1 \
 banner = @printf '\n==================== %s ====================\n' $(1)
 
 .PHONY: all bootstrap build configure build-asan test test-gcc test-asan \
-        demo install clean symbols
+        demo bench install clean symbols
 
 all: build
 
@@ -72,6 +73,13 @@ demo: build
 	    printf '\n==================== demo: %s ====================\n' "$$d"; \
 	    ./$(BUILD)/examples/$$d; \
 	done
+	$(call banner,"demo: accel run (text programs, docs/CLI.md)")
+	@tools/accel/demo.sh $(BUILD)
+
+# Benchmarks (bench/README.md): a table on stdout, a CSV in $(BUILD).
+bench: build
+	$(call banner,"bench: accel against hand-written baselines")
+	./$(BUILD)/bench/accel_bench $(BUILD)/bench-results.csv
 
 install: build
 	$(CMAKE) --install $(BUILD) --prefix $(PREFIX)

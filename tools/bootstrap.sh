@@ -10,6 +10,9 @@ packages=(
     libffi-dev            # libffi dispatch of plain C functions
     libcriterion-dev      # the test framework
     libclang-rt-14-dev    # sanitizer runtimes for the clang ASan/UBSan run
+    python3-numpy         # .npy files for the accel tool's tests and demo
+    libopenblas-dev       # the cblas plugin (plugins/cblas)
+    libfftw3-dev          # the fftw plugin (plugins/fftw)
 )
 
 installed() {

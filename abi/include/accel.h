@@ -123,6 +123,9 @@ typedef struct acc_context_options {
      * per element.  0 (the default) never duplicates work.  The plan counts
      * the producers duplicated. */
     int32_t fusion_duplicate_max_ops;
+    /* Folders searched by acc_plugin_load after $ACC_PLUGIN_PATH, separated
+     * by ':'; NULL for none.  Copied. */
+    const char *plugin_path;
 } acc_context_options;
 
 /* Fills *options with the defaults (AUTO, 0 threads, NULL cache dir) and
@@ -813,6 +816,33 @@ typedef struct acc_run_stats {
  * With concurrent runs, "last" is whichever finished last. */
 ACC_API acc_status acc_program_last_run(const acc_program *program,
                                         acc_run_stats *out);
+
+/* ------------------------------------------------------------------------
+ * Text programs (LANGUAGE.md §4)
+ * ------------------------------------------------------------------------ */
+
+/* Parses and elaborates `source` (len bytes, or NUL-terminated when len is
+ * (size_t)-1) into graph g.  The entry point `entry` (a definition whose
+ * parameters are all annotated; NULL picks the only entry point, or fails
+ * naming them when there are several) becomes: one acc_input per parameter
+ * in order (a scalar parameter `(n : i64)` is a rank-0 input), and one
+ * result per output array, stored in results[0..*n_results-1] (at most
+ * max_results; a tuple of arrays gives several).  Errors are ACC_ERR_PARSE
+ * (or ACC_ERR_TYPE / ACC_ERR_NOT_FOUND) with a message starting
+ * "LINE:COLUMN: " that says what was found and what was expected. */
+ACC_API acc_status acc_parse(acc_graph *g, const char *source, size_t len,
+                             const char *entry, acc_node **results,
+                             size_t max_results, size_t *n_results);
+
+/* The entry points of a text program, as one allocated string of names
+ * separated by '\n' (release with acc_free). */
+ACC_API acc_status acc_parse_entries(const char *source, size_t len,
+                                     char **names);
+
+/* Convenience: acc_parse into a fresh graph, then acc_compile. */
+ACC_API acc_status acc_compile_text(acc_context *ctx, const char *source,
+                                    size_t len, const char *entry,
+                                    acc_program **out);
 
 #ifdef __cplusplus
 }

@@ -15,12 +15,22 @@
 
 static void term(strbuf *b, const ir_node *n, int indent);
 
+/* Whether a literal is written with a leading minus sign. */
+static int is_negative(const ir_node *n)
+{
+    acc_scalar s = n->type->scalar;
+    if (ty_is_floating(s))
+        return !isnan(n->u.lit.f) && signbit(n->u.lit.f);
+    return ty_is_signed(s) && n->u.lit.i < 0;
+}
+
 static int is_atom(const ir_node *n)
 {
     switch (n->op) {
     case IR_CONST:
-        return n->type->scalar == ACC_I64 || n->type->scalar == ACC_F64 ||
-               n->type->scalar == ACC_BOOL;
+        /* -3 as an argument would read back as a subtraction */
+        return (n->type->scalar == ACC_I64 || n->type->scalar == ACC_F64 ||
+                n->type->scalar == ACC_BOOL) && !is_negative(n);
     case IR_PARAM: case IR_VAR: case IR_INPUT: case IR_ALL: case IR_IGNORE:
     case IR_TUPLE: case IR_INDEX:
         return 1;
@@ -68,8 +78,11 @@ static void literal(strbuf *b, const ir_node *n)
         sb_puts(b, v.i ? "True" : "False");
         return;
     }
-    if (s != ACC_I64 && s != ACC_F64)
+    int typed = s != ACC_I64 && s != ACC_F64, paren = typed && is_negative(n);
+    if (typed)
         sb_printf(b, "%s ", acc_scalar_name(s));
+    if (paren) /* f32 (-0.5): f32 -0.5 would read back as a subtraction */
+        sb_puts(b, "(");
     if (ty_is_floating(s)) {
         if (isnan(v.f))
             sb_puts(b, "(0.0 / 0.0)");
@@ -82,6 +95,8 @@ static void literal(strbuf *b, const ir_node *n)
     } else {
         sb_printf(b, "%llu", (unsigned long long)v.u);
     }
+    if (paren)
+        sb_puts(b, ")");
 }
 
 static int infix(acc_primop op)
@@ -115,11 +130,25 @@ static void prim(strbuf *b, const ir_node *n, int indent)
         sb_printf(b, " : %s", acc_scalar_name(n->type->scalar));
 }
 
+/* \p0 p1 -> body; with `typed`, \(p0 : t) -> body (a stencil's parameter
+ * type says the neighbourhood's size, which the text syntax needs). */
+static void lambda_params(strbuf *b, const ir_node *n, int typed)
+{
+    char t[4096];
+    sb_puts(b, "\\");
+    for (uint32_t i = 0; i < n->u.lambda.n_params; i++) {
+        const ir_node *p = n->args[i];
+        if (typed)
+            sb_printf(b, "%s(p%u : %s)", i ? " " : "", p->u.param.slot,
+                      ty_format(p->type, t, sizeof t));
+        else
+            sb_printf(b, "%sp%u", i ? " " : "", p->u.param.slot);
+    }
+}
+
 static void lambda(strbuf *b, const ir_node *n, int indent)
 {
-    sb_puts(b, "\\");
-    for (uint32_t i = 0; i < n->u.lambda.n_params; i++)
-        sb_printf(b, "%sp%u", i ? " " : "", n->args[i]->u.param.slot);
+    lambda_params(b, n, 0);
     const ir_node *body = ir_lambda_body(n);
     sb_puts(b, " ->");
     if (body->op == IR_LET) {
@@ -176,11 +205,66 @@ static const char *array_op_name(const ir_node *n)
     }
 }
 
+static const char *boundary_name(acc_boundary b)
+{
+    switch (b) {
+    case ACC_BOUNDARY_CLAMP: return "clamp";
+    case ACC_BOUNDARY_MIRROR: return "mirror";
+    case ACC_BOUNDARY_WRAP: return "wrap";
+    case ACC_BOUNDARY_FUNCTION: return "function";
+    default: return "constant";
+    }
+}
+
+/* stencil f b xs, stencil2 f b1 xs b2 ys, f with typed parameters.  The
+ * IR holds f, the arrays, then the boundary arguments that exist. */
+static void stencil(strbuf *b, const ir_node *n, int indent)
+{
+    int sides = n->op == IR_STENCIL2 ? 2 : 1;
+    uint32_t barg = 1 + (uint32_t)sides;
+    const ir_node *f = n->args[0];
+    sb_puts(b, sides == 2 ? "stencil2 (" : "stencil (");
+    lambda_params(b, f, 1);
+    sb_puts(b, " -> ");
+    term(b, ir_lambda_body(f), indent + 2);
+    sb_puts(b, ")");
+    for (int side = 0; side < sides; side++) {
+        acc_boundary kind = n->u.stencil.boundary[side];
+        if (kind == ACC_BOUNDARY_FUNCTION || kind == ACC_BOUNDARY_CONSTANT) {
+            sb_printf(b, " (%s ", boundary_name(kind));
+            arg(b, n->args[barg++], indent);
+            sb_puts(b, ")");
+        } else {
+            sb_printf(b, " %s", boundary_name(kind));
+        }
+        sb_puts(b, " ");
+        arg(b, n->args[1 + side], indent);
+    }
+}
+
 static void application(strbuf *b, const ir_node *n, int indent)
 {
-    if (n->op == IR_REPLICATE) {
-        sb_puts(b, "replicate ");
-        sequence(b, n, 0, "[", "] ", indent);
+    if (n->op == IR_STENCIL || n->op == IR_STENCIL2) {
+        stencil(b, n, indent);
+        return;
+    }
+    if (n->op == IR_ZIPWITH && n->n_args > 3) {
+        /* zipWith3, zipWith4, ...: the text syntax's names by arity */
+        sb_printf(b, "zipWith%u", n->n_args - 1);
+        for (uint32_t i = 0; i < n->n_args; i++) {
+            sb_puts(b, " ");
+            arg(b, n->args[i], indent);
+        }
+        return;
+    }
+    if (n->op == IR_REPLICATE) { /* spec[0..n-2], then xs */
+        sb_puts(b, "replicate [");
+        for (uint32_t i = 0; i + 1 < n->n_args; i++) {
+            if (i)
+                sb_puts(b, ", ");
+            term(b, n->args[i], indent);
+        }
+        sb_puts(b, "] ");
         arg(b, n->args[n->n_args - 1], indent);
         return;
     }

@@ -21,7 +21,10 @@ trap 'rm -rf "$tmp"' EXIT
 status=0
 
 # Symbols the linker itself may define in any shared object; not ours.
-linker_symbols='^(_init|_fini|_edata|_end|__bss_start)$'
+# Symbols the linker itself defines: the usual ones, and the bounds of
+# sections named like C identifiers (__start_X/__stop_X), which appear when
+# the fuzzing build instruments the library with coverage counters.
+linker_symbols='^(_init|_fini|_edata|_end|__bss_start|__start___sancov_[a-z]+|__stop___sancov_[a-z]+)$'
 
 nm -D --defined-only "$lib" | awk 'NF >= 2 { print $NF }' | sed 's/@.*//' \
     | grep -v -E "$linker_symbols" | LC_ALL=C sort -u > "$tmp/exported"

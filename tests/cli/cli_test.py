@@ -363,8 +363,11 @@ def counts_and_entries():
     fails(2, "several entry points (sumpair, swap, twoouts, scale, addu8, "
           "pick): choose one with --entry", "run", prog("tuples.acc"),
           "--in", xs)
-    fails(1, "nosuch", "run", prog("tuples.acc"), "--entry", "nosuch",
-          "--in", xs)
+    fails(1, "tuples.acc has no entry point 'nosuch' (entry points: "
+          "sumpair, swap, twoouts, scale, addu8, pick)", "run",
+          prog("tuples.acc"), "--entry", "nosuch", "--in", xs)
+    fails(1, "has no entry point 'cnd'", "explain", prog("section4.acc"),
+          "--entry", "cnd")
     fails(1, "cannot create", "run", prog("dotp.acc"), "--in", xs, "--in",
           xs, "--out", tmp("no/such/dir/o.npy"))
     if not cuda_available():
@@ -380,7 +383,8 @@ def cuda_available():
 def check_errors():
     line = fails(1, "broken.acc:", "check", prog("broken.acc"))
     expect(":5:" in line or ":4:" in line, "no line number: " + line)
-    fails(1, "typeerr.acc:", "check", prog("typeerr.acc"))
+    line = fails(1, "typeerr.acc:3:", "check", prog("typeerr.acc"))
+    expect("bad" in line, "the message does not name the entry: " + line)
     fails(1, "typeerr.acc:", "run", prog("typeerr.acc"), "--entry", "bad",
           "--in", save("xs.npy", np.zeros(3, dtype=np.float32)))
 

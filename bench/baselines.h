@@ -1,0 +1,26 @@
+/*
+ * baselines.h — the hand-written C each benchmark compares accel with.
+ * Each takes the number of threads to use; all are compiled with the
+ * flags of bench/CMakeLists (the CPU backend's kernel flags).
+ */
+#ifndef ACC_BENCH_BASELINES_H
+#define ACC_BENCH_BASELINES_H
+
+#include <stdint.h>
+
+typedef void (*bl_body)(void *ctx, int part, int64_t lo, int64_t hi);
+
+/* Runs body over [0, n) split into `threads` contiguous parts. */
+void bl_parallel_for(int threads, int64_t n, void *ctx, bl_body body);
+
+float bl_sdot(int threads, int64_t n, const float *x, const float *y);
+void bl_blackscholes(int threads, int64_t n, const float *price,
+                     const float *strike, const float *years, float *call,
+                     float *put);
+void bl_mandelbrot(int threads, int64_t width, int64_t height, int32_t limit,
+                   int32_t *out);
+void bl_smvm(int threads, int64_t rows, const int64_t *row_start,
+             const int64_t *cols, const float *vals, const float *vec,
+             float *out);
+
+#endif

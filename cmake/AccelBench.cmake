@@ -1,0 +1,20 @@
+# AccelBench.cmake — the benchmark program (make bench).  The baselines are
+# compiled with ACC_BENCH_BASELINE_FLAGS, which should equal the flags the
+# CPU backend compiles kernels with, so the comparison is like for like:
+# vectorisation without -ffast-math (libmvec's vector exp/log are declared
+# in bench/baselines.c; -fno-math-errno and -fno-trapping-math let gcc use
+# them and if-convert the loops while keeping IEEE results).
+set(ACC_BENCH_BASELINE_FLAGS -O3 -fno-math-errno -fno-trapping-math
+    CACHE STRING "Compiler flags of the hand-written baselines")
+add_executable(accel_bench bench/accel_bench.c bench/baselines.c)
+target_include_directories(accel_bench PRIVATE "${PROJECT_SOURCE_DIR}")
+set_source_files_properties(bench/baselines.c PROPERTIES
+                            COMPILE_OPTIONS "${ACC_BENCH_BASELINE_FLAGS}")
+find_library(ACC_LIBMVEC mvec)
+target_link_libraries(accel_bench PRIVATE accel Threads::Threads
+                      ${CMAKE_DL_LIBS} m)
+if(ACC_LIBMVEC)
+  target_link_libraries(accel_bench PRIVATE ${ACC_LIBMVEC})
+endif()
+set_target_properties(accel_bench PROPERTIES
+                      RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bench")

@@ -1,0 +1,47 @@
+# The `accel` command-line tool (tools/accel/) and its tests (tests/cli/),
+# included from the top-level CMakeLists.txt after the test rules.
+#
+# The tool is an ordinary client of libaccel: it links the shared library
+# and sees only accel.h.  It is built as build/bin/accel and installed in
+# bin/ with an RPATH to the installed library, so a prefix can be moved.
+
+file(GLOB ACC_CLI_SOURCES CONFIGURE_DEPENDS
+     "${PROJECT_SOURCE_DIR}/tools/accel/*.c")
+list(SORT ACC_CLI_SOURCES)
+add_executable(accel_cli ${ACC_CLI_SOURCES})
+set_target_properties(accel_cli PROPERTIES
+  OUTPUT_NAME accel
+  RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bin"
+  INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
+target_compile_definitions(accel_cli PRIVATE ${ACC_POSIX_DEFS})
+target_link_libraries(accel_cli PRIVATE accel m)
+install(TARGETS accel_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+if(NOT ACC_BUILD_TESTS)
+  return()
+endif()
+
+# tests/unit/test_npy.c tests the .npy module of the tool directly.
+if(TARGET test_unit_test_npy)
+  target_sources(test_unit_test_npy PRIVATE
+    "${PROJECT_SOURCE_DIR}/tools/accel/npy.c")
+endif()
+
+# The driver needs a python3 with numpy: Debian's (python3-numpy, installed
+# by tools/bootstrap.sh) is preferred over whatever python3 is first in PATH.
+find_program(ACC_PYTHON3 NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+find_program(ACC_PYTHON3 NAMES python3)
+if(NOT ACC_PYTHON3)
+  message(WARNING "python3 not found: the cli.* tests are not registered")
+  return()
+endif()
+
+# One ctest test per group of tests/cli/cli_test.py; the driver exits 77
+# (skipped) when numpy is missing.
+foreach(group basic npy errors programs)
+  add_test(NAME cli.${group}
+    COMMAND "${ACC_PYTHON3}" "${PROJECT_SOURCE_DIR}/tests/cli/cli_test.py"
+            ${group} "$<TARGET_FILE:accel_cli>"
+    WORKING_DIRECTORY "${PROJECT_BINARY_DIR}")
+  acc_test_properties(cli.${group} LABELS cli SKIP_RETURN_CODE 77)
+endforeach()

@@ -1,0 +1,18 @@
+/*
+ * text_sources.h — text programs shared by the text-language tests: the
+ * LANGUAGE.md §4 programs exactly as written there, and the §3.6 sieve.
+ */
+#ifndef ACCEL_TESTS_TEXT_SOURCES_H
+#define ACCEL_TESTS_TEXT_SOURCES_H
+
+/* All programs of LANGUAGE.md §4 in one source (entries dotp, smvm,
+ * blackscholes, histogram, blur, mandelbrot, dotBlas; helper cnd). */
+const char *ts_language4_source(void);
+/* sieveMarks of LANGUAGE.md §3.6. */
+const char *ts_sieve_source(void);
+
+/* One entry point per group of library functions and array operations
+ * (text_library_source.c). */
+const char *ts_library_source(void);
+
+#endif

@@ -1,0 +1,121 @@
+/*
+ * cmd_info.c — `accel info`: the library's version and ABI, each backend
+ * with whether it is available and why, the plugins, and the kernel cache
+ * (where the context default puts it, and how much it holds).
+ */
+#include "cli.h"
+
+#include <dirent.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* The cache folder a context uses by default ($XDG_CACHE_HOME/accel, or
+ * ~/.cache/accel), or "" when neither variable is set. */
+static void default_cache_dir(char *buf, size_t size)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (xdg && xdg[0] == '/')
+        snprintf(buf, size, "%s/accel", xdg);
+    else if (home && *home)
+        snprintf(buf, size, "%s/.cache/accel", home);
+    else
+        buf[0] = '\0';
+}
+
+/* Bytes and files of the regular files under `path` (not following
+ * symbolic links; depth-limited). */
+static void folder_size(const char *path, int depth, uint64_t *bytes,
+                        uint64_t *files)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return;
+    if (S_ISREG(st.st_mode)) {
+        *bytes += (uint64_t)st.st_size;
+        ++*files;
+        return;
+    }
+    DIR *dir = S_ISDIR(st.st_mode) && depth < 16 ? opendir(path) : NULL;
+    if (!dir)
+        return;
+    for (struct dirent *e; (e = readdir(dir)) != NULL;) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        size_t n = strlen(path) + strlen(e->d_name) + 2;
+        char *child = malloc(n);
+        if (!child)
+            break;
+        snprintf(child, n, "%s/%s", path, e->d_name);
+        folder_size(child, depth + 1, bytes, files);
+        free(child);
+    }
+    closedir(dir);
+}
+
+static void print_backends(acc_context *ctx)
+{
+    static const acc_backend all[] = {ACC_BACKEND_INTERP, ACC_BACKEND_CPU,
+                                      ACC_BACKEND_CUDA};
+    acc_backend chosen = ACC_BACKEND_INTERP;
+    printf("backends:\n");
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        int available = 0;
+        const char *reason = NULL;
+        acc_context_backend_available(ctx, all[i], &available, &reason);
+        printf("  %-7s %s: %s\n", acc_backend_name(all[i]),
+               available ? "yes" : "no",
+               reason && *reason ? reason
+                                 : (available ? "available" : "not available"));
+    }
+    acc_context_backend(ctx, &chosen);
+    printf("  auto    selects %s\n", acc_backend_name(chosen));
+}
+
+static void print_cache(void)
+{
+    char dir[4096];
+    struct stat st;
+    uint64_t bytes = 0, files = 0;
+    default_cache_dir(dir, sizeof dir);
+    if (!dir[0]) {
+        printf("kernel cache: unknown (neither XDG_CACHE_HOME nor HOME is "
+               "set)\n");
+        return;
+    }
+    if (stat(dir, &st) != 0) {
+        printf("kernel cache: %s (absent, 0 bytes)\n", dir);
+        return;
+    }
+    folder_size(dir, 0, &bytes, &files);
+    printf("kernel cache: %s (%llu bytes in %llu file%s)\n", dir,
+           (unsigned long long)bytes, (unsigned long long)files,
+           files == 1 ? "" : "s");
+}
+
+int cli_cmd_info(int argc, char **argv)
+{
+    size_t n_pos = 0;
+    int help = 0;
+    int st = cli_parse_options("info", argc, argv, NULL, 0, NULL, 0, &n_pos,
+                               &help);
+    if (st != CLI_OK || help) {
+        if (help)
+            fputs(cli_command_help("info"), stdout);
+        return st;
+    }
+    acc_context *ctx = cli_context(ACC_BACKEND_AUTO);
+    if (!ctx)
+        return CLI_FAIL;
+    printf("accel %s\n", acc_version_string());
+    printf("ABI: library %u, this tool built for %u%s\n",
+           (unsigned)acc_abi_version(), (unsigned)ACC_ABI_VERSION,
+           acc_abi_version() == ACC_ABI_VERSION ? "" : " (MISMATCH)");
+    print_backends(ctx);
+    printf("plugins: none (plugin loading is not implemented yet)\n");
+    print_cache();
+    acc_context_destroy(ctx);
+    return fflush(stdout) == 0 ? CLI_OK
+                               : cli_error(CLI_FAIL, "cannot write output");
+}

@@ -1,0 +1,293 @@
+/*
+ * cmd_run.c — `accel run FILE --in A.npy ... [--out B.npy ...] [--print]`:
+ * compiles one entry point of a text program, reads its inputs from .npy
+ * files or literals, checked against the program's signature, runs it, and
+ * writes or prints its outputs.
+ *
+ * Each parameter takes one --in per scalar leaf of its element type (one
+ * for a scalar element, n for an n-tuple); each output takes one --out,
+ * and a tuple output B.npy is written as B.0.npy, B.1.npy, ...
+ */
+#include "cli.h"
+#include "literal.h"
+#include "npy.h"
+#include "print.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct run_args {
+    const char *file, *entry, *backend;
+    cli_list ins, outs;
+    int print;
+} run_args;
+
+typedef struct run_state {
+    cli_program prog;
+    acc_array *inputs;   /* one per parameter                        */
+    void **buffers;      /* every input buffer we allocated           */
+    size_t n_buffers;
+    acc_array *outputs;  /* one per output, library-allocated        */
+    size_t n_outputs;
+} run_state;
+
+/* "input 1 (opts), component 2" for tuple parameters. */
+static void slot_label(const run_state *s, size_t input, size_t comp,
+                       size_t n_comps, char *buf, size_t size)
+{
+    char base[128];
+    cli_input_label(&s->prog, input, base, sizeof base);
+    if (n_comps > 1)
+        snprintf(buf, size, "%s, component %zu", base, comp + 1);
+    else
+        snprintf(buf, size, "%s", base);
+}
+
+/* A rank-0 buffer from a literal. */
+static int load_literal(const char *text, const char *label, acc_scalar s,
+                        int32_t rank, const acc_type *elem, void **out)
+{
+    char err[256], type[300];
+    if (rank != 0) {
+        cli_format_array_type(elem, rank, type, sizeof type);
+        return cli_error(CLI_FAIL, "%s: '%s' is a scalar literal, the program "
+                         "expects a %s (give a .npy file)", label, text, type);
+    }
+    if (!(*out = malloc(8)))
+        return cli_error(CLI_FAIL, "out of memory");
+    if (literal_store(text, s, *out, err, sizeof err) != 0)
+        return cli_error(CLI_FAIL, "%s: literal %s", label, err);
+    return CLI_OK;
+}
+
+/* A buffer from a .npy file, checked against the expected type and rank;
+ * *extents receives its shape. */
+static int load_file(const char *path, const char *label, acc_scalar s,
+                     int32_t rank, const acc_type *elem, void **out,
+                     int64_t *extents)
+{
+    char err[NPY_ERROR_SIZE], shape[200], type[300];
+    npy_array a;
+    if (npy_load(path, &a, err, sizeof err) != 0)
+        return cli_error(CLI_FAIL, "%s: %s", path, err);
+    *out = a.data; /* owned by the caller from here on */
+    if (a.info.scalar != s)
+        return cli_error(CLI_FAIL, "%s: file %s has dtype %s, the program "
+                         "expects %s", label, path, a.info.descr,
+                         acc_scalar_name(s));
+    if (a.info.rank != rank) {
+        npy_format_shape(a.info.rank, a.info.extents, shape, sizeof shape);
+        cli_format_array_type(elem, rank, type, sizeof type);
+        return cli_error(CLI_FAIL, "%s: file %s has shape %s (rank %d), the "
+                         "program expects rank %d (%s)", label, path, shape,
+                         (int)a.info.rank, (int)rank, type);
+    }
+    memcpy(extents, a.info.extents, sizeof a.info.extents);
+    return CLI_OK;
+}
+
+/* Loads parameter i from --in values starting at *next. */
+static int load_input(run_state *s, const run_args *args, size_t i,
+                      size_t *next)
+{
+    const acc_type *elem = NULL;
+    int32_t rank = 0;
+    int64_t extents[ACC_MAX_RANK] = {0}, first[ACC_MAX_RANK] = {0};
+    char label[200], a[200], b[200];
+    acc_program_input(s->prog.program, i, &elem, &rank);
+    size_t n = cli_leaf_count(elem);
+    acc_array_init(&s->inputs[i], elem, rank, first); /* extents below */
+    for (size_t c = 0; c < n; c++) {
+        const char *value = args->ins.items[(*next)++];
+        void **buf = &s->buffers[s->n_buffers++];
+        slot_label(s, i, c, n, label, sizeof label);
+        int st = literal_is(value)
+                     ? load_literal(value, label, cli_leaf(elem, c), rank,
+                                    elem, buf)
+                     : load_file(value, label, cli_leaf(elem, c), rank, elem,
+                                 buf, extents);
+        if (st != CLI_OK)
+            return st;
+        if (c == 0)
+            memcpy(first, extents, sizeof first);
+        else if (memcmp(first, extents, sizeof first) != 0) {
+            npy_format_shape(rank, extents, a, sizeof a);
+            npy_format_shape(rank, first, b, sizeof b);
+            return cli_error(CLI_FAIL, "%s: file %s has shape %s, component "
+                             "1 has shape %s", label, value, a, b);
+        }
+        s->inputs[i].data[c] = *buf;
+    }
+    memcpy(s->inputs[i].extents, first, sizeof first);
+    return CLI_OK;
+}
+
+/* The signature as "xs: Vector f32, n: Scalar i64", for count errors. */
+static void describe_inputs(const run_state *s, char *buf, size_t size)
+{
+    size_t n = 0, count = acc_program_num_inputs(s->prog.program);
+    buf[0] = '\0';
+    for (size_t i = 0; i < count && n < size; i++) {
+        const acc_type *elem = NULL;
+        int32_t rank = 0;
+        char type[300];
+        acc_program_input(s->prog.program, i, &elem, &rank);
+        cli_format_array_type(elem, rank, type, sizeof type);
+        if (i < s->prog.n_params)
+            n += (size_t)snprintf(buf + n, size - n, "%s%s: %s",
+                                  i ? ", " : "", s->prog.params[i], type);
+        else
+            n += (size_t)snprintf(buf + n, size - n, "%sinput %zu: %s",
+                                  i ? ", " : "", i + 1, type);
+    }
+}
+
+static int load_inputs(run_state *s, const run_args *args)
+{
+    size_t count = acc_program_num_inputs(s->prog.program), want = 0;
+    for (size_t i = 0; i < count; i++) {
+        const acc_type *elem = NULL;
+        int32_t rank = 0;
+        acc_program_input(s->prog.program, i, &elem, &rank);
+        want += cli_leaf_count(elem);
+    }
+    if (args->ins.n != want) {
+        char sig[1024];
+        describe_inputs(s, sig, sizeof sig);
+        return cli_error(CLI_USAGE, "%s takes %zu --in value%s (%s), %zu "
+                         "given", args->file, want, want == 1 ? "" : "s",
+                         want ? sig : "none", args->ins.n);
+    }
+    s->inputs = calloc(count ? count : 1, sizeof *s->inputs);
+    s->buffers = calloc(want ? want : 1, sizeof *s->buffers);
+    if (!s->inputs || !s->buffers)
+        return cli_error(CLI_FAIL, "out of memory");
+    size_t next = 0;
+    for (size_t i = 0; i < count; i++) {
+        int st = load_input(s, args, i, &next);
+        if (st != CLI_OK)
+            return st;
+    }
+    return CLI_OK;
+}
+
+/* B.npy -> B.K.npy for component K of a tuple output. */
+static char *component_path(const char *path, size_t k)
+{
+    size_t len = strlen(path);
+    if (len >= 4 && strcmp(path + len - 4, ".npy") == 0)
+        len -= 4;
+    char *out = malloc(len + 32);
+    if (out)
+        snprintf(out, len + 32, "%.*s.%zu.npy", (int)len, path, k);
+    return out;
+}
+
+static int write_output(const acc_array *out, const char *path)
+{
+    char err[NPY_ERROR_SIZE];
+    size_t n = cli_leaf_count(out->type);
+    for (size_t c = 0; c < n; c++) {
+        char *file = n > 1 ? component_path(path, c) : NULL;
+        const char *name = n > 1 ? file : path;
+        if (!name)
+            return cli_error(CLI_FAIL, "out of memory");
+        int rc = npy_save(name, cli_leaf(out->type, c), out->rank,
+                          out->extents, out->data[c], err, sizeof err);
+        if (rc != 0)
+            cli_error(CLI_FAIL, "%s: %s", name, err);
+        free(file);
+        if (rc != 0)
+            return CLI_FAIL;
+    }
+    return CLI_OK;
+}
+
+static void print_output(const acc_array *out, size_t i)
+{
+    char type[300], shape[200];
+    size_t n = cli_leaf_count(out->type);
+    cli_format_array_type(out->type, out->rank, type, sizeof type);
+    npy_format_shape(out->rank, out->extents, shape, sizeof shape);
+    printf("output %zu: %s, shape %s\n", i + 1, type, shape);
+    for (size_t c = 0; c < n; c++) {
+        acc_scalar leaf = cli_leaf(out->type, c);
+        if (n > 1)
+            printf("component %zu (%s):\n", c, acc_scalar_name(leaf));
+        print_array(stdout, leaf, out->rank, out->extents, out->data[c]);
+    }
+}
+
+static int run_and_emit(run_state *s, const run_args *args)
+{
+    size_t n = acc_program_num_outputs(s->prog.program);
+    if (args->outs.n != 0 && args->outs.n != n)
+        return cli_error(CLI_USAGE, "%s has %zu output%s, %zu --out given "
+                         "(give one per output, or none to print)",
+                         args->file, n, n == 1 ? "" : "s", args->outs.n);
+    if (!(s->outputs = calloc(n ? n : 1, sizeof *s->outputs)))
+        return cli_error(CLI_FAIL, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        s->outputs[i].struct_size = sizeof(acc_array);
+    acc_status st = acc_run(s->prog.program,
+                            acc_program_num_inputs(s->prog.program),
+                            s->inputs, n, s->outputs);
+    if (st != ACC_OK)
+        return cli_library_error(args->file, st);
+    s->n_outputs = n;
+    for (size_t i = 0; i < n && args->outs.n; i++)
+        if (write_output(&s->outputs[i], args->outs.items[i]) != CLI_OK)
+            return CLI_FAIL;
+    for (size_t i = 0; i < n && (args->print || !args->outs.n); i++)
+        print_output(&s->outputs[i], i);
+    return fflush(stdout) == 0 ? CLI_OK
+                               : cli_error(CLI_FAIL, "cannot write output");
+}
+
+static void run_state_free(run_state *s)
+{
+    for (size_t i = 0; i < s->n_outputs; i++)
+        acc_array_release(&s->outputs[i]);
+    for (size_t i = 0; i < s->n_buffers; i++)
+        free(s->buffers[i]);
+    free(s->outputs);
+    free(s->buffers);
+    free(s->inputs);
+    cli_program_free(&s->prog);
+}
+
+int cli_cmd_run(int argc, char **argv)
+{
+    run_args args = {0};
+    run_state s = {0};
+    acc_backend backend = ACC_BACKEND_AUTO;
+    const cli_option options[] = {
+        {"--entry", &args.entry, NULL, NULL},
+        {"--in", NULL, &args.ins, NULL},
+        {"--out", NULL, &args.outs, NULL},
+        {"--backend", &args.backend, NULL, NULL},
+        {"--print", NULL, NULL, &args.print},
+    };
+    size_t n_pos = 0;
+    int help = 0;
+    int st = cli_parse_options("run", argc, argv, options,
+                               sizeof options / sizeof options[0], &args.file,
+                               1, &n_pos, &help);
+    if (st == CLI_OK && help)
+        fputs(cli_command_help("run"), stdout);
+    else if (st == CLI_OK && n_pos == 0)
+        st = cli_error(CLI_USAGE, "run: no program file given (try 'accel "
+                       "run --help')");
+    else if (st == CLI_OK)
+        st = cli_parse_backend(args.backend, &backend);
+    if (st == CLI_OK && !help)
+        st = cli_program_load(args.file, args.entry, backend, &s.prog);
+    if (st == CLI_OK && !help)
+        st = load_inputs(&s, &args);
+    if (st == CLI_OK && !help)
+        st = run_and_emit(&s, &args);
+    run_state_free(&s);
+    cli_list_free(&args.ins);
+    cli_list_free(&args.outs);
+    return st;
+}
