@@ -20,7 +20,7 @@ BUILD_ASAN ?= build-asan
 CMAKE   ?= cmake
 CTEST   ?= ctest
 # Programs from examples/ that `make demo` runs, in order.
-DEMOS   ?= dotp histogram
+DEMOS   ?= dotp histogram foreign_dot
 
 ASAN_ENV = ASAN_OPTIONS=detect_leaks=1 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -71,7 +71,7 @@ test:
 demo: build
 	@set -e; for d in $(DEMOS); do \
 	    printf '\n==================== demo: %s ====================\n' "$$d"; \
-	    ./$(BUILD)/examples/$$d; \
+	    ACC_PLUGIN_PATH=$(CURDIR)/$(BUILD)/plugins ./$(BUILD)/examples/$$d; \
 	done
 	$(call banner,"demo: accel run (text programs, docs/CLI.md)")
 	@tools/accel/demo.sh $(BUILD)

@@ -726,6 +726,37 @@ ACC_API acc_node *acc_compact(acc_graph *g, acc_node *keep, acc_node *xs);
 /* filter p xs = compact (map p xs) xs; p : e -> bool. */
 ACC_API acc_node *acc_filter(acc_graph *g, acc_node *p, acc_node *xs);
 
+/* --- linear algebra and Fourier transforms (LANGUAGE.md §3.8.1) -------------
+ * Foreign nodes (see "Foreign functions and plugins") with pure fallbacks:
+ * a loaded plugin (cblas, fftw) computes them where it can, and the
+ * fallback everywhere else.  The plugins take f32 and f64; the fallbacks of
+ * dot, gemv and gemm take any numeric element type.  Mixed element types
+ * make the graph fail (in zipWith). */
+
+/* dot xs ys: Vector e, Vector e -> Scalar e, the sum of the products over
+ * the common length ("blas.dot").  On arrays of higher rank the fallback
+ * works row by row (Array (r+1) e -> Array r e); the plugins take vectors. */
+ACC_API acc_node *acc_dot(acc_graph *g, acc_node *xs, acc_node *ys);
+/* gemv a x: Matrix e [m, n], Vector e [n] -> Vector e [m], y = a x; rows
+ * and x are cut to their common length ("blas.gemv"). */
+ACC_API acc_node *acc_gemv(acc_graph *g, acc_node *a, acc_node *x);
+/* gemm a b: Matrix e [m, k], Matrix e [k, n] -> Matrix e [m, n], the
+ * matrix product; the inner extents are cut to their common length
+ * ("blas.gemm"). */
+ACC_API acc_node *acc_gemm(acc_graph *g, acc_node *a, acc_node *b);
+/* fft xs, ifft xs: xs is an array of rank 1 to 7 (a vector, a matrix, ...)
+ * of (re, im) pairs of f32 or f64; the result has the same type and shape.
+ * fft is the forward discrete Fourier transform over every dimension,
+ * X[k] = sum_j x[j] e^(-2 pi i jk/n) per dimension (1-D on a vector, 2-D on
+ * a matrix); ifft uses e^(+2 pi i jk/n) and divides by the number of
+ * elements, so ifft (fft x) = x ("fft.forward", "fft.inverse").  The pure
+ * fallback uses a radix-2 (Stockham) FFT for every dimension whose length
+ * is a power of two and the direct O(n^2) DFT for other lengths, so it is
+ * correct for every length (docs/PLUGINS.md); the fftw plugin takes ranks 1
+ * to 3 of any length in O(n log n). */
+ACC_API acc_node *acc_fft(acc_graph *g, acc_node *xs);
+ACC_API acc_node *acc_ifft(acc_graph *g, acc_node *xs);
+
 /* ------------------------------------------------------------------------
  * Programs
  * ------------------------------------------------------------------------ */
@@ -772,6 +803,214 @@ ACC_API acc_backend acc_program_backend(const acc_program *program);
 ACC_API acc_status acc_run(acc_program *program, size_t n_inputs,
                            const acc_array *inputs, size_t n_outputs,
                            acc_array *outputs);
+
+/* ------------------------------------------------------------------------
+ * Foreign functions and plugins (DESIGN.md §8, LANGUAGE.md §3.8, §3.9;
+ * docs/PLUGINS.md is the guide)
+ *
+ * A foreign node names an operation ("blas.dot") and carries a fallback
+ * written in the array language.  When a program is compiled, each foreign
+ * node resolves to the implementation registered in the context under its
+ * name, for the program's backend, of the highest priority whose
+ * capability predicate accepts the argument types; when there is none, the
+ * fallback is compiled in its place (and may itself contain foreign nodes:
+ * a cascade).  The program's plan (acc_program_explain) names the choice,
+ * or says why the fallback is used.  Implementations come from plugins
+ * (acc_plugin_load), from plain C functions (acc_register_c_function) or
+ * from the application itself (acc_register_foreign).
+ * ------------------------------------------------------------------------ */
+
+/* foreign name fallback arg: arg is an array or a tuple of arrays; fallback
+ * is a closed array function of one parameter of arg's type (acc_lambda
+ * over an acc_param of that type, as for acc_awhile) that refers to no
+ * parameter of an enclosing function.  The result has the fallback's
+ * result type, and must be the same whichever is used.  `name` is copied;
+ * it is 1 to 127 characters. */
+ACC_API acc_node *acc_foreign(acc_graph *g, const char *name,
+                              acc_node *fallback, acc_node *arg);
+/* foreignExp name fallback arg: a scalar function.  arg is a scalar term
+ * (a value), fallback a closed scalar lambda of one parameter of arg's
+ * type.  Implementations are C functions registered with a scalar
+ * signature (acc_register_c_function, such as "f64(f64)"); the reference
+ * interpreter calls one when it is registered, else applies the fallback. */
+ACC_API acc_node *acc_foreign_exp(acc_graph *g, const char *name,
+                                  acc_node *fallback, acc_node *arg);
+
+/* What a capability predicate is asked at compile time: the argument and
+ * result arrays of one foreign node (a tuple contributes each of its
+ * arrays, in order).  Extents are not known before the program runs; an
+ * implementation that cannot handle the extents it is given at run time
+ * returns ACC_ERR_UNSUPPORTED from execute, and the fallback runs instead. */
+typedef struct acc_foreign_query {
+    size_t struct_size;               /* sizeof(acc_foreign_query)         */
+    const char *name;                 /* the foreign node's name           */
+    acc_backend backend;              /* the program's backend             */
+    size_t n_args;
+    const acc_type *const *arg_elems; /* element type of each argument     */
+    const int32_t *arg_ranks;
+    size_t n_results;
+    const acc_type *const *result_elems;
+    const int32_t *result_ranks;
+    void *user;                       /* acc_foreign_impl.user             */
+    char *reason;                     /* a predicate that refuses may write */
+    size_t reason_size;               /* why here (NUL-terminated)         */
+} acc_foreign_query;
+
+/* One call of an implementation at run time.  accel sets every field;
+ * result_shape writes results[i].extents; execute reads args and writes
+ * the buffers of results (allocated by accel, of the extents result_shape
+ * gave).  Descriptors hold host pointers for host backends and device
+ * pointers for CUDA. */
+typedef struct acc_foreign_call {
+    size_t struct_size;         /* sizeof(acc_foreign_call)                 */
+    size_t n_args;
+    const acc_array *args;      /* borrowed for the call                    */
+    size_t n_results;
+    acc_array *results;         /* type and rank set by accel               */
+    void *stream;               /* the CUDA stream (CUstream), or NULL      */
+    /* Scratch memory of `bytes` bytes, valid until execute returns and
+     * freed by accel; NULL when out of memory. */
+    void *(*workspace)(struct acc_foreign_call *call, size_t bytes);
+    void *state;                /* the per-program state (create), or NULL  */
+    void *user;                 /* acc_foreign_impl.user                    */
+    char *message;              /* a failing call may write why here        */
+    size_t message_size;
+    void *internal;             /* accel's; do not touch                    */
+} acc_foreign_call;
+
+/* An implementation of a foreign name.  Registering copies the struct and
+ * the strings; the function pointers and `user` must stay valid while the
+ * context lives. */
+typedef struct acc_foreign_impl {
+    size_t struct_size;         /* sizeof(acc_foreign_impl)                 */
+    const char *name;           /* the foreign name implemented, "blas.dot" */
+    const char *impl_name;      /* shown in plans and lists, "cblas.dot"    */
+    /* ACC_BACKEND_INTERP or ACC_BACKEND_CPU: a host implementation, used
+     * by both host backends; ACC_BACKEND_CUDA: device memory and a stream. */
+    acc_backend backend;
+    int32_t priority;           /* the highest accepting priority wins      */
+    /* Whether the implementation handles these argument and result types;
+     * NULL accepts everything.  Returns 1 to accept, 0 to refuse. */
+    int (*accepts)(acc_foreign_query *query);
+    /* Sets results[i].extents from the arguments (required). */
+    acc_status (*result_shape)(acc_foreign_call *call);
+    /* Computes the results (required).  Called from any thread, possibly
+     * several at once for one program.  ACC_ERR_UNSUPPORTED means "not for
+     * these extents": the fallback is evaluated instead. */
+    acc_status (*execute)(acc_foreign_call *call);
+    /* Optional per-program state (a plan, a library handle), created when a
+     * program chooses this implementation and destroyed with the program. */
+    acc_status (*create)(acc_foreign_query *query, void **state);
+    void (*destroy)(void *user, void *state);
+    void *user;                 /* passed back in queries and calls         */
+    /* Optional: called once when the context is destroyed. */
+    void (*release)(void *user);
+    /* Optional sentence for acc_foreign_list, such as why the
+     * implementation is unavailable on this machine; copied. */
+    const char *note;
+} acc_foreign_impl;
+
+/* Registers an implementation in the context.  Programs compiled later
+ * may choose it; compiled programs keep their choice.  Errors:
+ * ACC_ERR_INVALID_ARGUMENT (NULL, struct_size too small, missing name or
+ * execute or result_shape, a backend that is not INTERP, CPU or CUDA). */
+ACC_API acc_status acc_register_foreign(acc_context *ctx,
+                                        const acc_foreign_impl *impl);
+
+/* Every implementation registered in the context, one per line:
+ * "NAME IMPL_NAME backend=B priority=P from=ORIGIN[; NOTE]", ordered by
+ * name then priority (highest first); "" when there are none.  *text is
+ * allocated by accel; release it with acc_free. */
+ACC_API acc_status acc_foreign_list(const acc_context *ctx, char **text);
+
+/* --- plugins --------------------------------------------------------------
+ * A plugin is a shared object that exports
+ *
+ *     acc_status acc_plugin_entry(acc_plugin_registrar *reg,
+ *                                 uint32_t abi_version);
+ *
+ * (ACC_PLUGIN_ENTRY_SYMBOL).  acc_plugin_load calls it with the library's
+ * ABI version; the entry first calls ACC_PLUGIN_DECLARE(reg, "its name"),
+ * which states the ABI version the plugin was compiled for and fails with
+ * ACC_ERR_ABI_MISMATCH when it differs, then adds its implementations with
+ * reg->add and returns ACC_OK (or the first error; then nothing it added
+ * is kept).  A plugin includes accel.h; one that calls accel's functions
+ * (acc_type_*, acc_array_size, ...) links libaccel too. */
+#define ACC_PLUGIN_ENTRY_SYMBOL "acc_plugin_entry"
+
+typedef struct acc_plugin_registrar {
+    size_t struct_size;     /* sizeof(acc_plugin_registrar) of the library */
+    uint32_t abi_version;   /* the library's ABI version                   */
+    /* Names the plugin and states the ABI version it was built for. */
+    acc_status (*declare)(struct acc_plugin_registrar *self,
+                          const char *plugin_name, uint32_t built_for_abi);
+    /* Registers an implementation (as acc_register_foreign). */
+    acc_status (*add)(struct acc_plugin_registrar *self,
+                      const acc_foreign_impl *impl);
+    void *internal;         /* accel's; do not touch                       */
+} acc_plugin_registrar;
+
+typedef acc_status (*acc_plugin_entry_fn)(acc_plugin_registrar *reg,
+                                          uint32_t abi_version);
+
+#define ACC_PLUGIN_DECLARE(reg, plugin_name) \
+    ((reg)->declare((reg), (plugin_name), ACC_ABI_VERSION))
+
+/* Loads a plugin.  `path_or_name` is a path (it contains a '/') or a name
+ * such as "cblas", looked up as accel_NAME.so (or NAME itself when it ends
+ * in ".so") in, in order: the folders of $ACC_PLUGIN_PATH, those of the
+ * context's plugin_path option (both ':'-separated), and the install
+ * folder of accel's plugins.  Loading the same file twice in one context
+ * does nothing the second time.  Errors: ACC_ERR_PLUGIN when no file is
+ * found (naming the folders searched) or the file cannot be loaded (naming
+ * it and the missing library or symbol, as dlopen says),
+ * ACC_ERR_ABI_MISMATCH naming the plugin's and the library's versions, or
+ * the status the plugin's entry returned.  The plugin stays loaded until
+ * the context is destroyed. */
+ACC_API acc_status acc_plugin_load(acc_context *ctx, const char *path_or_name);
+
+/* Registers the C function `symbol` of the shared library `library` (a
+ * path or a name dlopen finds; NULL for the program and the libraries it
+ * has loaded) as an implementation of the foreign name `name`, for the
+ * host backends, with priority 0.  It is called through libffi.
+ * `signature` describes its C type (docs/PLUGINS.md has examples):
+ *
+ *   signature := ret "(" [ param { "," param } ] ")"
+ *   ret       := "void" | scalar
+ *   param     := scalar | ["const"] scalar "*"
+ *   scalar    := bool | i8 | i16 | i32 | i64 | u8 | u16 | u32 | u64 | f32 | f64
+ *
+ * (spaces are allowed between tokens; bool is a C `bool`/_Bool).  The
+ * foreign node's arrays map to the parameters from left to right:
+ *  - each `T*` parameter receives the buffer of the next array: first the
+ *    argument arrays (a tuple gives each of its arrays in order), then,
+ *    once those are used up, the result arrays, which the function fills;
+ *    the array must have element type T;
+ *  - a scalar parameter `T`, while argument arrays remain, receives the
+ *    value of the next argument array, which must be a Scalar (rank 0)
+ *    of type T;
+ *  - once every argument and result array has been given, the remaining
+ *    parameters must be i64: they receive the extents of the argument
+ *    arrays of rank >= 1, outermost first, array after array (a vector
+ *    of n gives n; a matrix [m, k] gives m then k), as many as there are
+ *    parameters.
+ * A non-void `ret` is the value of the one result, a Scalar of that type;
+ * a void function writes its results through pointers, and each result
+ * array has the extents of the first argument array of its rank.  So
+ * "void(f32*, f32*, i64)" maps a vector x : Vector f32 to a result of the
+ * same length: f(x, out, n).  A signature that does not fit a foreign
+ * node's types is refused at compile time (the plan says why) and the
+ * fallback is used.  A function of scalar parameters with a non-void
+ * `ret`, such as "f64(f64, f64)", also implements acc_foreign_exp nodes of
+ * that name: the parameters receive the leaves of the argument in order.
+ * Errors: ACC_ERR_PARSE for a bad signature, with the 0-based character
+ * position and what was expected; ACC_ERR_NOT_FOUND naming the library or
+ * the symbol dlopen/dlsym could not find; ACC_ERR_UNSUPPORTED when accel
+ * was built without libffi. */
+ACC_API acc_status acc_register_c_function(acc_context *ctx, const char *name,
+                                           const char *library,
+                                           const char *symbol,
+                                           const char *signature);
 
 /* ------------------------------------------------------------------------
  * Plans and run statistics (what was compiled, and what the last run did)

@@ -1,13 +1,17 @@
 /*
  * context.c — creating and destroying contexts, backend availability.
  *
- * Backend availability is probed once when a context is created.  In this
- * version only the reference interpreter exists; the reasons given for the
- * other backends say so plainly.
+ * Backend availability is probed once when a context is created.  The CPU
+ * probe compiles and loads a kernel, so it runs only when its answer is
+ * needed: when the context asks for AUTO or CPU, or on the first
+ * acc_context_backend_available query for CPU (the result is memoised per
+ * process and compiler, see core/backend/cpu/toolchain.h).
  */
 #include "abi/src/context.h"
 
+#include "core/backend/cpu/cpu_backend.h"
 #include "core/backend/cuda/probe.h"
+#include "foreign/registry.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -15,8 +19,8 @@
 
 static const char interp_reason[] =
     "available: the reference interpreter is always available";
-static const char cpu_reason[] =
-    "not available: this build of accel has no CPU code generator yet";
+static const char cpu_unprobed[] =
+    "not probed: the C compiler has not been tried yet";
 
 const char *acc_backend_name(acc_backend backend)
 {
@@ -43,13 +47,25 @@ static void probe_backends(acc_context *ctx)
     ctx->available[ACC_BACKEND_INTERP] = 1;
     ctx->reason[ACC_BACKEND_INTERP] = interp_reason;
     ctx->available[ACC_BACKEND_CPU] = 0;
-    ctx->reason[ACC_BACKEND_CPU] = cpu_reason;
+    ctx->reason[ACC_BACKEND_CPU] = cpu_unprobed;
     ctx->available[ACC_BACKEND_CUDA] =
         cuda_probe(ctx->cuda_reason, sizeof ctx->cuda_reason);
     ctx->reason[ACC_BACKEND_CUDA] = ctx->cuda_reason;
     ctx->available[ACC_BACKEND_AUTO] = 1;
     ctx->reason[ACC_BACKEND_AUTO] =
         "available: auto picks the best available backend";
+}
+
+static void probe_cpu(acc_context *ctx)
+{
+    pthread_mutex_lock(&ctx->lock);
+    if (!ctx->cpu_probed) {
+        ctx->available[ACC_BACKEND_CPU] =
+            cpu_backend_probe(ctx->cpu_reason, sizeof ctx->cpu_reason);
+        ctx->reason[ACC_BACKEND_CPU] = ctx->cpu_reason;
+        ctx->cpu_probed = 1;
+    }
+    pthread_mutex_unlock(&ctx->lock);
 }
 
 static acc_backend best_backend(const acc_context *ctx)
@@ -97,6 +113,9 @@ static acc_status check_options(const acc_context_options *o)
 
 static void context_free(acc_context *ctx)
 {
+    reg_destroy(ctx->foreign);
+    free(ctx->plugin_path);
+    cpu_backend_destroy(ctx->cpu);
     ty_store_destroy(ctx->types);
     free(ctx->cache_dir);
     error_slot_destroy(&ctx->error);
@@ -127,10 +146,18 @@ acc_status acc_context_create(const acc_context_options *options,
     pthread_mutex_init(&ctx->lock, NULL);
     if (options->cache_dir && !(ctx->cache_dir = strdup(options->cache_dir)))
         goto oom_initialised;
+    if (has_field(options, plugin_path) && options->plugin_path &&
+        !(ctx->plugin_path = strdup(options->plugin_path)))
+        goto oom_initialised;
+    if (!(ctx->foreign = reg_create()))
+        goto oom_initialised;
     ctx->num_threads = options->num_threads;
     if (has_field(options, fusion_duplicate_max_ops))
         ctx->fusion_duplicate_max_ops = options->fusion_duplicate_max_ops;
     probe_backends(ctx);
+    if (options->backend == ACC_BACKEND_AUTO ||
+        options->backend == ACC_BACKEND_CPU)
+        probe_cpu(ctx);
     if (options->backend == ACC_BACKEND_AUTO) {
         ctx->backend = best_backend(ctx);
     } else if (!ctx->available[options->backend]) {
@@ -144,6 +171,9 @@ acc_status acc_context_create(const acc_context_options *options,
     } else {
         ctx->backend = options->backend;
     }
+    if (ctx->backend == ACC_BACKEND_CPU &&
+        !(ctx->cpu = cpu_backend_create(ctx->cache_dir, ctx->num_threads)))
+        goto oom_initialised;
     if (!handle_register(ctx, HANDLE_CONTEXT))
         goto oom_initialised;
     *out = ctx;
@@ -229,6 +259,8 @@ acc_status acc_context_backend_available(const acc_context *ctx,
     if ((int)backend < ACC_BACKEND_AUTO || (int)backend > ACC_BACKEND_CUDA)
         return api_fail(slot, ACC_ERR_INVALID_ARGUMENT, "%s: %d is not an "
                         "acc_backend value", fn, (int)backend);
+    if (backend == ACC_BACKEND_CPU)
+        probe_cpu((acc_context *)ctx);
     *available = ctx->available[backend];
     if (reason)
         *reason = ctx->reason[backend];

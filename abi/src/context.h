@@ -20,6 +20,11 @@ struct acc_context {
     int available[BACKEND_COUNT];
     const char *reason[BACKEND_COUNT];
     char cuda_reason[1024]; /* what the CUDA probe found */
+    struct reg_registry *foreign; /* foreign implementations (foreign/) */
+    char *plugin_path;    /* the plugin_path option, or NULL */
+    char cpu_reason[1024];  /* what the CPU probe found */
+    int cpu_probed;         /* the CPU probe ran (guarded by lock) */
+    struct cpu_backend *cpu; /* compiler, kernel cache, threads (CPU only) */
     pthread_mutex_t lock; /* guards users and destroyed */
     size_t users;         /* live graphs and programs */
     int destroyed;        /* acc_context_destroy was called */

@@ -2,6 +2,8 @@
  * and acc_free. */
 #include "core/exec/program.h"
 
+#include "core/backend/cpu/cpu_backend.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +47,7 @@ acc_status acc_program_explain(const acc_program *p, int json, char **text)
                         "%s: text is NULL", fn);
     strbuf b = {0};
     plan_describe(&b, &p->plan, p->backend, json);
+    cpu_program_describe(&b, p->cpu, json);
     if (b.failed || !b.text) {
         sb_free(&b);
         return api_fail((error_slot *)&p->error, ACC_ERR_OUT_OF_HOST_MEMORY,

@@ -5,6 +5,8 @@
  */
 #include "core/exec/program.h"
 
+#include "core/backend/cpu/cpu_backend.h"
+
 #include <stdlib.h>
 
 static acc_status check_results(acc_graph *g, size_t n,
@@ -82,9 +84,16 @@ acc_status acc_compile(acc_context *ctx, acc_graph *g, size_t n_results,
                   "memory");
         goto out;
     }
+    if (p->backend == ACC_BACKEND_CPU &&
+        cpu_program_build(ctx->cpu, &p->ir, &p->plan, &p->cpu, &d) != ACC_OK) {
+        plan_free(&p->plan);
+        ir_program_free(&p->ir);
+        goto out;
+    }
     error_slot_init(&p->error);
     pthread_mutex_init(&p->stats_lock, NULL);
     if (!handle_register(p, HANDLE_PROGRAM)) {
+        cpu_program_free(p->cpu);
         error_slot_destroy(&p->error);
         pthread_mutex_destroy(&p->stats_lock);
         plan_free(&p->plan);
@@ -109,6 +118,7 @@ void acc_program_free(acc_program *p)
         return;
     handle_unregister(p);
     acc_context *ctx = p->ctx;
+    cpu_program_free(p->cpu);
     ir_program_free(&p->ir);
     plan_free(&p->plan);
     error_slot_destroy(&p->error);

@@ -125,6 +125,20 @@ static int check_fold(checker *c, const ir_node *n)
                                        n->args[1]->type);
 }
 
+/* foreign name fallback arg: the fallback is a closed unary function
+ * from arg's type to the node's type. */
+static int check_foreign(checker *c, const ir_node *n)
+{
+    const ir_node *f = n->args[0];
+    if (!expect_fun(c, n, f, 1, &n->args[1]->type) ||
+        !expect(c, n, "fallback result", n->type, f->type))
+        return 0;
+    if (f->free.n > 0 || f->afree.n > 0)
+        return fail(c, n, "the fallback refers to parameters of an enclosing "
+                    "function (a fallback must be closed)", NULL, NULL);
+    return 1;
+}
+
 /* Type rules of the operations whose typing is fixed; 1 when fine. */
 static int check_types(checker *c, const ir_node *n)
 {
@@ -152,6 +166,8 @@ static int check_types(checker *c, const ir_node *n)
     case IR_ZIPWITH: return check_mapping(c, n);
     case IR_FOLD:
     case IR_FOLD1: return check_fold(c, n);
+    case IR_FOREIGN:
+    case IR_FOREIGN_EXP: return check_foreign(c, n);
     default: return 1;
     }
 }

@@ -26,7 +26,14 @@ int plan_is_kernel_op(ir_op op)
 
 static int is_host_step(ir_op op)
 {
-    return op == IR_ACOND || op == IR_AWHILE;
+    return op == IR_ACOND || op == IR_AWHILE || op == IR_FOREIGN;
+}
+
+/* A foreign node that calls an implementation does not run its fallback,
+ * so the fallback's steps are not part of the plan. */
+static int unused_fallback(const ir_node *n, uint32_t i)
+{
+    return n->op == IR_FOREIGN && i == 0 && n->u.foreign.impl;
 }
 
 typedef struct walker {
@@ -71,6 +78,7 @@ static void add_step(walker *w, const ir_node *n)
     pl->steps[pl->n_steps++] = (plan_step){n, kernel, role};
     pl->kernels += (size_t)kernel;
     pl->intermediates += (size_t)(kernel && role == ROLE_INTERMEDIATE);
+    pl->foreign_calls += (size_t)(n->op == IR_FOREIGN && n->u.foreign.impl);
 }
 
 static void visit_embedded(walker *w, const ir_node *n);
@@ -87,6 +95,8 @@ static void visit(walker *w, const ir_node *n)
         return;
     }
     for (uint32_t i = 0; i < n->n_args; i++) {
+        if (unused_fallback(n, i))
+            continue;
         if (fuse_is_embedded(n, i))
             visit_embedded(w, n->args[i]);
         else
@@ -150,8 +160,53 @@ static void fused_list(strbuf *b, const ir_node *n, int json)
     }
 }
 
+/* s as a JSON string (quotes and backslashes escaped, controls dropped). */
+static void json_string(strbuf *b, const char *s)
+{
+    sb_puts(b, "\"");
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            sb_printf(b, "\\%c", *s);
+        else if ((unsigned char)*s >= 0x20)
+            sb_printf(b, "%c", *s);
+    }
+    sb_puts(b, "\"");
+}
+
+/* A foreign step: its name and what it uses (an implementation, or
+ * "fallback: why"), chosen by foreign resolution. */
+static void describe_foreign(strbuf *b, const plan_step *s, size_t i,
+                             int json)
+{
+    const ir_node *n = s->node;
+    const char *role = s->role == ROLE_OUTPUT ? "output" : "intermediate";
+    char t[128];
+    ty_format(n->type, t, sizeof t);
+    if (!json) {
+        sb_printf(b, "  %zu. foreign %s -> %s (%s); uses: %s\n", i + 1,
+                  n->u.foreign.name, t, role, n->u.foreign.reason);
+        return;
+    }
+    sb_printf(b, "%s{\"step\":%zu,\"kind\":\"foreign\",\"op\":\"foreign\","
+              "\"name\":", i ? "," : "", i + 1);
+    json_string(b, n->u.foreign.name);
+    sb_printf(b, ",\"implementation\":");
+    if (n->u.foreign.impl)
+        json_string(b, n->u.foreign.reason);
+    else
+        sb_puts(b, "null");
+    sb_puts(b, ",\"uses\":");
+    json_string(b, n->u.foreign.reason);
+    sb_printf(b, ",\"fused\":[],\"type\":\"%s\",\"role\":\"%s\"}", t,
+              role);
+}
+
 static void describe_step(strbuf *b, const plan_step *s, size_t i, int json)
 {
+    if (s->node->op == IR_FOREIGN) {
+        describe_foreign(b, s, i, json);
+        return;
+    }
     char t[128];
     const char *what = s->kernel ? "kernel" : "host";
     const char *role = s->role == ROLE_OUTPUT ? "output" : "intermediate";

@@ -15,6 +15,7 @@ struct acc_program {
     acc_backend backend;
     ir_program ir;
     plan plan;
+    struct cpu_program *cpu; /* CPU backend: the compiled kernels */
     error_slot error;
     pthread_mutex_t stats_lock; /* guards last_run */
     acc_run_stats last_run;

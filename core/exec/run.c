@@ -5,6 +5,7 @@
  */
 #include "core/exec/program.h"
 
+#include "core/backend/cpu/cpu_backend.h"
 #include "core/backend/interp/interp.h"
 #include "core/exec/rt_array.h"
 
@@ -238,7 +239,8 @@ acc_status exec_run(acc_program *p, size_t n_inputs, const acc_array *inputs,
     for (; wrapped < n_inputs; wrapped++)
         if (!(ins[wrapped] = rt_wrap(&inputs[wrapped], d)))
             goto out;
-    if (interp_run(&p->ir, ins, results, &stats, d) != ACC_OK)
+    if (interp_run_hooked(&p->ir, cpu_program_hook(p->cpu), ins, results,
+                          &stats, d) != ACC_OK)
         goto out;
     record_run(p, &stats, results, n_outputs, now_seconds() - start);
     deliver(n_outputs, outputs, results, d);

@@ -326,6 +326,19 @@ static ir_node *wrap_pending(fuser *f, const pending_lets *lets, ir_node *t)
 
 /* a @ ix: the element of a source at index term ix (consumes a delayed
  * source's function). */
+static ir_node *element(fuser *f, ir_node *a, ir_node *ix);
+
+/* a @ ix where ix is in range by construction (inside the intersection of
+ * the sources' shapes, or a replicate's kept dimensions): the read needs
+ * no bounds check in compiled code. */
+static ir_node *element_in_range(fuser *f, ir_node *a, ir_node *ix)
+{
+    ir_node *e = element(f, a, ix);
+    if (e && e->op == IR_READ)
+        e->in_bounds = 1;
+    return e;
+}
+
 static ir_node *element(fuser *f, ir_node *a, ir_node *ix)
 {
     if (a->op == IR_GENERATE)
@@ -433,7 +446,7 @@ static ir_node *fuse_mapping(fuser *f, ir_node *n)
     ir_node *sh = intersection(f, src, m, n->type->rank);
     ir_node *ix = mk_param(f, ty_shape(n->type->rank));
     for (uint32_t i = 0; i < m && !f->oom; i++)
-        elems[i] = element(f, src[i], ix);
+        elems[i] = element_in_range(f, src[i], ix);
     if (f->oom || !sh || !ix)
         return n;
     ir_node *g = mk_generate(f, n, sh, ix, beta(f, fun, elems), fused);
@@ -484,7 +497,7 @@ static ir_node *fuse_replicate(fuser *f, ir_node *n)
     if (!sh || !at)
         return n;
     sh = mk_let(f, vs, f->p->var_bound[vs], sh);
-    ir_node *g = mk_generate(f, n, sh, ix, element(f, a, at), fused);
+    ir_node *g = mk_generate(f, n, sh, ix, element_in_range(f, a, at), fused);
     return wrap_pending(f, &lets, g);
 }
 

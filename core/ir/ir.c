@@ -42,6 +42,8 @@ const char *ir_op_name(ir_op op)
     case IR_ACOND: return "acond";
     case IR_AWHILE: return "awhile";
     case IR_BOUNDS: return "bounds";
+    case IR_FOREIGN: return "foreign";
+    case IR_FOREIGN_EXP: return "foreignExp";
     case IR_LET: return "let";
     case IR_VAR: return "variable";
     case IR_OP_COUNT: break;

@@ -71,6 +71,11 @@ typedef enum ir_op {
                        naming the operation in `fused` when it is out of
                        range (fusion inserts it where a producer is read
                        at an index nothing else checks)                    */
+    IR_FOREIGN,     /* fallback (array lambda), arg; u.foreign (LANGUAGE.md
+                       §3.8): an implementation registered under the name,
+                       or the fallback applied to arg                      */
+    IR_FOREIGN_EXP, /* scalar: fallback (scalar lambda), arg; u.foreign
+                       (LANGUAGE.md §3.9)                                  */
     /* explicit sharing, introduced by sharing recovery */
     IR_LET,         /* bound, body; u.let.var                               */
     IR_VAR,         /* u.let.var: the value bound by the enclosing let;
@@ -109,6 +114,8 @@ struct acc_node {
     ir_varset afree;       /* free array parameters (graphs only)          */
     uint64_t fused;        /* bit per ir_op: source operations fused here  */
     uint8_t step;          /* set by the plan: this node is a plan step    */
+    uint8_t in_bounds;     /* a read whose index fusion proved in range:
+                              compiled code may omit its bounds check      */
     union {
         ir_value lit;
         acc_primop prim;
@@ -123,6 +130,14 @@ struct acc_node {
             acc_boundary boundary[2];
         } stencil;
         struct { uint32_t var; } let;
+        struct {
+            const char *name;      /* "blas.dot"; in the owner's arena     */
+            const struct reg_impl *impl; /* chosen at compile time by
+                                      foreign resolution; NULL: fallback */
+            const char *reason;    /* the choice, for plans (program arena) */
+            void *state;           /* the implementation's per-program
+                                      state (its create), or NULL          */
+        } foreign;
     } u;
 };
 

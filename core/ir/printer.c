@@ -269,6 +269,8 @@ static void application(strbuf *b, const ir_node *n, int indent)
         return;
     }
     sb_puts(b, array_op_name(n));
+    if (n->op == IR_FOREIGN || n->op == IR_FOREIGN_EXP)
+        sb_printf(b, " \"%s\"", n->u.foreign.name);
     if (n->op == IR_SLICE) {
         sb_puts(b, " ");
         arg(b, n->args[0], indent);

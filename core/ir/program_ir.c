@@ -13,6 +13,7 @@
 #include "core/fusion/fusion.h"
 #include "core/ir/dump.h"
 #include "core/sharing/sharing.h"
+#include "foreign/resolve.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -200,6 +201,9 @@ acc_status ir_program_build(acc_graph *g, size_t n_results,
     dump_after_pass(out, "fusion");
     if (check_program(out, d) != ACC_OK)
         goto out;
+    if (reg_resolve_program(out, g->ctx, d) != ACC_OK)
+        goto out;
+    dump_after_pass(out, "foreign");
     if (!ir_program_layout(out))
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "compile: out of host memory");
 out:
@@ -210,6 +214,7 @@ out:
 
 void ir_program_free(ir_program *p)
 {
+    reg_release_program(p);
     arena_destroy(p->arena);
     free(p->nodes);
     free(p->var_bound);

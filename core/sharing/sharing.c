@@ -142,6 +142,7 @@ static int lazy_edge(const ir_node *n, uint32_t i)
         return i == 1 && (n->u.prim == ACC_OP_LAND || n->u.prim == ACC_OP_LOR);
     case IR_WHILE:
     case IR_AWHILE: return i == 1;
+    case IR_FOREIGN: return i == 0; /* the fallback runs only when chosen */
     default: return 0;
     }
 }

@@ -20,41 +20,25 @@ static acc_context *ctx;
 
 static void setup(void)
 {
-    ctx = ts_context(ACC_BACKEND_INTERP);
+    ts_fixture_open(&ctx, NULL);
 }
 
 static void teardown(void)
 {
-    acc_context_destroy(ctx);
-    ctx = NULL;
+    ts_fixture_close(&ctx, NULL);
 }
 
 TestSuite(errors, .init = setup, .fini = teardown);
-
-static const acc_type *sc(acc_scalar s)
-{
-    return acc_type_scalar(s);
-}
-
-/* \a b -> a + b on scalar type s */
-static acc_node *add_fn(acc_graph *g, acc_scalar s)
-{
-    acc_node *a = acc_param(g, sc(s)), *b = acc_param(g, sc(s));
-    acc_node *ps[2] = {a, b};
-    return acc_lambda(g, 2, ps, acc_binop(g, ACC_OP_ADD, a, b));
-}
 
 /* zipWith (+) xs ys on two f32 vectors (inputs 0 and 1). */
 static acc_program *compile_vadd(void)
 {
     acc_graph *g = ts_graph(ctx);
-    acc_node *arrs[2] = {acc_input(g, sc(ACC_F32), 1),
-                         acc_input(g, sc(ACC_F32), 1)};
-    acc_node *r = acc_zipwith(g, add_fn(g, ACC_F32), 2, arrs);
-    acc_program *p = NULL;
-    acc_status st = acc_compile(ctx, g, 1, &r, &p);
+    acc_node *arrs[2] = {acc_input(g, ts_sc(ACC_F32), 1),
+                         acc_input(g, ts_sc(ACC_F32), 1)};
+    acc_node *r = acc_zipwith(g, ts_binop_fn(g, ACC_F32, ACC_OP_ADD), 2, arrs);
+    acc_program *p = ts_compile(ctx, g, r);
     acc_graph_free(g);
-    cr_assert_eq(st, ACC_OK, "compile: %s", acc_last_error());
     return p;
 }
 
@@ -63,23 +47,14 @@ static float xs_buf[3] = {1, 2, 3}, ys_buf[3] = {10, 20, 30};
 static void good_inputs(acc_array in[2])
 {
     int64_t n = 3;
-    void *bx = xs_buf, *by = ys_buf;
-    in[0] = ts_host_array(sc(ACC_F32), 1, &n, &bx);
-    in[1] = ts_host_array(sc(ACC_F32), 1, &n, &by);
-}
-
-static acc_array empty_output(void)
-{
-    acc_array out;
-    memset(&out, 0, sizeof out);
-    out.struct_size = sizeof out;
-    return out;
+    in[0] = ts_host(ACC_F32, 1, &n, xs_buf);
+    in[1] = ts_host(ACC_F32, 1, &n, ys_buf);
 }
 
 /* The handle still works: a correct run gives the right sums. */
 static void expect_runs_correctly(acc_program *p)
 {
-    acc_array in[2], out = empty_output();
+    acc_array in[2], out = ts_empty_output();
     good_inputs(in);
     acc_status st = acc_run(p, 2, in, 1, &out);
     cr_assert_eq(st, ACC_OK, "run after the error: %s: %s",
@@ -100,7 +75,7 @@ static void expect_msg(const char *msg, const char *part)
 Test(errors, wrong_input_count)
 {
     acc_program *p = compile_vadd();
-    acc_array in[3], out = empty_output();
+    acc_array in[3], out = ts_empty_output();
     good_inputs(in);
     in[2] = in[1];
     acc_status st = acc_run(p, 1, in, 1, &out);
@@ -119,7 +94,7 @@ Test(errors, wrong_input_count)
 Test(errors, wrong_output_count)
 {
     acc_program *p = compile_vadd();
-    acc_array in[2], out[2] = {empty_output(), empty_output()};
+    acc_array in[2], out[2] = {ts_empty_output(), ts_empty_output()};
     good_inputs(in);
     acc_status st = acc_run(p, 2, in, 2, out);
     cr_assert_eq(st, ACC_ERR_INVALID_ARGUMENT, "got %s", acc_status_string(st));
@@ -135,12 +110,11 @@ Test(errors, wrong_output_count)
 Test(errors, wrong_element_type)
 {
     acc_program *p = compile_vadd();
-    acc_array in[2], out = empty_output();
+    acc_array in[2], out = ts_empty_output();
     int32_t ints[3] = {1, 2, 3};
     int64_t n = 3;
-    void *b = ints;
     good_inputs(in);
-    in[1] = ts_host_array(sc(ACC_I32), 1, &n, &b);
+    in[1] = ts_host(ACC_I32, 1, &n, ints);
     acc_status st = acc_run(p, 2, in, 1, &out);
     cr_assert_eq(st, ACC_ERR_TYPE, "got %s", acc_status_string(st));
     expect_msg(acc_last_error(), "input 1");
@@ -155,10 +129,10 @@ Test(errors, wrong_element_type)
 Test(errors, wrong_tuple_element_type)
 {
     acc_program *p = compile_vadd();
-    const acc_type *f2[2] = {sc(ACC_F32), sc(ACC_F32)};
+    const acc_type *f2[2] = {ts_sc(ACC_F32), ts_sc(ACC_F32)};
     const acc_type *pair = acc_type_tuple(ctx, 2, f2);
     cr_assert_not_null(pair);
-    acc_array in[2], out = empty_output();
+    acc_array in[2], out = ts_empty_output();
     int64_t n = 3;
     void *bufs[2] = {xs_buf, ys_buf};
     good_inputs(in);
@@ -173,11 +147,10 @@ Test(errors, wrong_tuple_element_type)
 Test(errors, wrong_rank)
 {
     acc_program *p = compile_vadd();
-    acc_array in[2], out = empty_output();
+    acc_array in[2], out = ts_empty_output();
     int64_t e[2] = {1, 3};
-    void *b = ys_buf;
     good_inputs(in);
-    in[1] = ts_host_array(sc(ACC_F32), 2, e, &b);
+    in[1] = ts_host(ACC_F32, 2, e, ys_buf);
     acc_status st = acc_run(p, 2, in, 1, &out);
     cr_assert_eq(st, ACC_ERR_SHAPE, "got %s", acc_status_string(st));
     expect_msg(acc_last_error(), "input 1");
@@ -191,7 +164,7 @@ Test(errors, wrong_rank)
 Test(errors, null_inputs_pointer)
 {
     acc_program *p = compile_vadd();
-    acc_array out = empty_output();
+    acc_array out = ts_empty_output();
     acc_status st = acc_run(p, 2, NULL, 1, &out);
     cr_assert_eq(st, ACC_ERR_INVALID_ARGUMENT, "got %s", acc_status_string(st));
     expect_msg(acc_last_error(), "input");
@@ -214,7 +187,7 @@ Test(errors, null_outputs_pointer)
 Test(errors, null_data_in_a_non_empty_input)
 {
     acc_program *p = compile_vadd();
-    acc_array in[2], out = empty_output();
+    acc_array in[2], out = ts_empty_output();
     good_inputs(in);
     in[0].data[0] = NULL;
     acc_status st = acc_run(p, 2, in, 1, &out);
@@ -230,9 +203,9 @@ Test(errors, null_data_in_an_empty_input_is_fine)
 {
     acc_program *p = compile_vadd();
     int64_t zero = 0;
-    acc_array in[2] = {ts_host_array(sc(ACC_F32), 1, &zero, NULL),
-                       ts_host_array(sc(ACC_F32), 1, &zero, NULL)};
-    acc_array out = empty_output();
+    acc_array in[2] = {ts_host(ACC_F32, 1, &zero, NULL),
+                       ts_host(ACC_F32, 1, &zero, NULL)};
+    acc_array out = ts_empty_output();
     acc_status st = acc_run(p, 2, in, 1, &out);
     cr_assert_eq(st, ACC_OK, "%s", acc_last_error());
     cr_assert_eq(out.rank, 1);
@@ -244,7 +217,7 @@ Test(errors, null_data_in_an_empty_input_is_fine)
 Test(errors, negative_extent)
 {
     acc_program *p = compile_vadd();
-    acc_array in[2], out = empty_output();
+    acc_array in[2], out = ts_empty_output();
     good_inputs(in);
     in[1].extents[0] = -3; /* acc_array_init refuses it; set it by hand */
     acc_status st = acc_run(p, 2, in, 1, &out);
@@ -259,14 +232,14 @@ Test(errors, negative_extent)
 
 Test(errors, null_program)
 {
-    acc_array in[2], out = empty_output();
+    acc_array in[2], out = ts_empty_output();
     good_inputs(in);
     acc_status st = acc_run(NULL, 2, in, 1, &out);
     cr_assert_eq(st, ACC_ERR_INVALID_ARGUMENT, "got %s", acc_status_string(st));
     expect_msg(acc_last_error(), "program");
     cr_assert_eq(acc_program_num_inputs(NULL), 0);
     cr_assert_eq(acc_program_num_outputs(NULL), 0);
-    const acc_type *t = sc(ACC_F32);
+    const acc_type *t = ts_sc(ACC_F32);
     int32_t rank = 5;
     cr_assert_neq(acc_program_input(NULL, 0, &t, &rank), ACC_OK);
     cr_assert_null(t);
@@ -280,7 +253,7 @@ Test(errors, freed_program_is_detected)
     acc_program *p = compile_vadd();
     acc_program_free(p);
     /* p dangles now; nothing may be allocated that could reuse it */
-    acc_array in[2], out = empty_output();
+    acc_array in[2], out = ts_empty_output();
     good_inputs(in);
     acc_status st = acc_run(p, 2, in, 1, &out);
     cr_assert_eq(st, ACC_ERR_INVALID_HANDLE, "got %s", acc_status_string(st));
@@ -313,10 +286,10 @@ Test(errors, destroyed_context_is_detected)
 Test(errors, freed_graph_is_detected)
 {
     acc_graph *g = ts_graph(ctx);
-    acc_node *xs = acc_input(g, sc(ACC_F32), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_F32), 1);
     cr_assert_not_null(xs);
     acc_graph_free(g);
-    cr_assert_null(acc_input(g, sc(ACC_F32), 1));
+    cr_assert_null(acc_input(g, ts_sc(ACC_F32), 1));
     acc_program *p = (acc_program *)&p;
     acc_status st = acc_compile(ctx, g, 1, &xs, &p);
     cr_assert_eq(st, ACC_ERR_INVALID_HANDLE, "got %s", acc_status_string(st));
@@ -329,7 +302,7 @@ Test(errors, freed_graph_is_detected)
 Test(errors, never_created_handle_is_detected)
 {
     static char not_a_program[256];
-    acc_array in[2], out = empty_output();
+    acc_array in[2], out = ts_empty_output();
     good_inputs(in);
     acc_status st = acc_run((acc_program *)not_a_program, 2, in, 1, &out);
     cr_assert_eq(st, ACC_ERR_INVALID_HANDLE, "got %s", acc_status_string(st));
@@ -350,7 +323,7 @@ Test(errors, null_out_pointers)
                  ACC_ERR_INVALID_ARGUMENT);
 
     acc_graph *g = ts_graph(ctx);
-    acc_node *xs = acc_input(g, sc(ACC_F32), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_F32), 1);
     cr_assert_eq(acc_compile(ctx, g, 1, &xs, NULL), ACC_ERR_INVALID_ARGUMENT);
     acc_program *p = (acc_program *)&p;
     cr_assert_eq(acc_compile(ctx, g, 1, NULL, &p), ACC_ERR_INVALID_ARGUMENT);
@@ -369,14 +342,14 @@ Test(errors, null_out_pointers)
 Test(errors, program_signature_out_of_range)
 {
     acc_program *p = compile_vadd();
-    const acc_type *t = sc(ACC_F32);
+    const acc_type *t = ts_sc(ACC_F32);
     int32_t rank = 7;
     cr_assert_eq(acc_program_input(p, 2, &t, &rank), ACC_ERR_INVALID_ARGUMENT);
     cr_assert_null(t);
     cr_assert_eq(rank, 0);
     cr_assert_eq(acc_program_output(p, 1, &t, &rank), ACC_ERR_INVALID_ARGUMENT);
     cr_assert_eq(acc_program_input(p, 1, &t, &rank), ACC_OK);
-    cr_assert(acc_type_equal(t, sc(ACC_F32)));
+    cr_assert(acc_type_equal(t, ts_sc(ACC_F32)));
     cr_assert_eq(rank, 1);
     acc_program_free(p);
 }
@@ -557,7 +530,7 @@ static void *read_last_error(void *arg)
 Test(errors, messages_are_per_handle_and_per_thread)
 {
     acc_program *p = compile_vadd();
-    acc_array out = empty_output();
+    acc_array out = ts_empty_output();
     cr_assert_eq(acc_run(p, 0, NULL, 1, &out), ACC_ERR_INVALID_ARGUMENT);
     char prog_msg[512];
     strncpy(prog_msg, acc_program_last_error(p), sizeof prog_msg - 1);
@@ -594,8 +567,8 @@ Test(errors, a_fresh_graph_has_no_error)
 Test(errors, builder_errors_are_sticky)
 {
     acc_graph *g = ts_graph(ctx);
-    acc_node *xs = acc_input(g, sc(ACC_F32), 1);
-    acc_node *x = acc_param(g, sc(ACC_I32));
+    acc_node *xs = acc_input(g, ts_sc(ACC_F32), 1);
+    acc_node *x = acc_param(g, ts_sc(ACC_I32));
     acc_node *f = acc_lambda(g, 1, &x, acc_binop(g, ACC_OP_ADD, x, ts_i32(g, 1)));
     cr_assert_not_null(f);
     cr_assert_eq(acc_graph_status(g), ACC_OK);
@@ -609,9 +582,9 @@ Test(errors, builder_errors_are_sticky)
     msg[sizeof msg - 1] = '\0';
 
     /* every later builder call returns NULL, even a correct one */
-    cr_assert_null(acc_input(g, sc(ACC_F32), 1));
+    cr_assert_null(acc_input(g, ts_sc(ACC_F32), 1));
     cr_assert_null(ts_f32(g, 1.0f));
-    cr_assert_null(acc_param(g, sc(ACC_F32)));
+    cr_assert_null(acc_param(g, ts_sc(ACC_F32)));
     cr_assert_null(acc_fill(g, acc_shape(g, xs), ts_f32(g, 0)));
     /* and the first error stays */
     cr_assert_str_eq(acc_graph_last_error(g), msg);
@@ -628,7 +601,7 @@ Test(errors, builder_errors_are_sticky)
 Test(errors, null_node_argument_is_a_builder_error)
 {
     acc_graph *g = ts_graph(ctx);
-    acc_node *xs = acc_input(g, sc(ACC_F32), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_F32), 1);
     cr_assert_null(acc_map(g, NULL, xs));
     cr_assert_eq(acc_graph_status(g), ACC_ERR_INVALID_ARGUMENT);
     expect_msg(acc_graph_last_error(g), "map");
@@ -640,8 +613,8 @@ Test(errors, null_node_argument_is_a_builder_error)
 Test(errors, node_from_another_graph)
 {
     acc_graph *g1 = ts_graph(ctx), *g2 = ts_graph(ctx);
-    acc_node *foreign = acc_input(g1, sc(ACC_F32), 1);
-    acc_node *x = acc_param(g2, sc(ACC_F32));
+    acc_node *foreign = acc_input(g1, ts_sc(ACC_F32), 1);
+    acc_node *x = acc_param(g2, ts_sc(ACC_F32));
     acc_node *f = acc_lambda(g2, 1, &x, x);
     cr_assert_not_null(f);
     cr_assert_null(acc_map(g2, f, foreign));
@@ -666,7 +639,7 @@ Test(errors, node_from_another_graph)
 Test(errors, scalar_where_an_array_is_expected)
 {
     acc_graph *g = ts_graph(ctx);
-    acc_node *x = acc_param(g, sc(ACC_F32));
+    acc_node *x = acc_param(g, ts_sc(ACC_F32));
     acc_node *f = acc_lambda(g, 1, &x, x);
     cr_assert_null(acc_map(g, f, ts_f32(g, 3.0f)));
     cr_assert_eq(acc_graph_status(g), ACC_ERR_TYPE);
@@ -677,7 +650,7 @@ Test(errors, scalar_where_an_array_is_expected)
 Test(errors, array_where_a_scalar_is_expected)
 {
     acc_graph *g = ts_graph(ctx);
-    acc_node *xs = acc_input(g, sc(ACC_F32), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_F32), 1);
     cr_assert_null(acc_binop(g, ACC_OP_ADD, xs, ts_f32(g, 1)));
     cr_assert_eq(acc_graph_status(g), ACC_ERR_TYPE);
     acc_graph_free(g);
@@ -698,7 +671,7 @@ Test(errors, lambda_parameter_must_be_a_param)
 Test(errors, param_bound_twice)
 {
     acc_graph *g = ts_graph(ctx);
-    acc_node *x = acc_param(g, sc(ACC_F32));
+    acc_node *x = acc_param(g, ts_sc(ACC_F32));
     cr_assert_not_null(acc_lambda(g, 1, &x, x));
     cr_assert_null(acc_lambda(g, 1, &x, x));
     cr_assert_neq(acc_graph_status(g), ACC_OK);
@@ -726,7 +699,7 @@ Test(errors, compiling_a_scalar_result)
 Test(errors, compiling_a_lambda_result)
 {
     acc_graph *g = ts_graph(ctx);
-    acc_node *x = acc_param(g, sc(ACC_F32));
+    acc_node *x = acc_param(g, ts_sc(ACC_F32));
     acc_node *f = acc_lambda(g, 1, &x, x);
     acc_program *p = NULL;
     cr_assert_neq(acc_compile(ctx, g, 1, &f, &p), ACC_OK);
@@ -753,8 +726,7 @@ Test(errors, releasing_a_borrowed_array_is_a_no_op)
 {
     float buf[2] = {1, 2};
     int64_t n = 2;
-    void *b = buf;
-    acc_array a = ts_host_array(sc(ACC_F32), 1, &n, &b);
+    acc_array a = ts_host(ACC_F32, 1, &n, buf);
     cr_assert_eq(a.ownership, ACC_OWNERSHIP_BORROWED);
     acc_array_release(&a);
     cr_assert_eq(a.data[0], (void *)buf);
@@ -766,25 +738,25 @@ Test(errors, array_init_checks)
 {
     acc_array a;
     int64_t bad[1] = {-1}, big[2] = {INT64_MAX, 3}, ok[1] = {4};
-    cr_assert_eq(acc_array_init(NULL, sc(ACC_F32), 1, ok),
+    cr_assert_eq(acc_array_init(NULL, ts_sc(ACC_F32), 1, ok),
                  ACC_ERR_INVALID_ARGUMENT);
-    cr_assert_eq(acc_array_init(&a, sc(ACC_F32), 9, ok),
+    cr_assert_eq(acc_array_init(&a, ts_sc(ACC_F32), 9, ok),
                  ACC_ERR_INVALID_ARGUMENT);
-    cr_assert_eq(acc_array_init(&a, sc(ACC_F32), -1, ok),
+    cr_assert_eq(acc_array_init(&a, ts_sc(ACC_F32), -1, ok),
                  ACC_ERR_INVALID_ARGUMENT);
-    cr_assert_eq(acc_array_init(&a, sc(ACC_F32), 1, bad),
+    cr_assert_eq(acc_array_init(&a, ts_sc(ACC_F32), 1, bad),
                  ACC_ERR_INVALID_ARGUMENT);
-    cr_assert_eq(acc_array_init(&a, sc(ACC_F32), 1, ok), ACC_OK);
+    cr_assert_eq(acc_array_init(&a, ts_sc(ACC_F32), 1, ok), ACC_OK);
     cr_assert_eq(a.struct_size, sizeof a);
     cr_assert_eq(a.ownership, ACC_OWNERSHIP_BORROWED);
     cr_assert_eq(a.memory, ACC_MEMORY_HOST);
     cr_assert_null(a.data[0]);
     cr_assert_eq(acc_array_size(&a), 4);
-    cr_assert_eq(acc_array_init(&a, sc(ACC_F32), 2, big), ACC_OK);
+    cr_assert_eq(acc_array_init(&a, ts_sc(ACC_F32), 2, big), ACC_OK);
     cr_assert_eq(acc_array_size(&a), -1, "overflow gives -1");
     a.extents[1] = -3;
     cr_assert_eq(acc_array_size(&a), -1);
-    cr_assert_eq(acc_array_init(&a, sc(ACC_F32), 0, NULL), ACC_OK);
+    cr_assert_eq(acc_array_init(&a, ts_sc(ACC_F32), 0, NULL), ACC_OK);
     cr_assert_eq(acc_array_size(&a), 1);
 }
 
@@ -792,7 +764,8 @@ Test(errors, array_init_checks)
 
 Test(errors, types_api)
 {
-    const acc_type *f32 = sc(ACC_F32), *i32 = sc(ACC_I32), *b = sc(ACC_BOOL);
+    const acc_type *f32 = ts_sc(ACC_F32), *i32 = ts_sc(ACC_I32),
+                   *b = ts_sc(ACC_BOOL);
     cr_assert_eq(acc_type_get_kind(f32), ACC_TYPE_SCALAR);
     cr_assert_eq(acc_type_get_scalar(f32), ACC_F32);
     cr_assert_null(acc_type_scalar((acc_scalar)0));
@@ -828,7 +801,7 @@ Test(errors, types_api)
     const acc_type *swapped_f[2] = {inner, f32};
     cr_assert(!acc_type_equal(outer, acc_type_tuple(ctx, 2, swapped_f)));
     cr_assert(!acc_type_equal(f32, i32));
-    cr_assert(acc_type_equal(f32, sc(ACC_F32)));
+    cr_assert(acc_type_equal(f32, ts_sc(ACC_F32)));
 
     /* the unit type */
     const acc_type *unit = acc_type_tuple(ctx, 0, NULL);
@@ -877,7 +850,7 @@ Test(errors, types_api)
 
 Test(errors, types_need_a_live_context)
 {
-    const acc_type *f[1] = {sc(ACC_F32)};
+    const acc_type *f[1] = {ts_sc(ACC_F32)};
     cr_assert_null(acc_type_tuple(NULL, 1, f));
     cr_assert_null(acc_type_array(NULL, f[0], 1));
 }

@@ -28,20 +28,13 @@ static acc_program *compile_dotp(acc_scalar s)
     const acc_type *t = acc_type_scalar(s);
     acc_graph *g = ts_graph(ctx);
     acc_node *xs = acc_input(g, t, 1), *ys = acc_input(g, t, 1);
-    acc_node *a = acc_param(g, t), *b = acc_param(g, t);
-    acc_node *ab[2] = {a, b};
-    acc_node *mul = acc_lambda(g, 2, ab, acc_binop(g, ACC_OP_MUL, a, b));
-    acc_node *c = acc_param(g, t), *d = acc_param(g, t);
-    acc_node *cd[2] = {c, d};
-    acc_node *add = acc_lambda(g, 2, cd, acc_binop(g, ACC_OP_ADD, c, d));
     acc_node *arrays[2] = {xs, ys};
+    acc_node *mul = ts_binop_fn(g, s, ACC_OP_MUL);
+    acc_node *add = ts_binop_fn(g, s, ACC_OP_ADD);
     acc_node *r = acc_fold(g, add, acc_const_f64(g, s, 0.0),
                            acc_zipwith(g, mul, 2, arrays));
-    acc_program *p = NULL;
-    acc_status st = acc_compile(ctx, g, 1, &r, &p);
+    acc_program *p = ts_compile(ctx, g, r);
     acc_graph_free(g);
-    cr_assert_eq(st, ACC_OK, "compile: %s: %s", acc_status_string(st),
-                 acc_last_error());
     return p;
 }
 
@@ -95,18 +88,14 @@ static double ref_f32(const float *xs, const float *ys, int64_t n)
 static acc_status run_f32(acc_program *p, const float *xs, const float *ys,
                           int64_t n, float *result)
 {
-    const acc_type *f32 = acc_type_scalar(ACC_F32);
-    void *bx = (void *)xs, *by = (void *)ys;
-    acc_array in[2] = {ts_host_array(f32, 1, &n, &bx),
-                       ts_host_array(f32, 1, &n, &by)};
+    acc_array in[2] = {ts_host(ACC_F32, 1, &n, (void *)xs),
+                       ts_host(ACC_F32, 1, &n, (void *)ys)};
     acc_array out;
-    memset(&out, 0, sizeof out);
-    out.struct_size = sizeof out;
-    acc_status st = acc_run(p, 2, in, 1, &out);
+    acc_status st = ts_run_program(p, 2, in, 1, &out);
     if (st == ACC_OK) {
         cr_assert_eq(out.ownership, ACC_OWNERSHIP_LIBRARY);
         cr_assert_eq(out.rank, 0);
-        cr_assert(acc_type_equal(out.type, f32));
+        cr_assert(acc_type_equal(out.type, ts_sc(ACC_F32)));
         *result = *(const float *)out.data[0];
         acc_array_release(&out);
         cr_assert_null(out.data[0], "acc_array_release resets data");
@@ -186,7 +175,6 @@ Test(dotp, f32_million)
 Test(dotp, f64_sizes)
 {
     static const int64_t sizes[] = {0, 1, 1000, 1000000};
-    const acc_type *f64 = acc_type_scalar(ACC_F64);
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         int64_t n = sizes[s];
         double *xs = malloc((size_t)(n ? n : 1) * sizeof *xs);
@@ -198,13 +186,10 @@ Test(dotp, f64_sizes)
             ys[i] = (double)((i * 3) % 17) * 0.125;
             want += xs[i] * ys[i];
         }
-        void *bx = xs, *by = ys;
-        acc_array in[2] = {ts_host_array(f64, 1, &n, &bx),
-                           ts_host_array(f64, 1, &n, &by)};
+        acc_array in[2] = {ts_host(ACC_F64, 1, &n, xs),
+                           ts_host(ACC_F64, 1, &n, ys)};
         acc_array out;
-        memset(&out, 0, sizeof out);
-        out.struct_size = sizeof out;
-        acc_status st = acc_run(prog_f64, 2, in, 1, &out);
+        acc_status st = ts_run_program(prog_f64, 2, in, 1, &out);
         free(xs);
         free(ys);
         cr_assert_eq(st, ACC_OK, "n=%lld: %s", (long long)n, acc_last_error());
@@ -225,14 +210,12 @@ Test(dotp, compile_once_run_many)
 
 Test(dotp, caller_provided_output)
 {
-    const acc_type *f32 = acc_type_scalar(ACC_F32);
     float xs[5] = {1, 2, 3, 4, 5}, ys[5] = {2, 2, 2, 2, -1};
     float result = -99.0f;
     int64_t n = 5;
-    void *bx = xs, *by = ys, *br = &result;
-    acc_array in[2] = {ts_host_array(f32, 1, &n, &bx),
-                       ts_host_array(f32, 1, &n, &by)};
-    acc_array out = ts_host_array(f32, 0, NULL, &br);
+    acc_array in[2] = {ts_host(ACC_F32, 1, &n, xs),
+                       ts_host(ACC_F32, 1, &n, ys)};
+    acc_array out = ts_host(ACC_F32, 0, NULL, &result);
     cr_assert_eq(acc_run(prog_f32, 2, in, 1, &out), ACC_OK, "%s",
                  acc_last_error());
     cr_assert_eq(result, 15.0f);
@@ -250,12 +233,10 @@ Test(dotp, caller_and_library_outputs_agree)
     fill_f32(xs, ys, N, 42);
     float lib = 0.0f, mine = 0.0f;
     cr_assert_eq(run_f32(prog_f32, xs, ys, N, &lib), ACC_OK);
-    const acc_type *f32 = acc_type_scalar(ACC_F32);
     int64_t n = N;
-    void *bx = xs, *by = ys, *bm = &mine;
-    acc_array in[2] = {ts_host_array(f32, 1, &n, &bx),
-                       ts_host_array(f32, 1, &n, &by)};
-    acc_array out = ts_host_array(f32, 0, NULL, &bm);
+    acc_array in[2] = {ts_host(ACC_F32, 1, &n, xs),
+                       ts_host(ACC_F32, 1, &n, ys)};
+    acc_array out = ts_host(ACC_F32, 0, NULL, &mine);
     cr_assert_eq(acc_run(prog_f32, 2, in, 1, &out), ACC_OK);
     cr_assert_eq(lib, mine, "same program, same data: %g vs %g", (double)lib,
                  (double)mine);
@@ -269,10 +250,7 @@ Test(dotp, wrong_output_extent_is_a_shape_error)
     acc_graph *g = ts_graph(ctx);
     const acc_type *f32 = acc_type_scalar(ACC_F32);
     acc_node *xs = acc_input(g, f32, 2);
-    acc_node *a = acc_param(g, f32), *b = acc_param(g, f32);
-    acc_node *ab[2] = {a, b};
-    acc_node *r = acc_fold(g, acc_lambda(g, 2, ab,
-                                         acc_binop(g, ACC_OP_ADD, a, b)),
+    acc_node *r = acc_fold(g, ts_binop_fn(g, ACC_F32, ACC_OP_ADD),
                            acc_const_f64(g, ACC_F32, 0.0), xs);
     acc_program *p = NULL;
     acc_status st = acc_compile(ctx, g, 1, &r, &p);
@@ -311,11 +289,9 @@ Test(dotp, wrong_output_rank_is_refused)
 {
     float xs[2] = {1, 2}, res[4] = {0};
     int64_t n = 2, e2[2] = {1, 1};
-    const acc_type *f32 = acc_type_scalar(ACC_F32);
-    void *bx = xs, *br = res;
-    acc_array in[2] = {ts_host_array(f32, 1, &n, &bx),
-                       ts_host_array(f32, 1, &n, &bx)};
-    acc_array out = ts_host_array(f32, 2, e2, &br);
+    acc_array in[2] = {ts_host(ACC_F32, 1, &n, xs),
+                       ts_host(ACC_F32, 1, &n, xs)};
+    acc_array out = ts_host(ACC_F32, 2, e2, res);
     acc_status st = acc_run(prog_f32, 2, in, 1, &out);
     cr_assert_eq(st, ACC_ERR_SHAPE, "got %s", acc_status_string(st));
     cr_assert(ts_contains_ci(acc_last_error(), "output 0"), "message: %s",
@@ -357,8 +333,7 @@ static void *run_worker(void *arg)
         float mine = 0.0f;
         acc_array out;
         if (r % 2 == 0) { /* library-allocated */
-            memset(&out, 0, sizeof out);
-            out.struct_size = sizeof out;
+            out = ts_empty_output();
         } else { /* caller-provided */
             acc_array_init(&out, f32, 0, NULL);
             out.data[0] = &mine;

@@ -16,47 +16,24 @@ static acc_graph *g;
 
 static void setup(void)
 {
-    ctx = ts_context(ACC_BACKEND_INTERP);
-    g = ts_graph(ctx);
+    ts_fixture_open(&ctx, &g);
 }
 
 static void teardown(void)
 {
-    acc_graph_free(g);
-    acc_context_destroy(ctx);
+    ts_fixture_close(&ctx, &g);
 }
 
 TestSuite(fusion, .init = setup, .fini = teardown);
 
-static const acc_type *sc(acc_scalar s) { return acc_type_scalar(s); }
-
-static acc_node *lam1(acc_node *p, acc_node *body)
-{
-    return acc_lambda(g, 1, &p, body);
-}
-
-static acc_node *lam2(acc_scalar s, acc_primop op)
-{
-    acc_node *a = acc_param(g, sc(s)), *b = acc_param(g, sc(s));
-    acc_node *ps[2] = {a, b};
-    return acc_lambda(g, 2, ps, acc_binop(g, op, a, b));
-}
-
 /* \x -> x * k + 1 over scalar type s */
 static acc_node *affine(acc_scalar s, double k)
 {
-    acc_node *x = acc_param(g, sc(s));
+    acc_node *x = acc_param(g, ts_sc(s));
     acc_node *kk = acc_const_f64(g, s, k), *one = acc_const_f64(g, s, 1);
-    return lam1(x, acc_binop(g, ACC_OP_ADD, acc_binop(g, ACC_OP_MUL, x, kk),
+    return ts_lam1(g, x,
+                   acc_binop(g, ACC_OP_ADD, acc_binop(g, ACC_OP_MUL, x, kk),
                              one));
-}
-
-static acc_program *compile_n(size_t n, acc_node *const *results)
-{
-    acc_program *p = NULL;
-    acc_status st = acc_compile(ctx, g, n, results, &p);
-    cr_assert_eq(st, ACC_OK, "compile: %s", acc_last_error());
-    return p;
 }
 
 static acc_plan_summary plan_of(const acc_program *p)
@@ -96,13 +73,9 @@ static void run_vec(acc_program *p, size_t n_in, float *const *in, int64_t n,
                     acc_array *out)
 {
     acc_array ins[4];
-    int64_t ext[1] = {n};
-    for (size_t i = 0; i < n_in; i++) {
-        void *ptr[1] = {in[i]};
-        ins[i] = ts_host_array(sc(ACC_F32), 1, ext, ptr);
-    }
-    memset(out, 0, sizeof *out);
-    cr_assert_eq(acc_run(p, n_in, ins, 1, out), ACC_OK, "%s",
+    for (size_t i = 0; i < n_in; i++)
+        ins[i] = ts_host(ACC_F32, 1, &n, in[i]);
+    cr_assert_eq(ts_run_program(p, n_in, ins, 1, out), ACC_OK, "%s",
                  acc_last_error());
 }
 
@@ -110,11 +83,14 @@ static void run_vec(acc_program *p, size_t n_in, float *const *in, int64_t n,
 
 Test(fusion, dot_product_is_one_kernel_without_intermediates)
 {
-    acc_node *xs = acc_input(g, sc(ACC_F32), 1), *ys = acc_input(g, sc(ACC_F32), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_F32), 1),
+             *ys = acc_input(g, ts_sc(ACC_F32), 1);
     acc_node *both[2] = {xs, ys};
-    acc_node *prod = acc_zipwith(g, lam2(ACC_F32, ACC_OP_MUL), 2, both);
-    acc_node *r = acc_fold(g, lam2(ACC_F32, ACC_OP_ADD), ts_f32(g, 0), prod);
-    acc_program *p = compile_n(1, &r);
+    acc_node *prod = acc_zipwith(g, ts_binop_fn(g, ACC_F32, ACC_OP_MUL), 2,
+                                 both);
+    acc_node *r = acc_fold(g, ts_binop_fn(g, ACC_F32, ACC_OP_ADD), ts_f32(g, 0),
+                           prod);
+    acc_program *p = ts_compile(ctx, g, r);
     expect_plan(p, 1, 0);
     cr_expect(explain_contains(p, 0, "contains: zipWith, fold") ||
               explain_contains(p, 0, "contains: fold, zipWith"));
@@ -146,7 +122,7 @@ Test(fusion, dot_product_is_one_kernel_without_intermediates)
 Test(fusion, blackscholes_is_one_kernel)
 {
     acc_node *r = ts_blackscholes(ctx, g);
-    acc_program *p = compile_n(1, &r);
+    acc_program *p = ts_compile(ctx, g, r);
     expect_plan(p, 1, 0);
     acc_program_free(p);
 }
@@ -154,16 +130,16 @@ Test(fusion, blackscholes_is_one_kernel)
 /* map f (reverse xs), reverse as a backpermute */
 Test(fusion, map_after_backpermute_is_one_kernel)
 {
-    acc_node *xs = acc_input(g, sc(ACC_F32), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_F32), 1);
     acc_node *len = acc_get(g, acc_shape(g, xs), 0);
     acc_node *ix = acc_param(g, acc_type_shape(1));
     acc_node *src = acc_binop(g, ACC_OP_SUB,
                               acc_binop(g, ACC_OP_SUB, len, ts_i64(g, 1)),
                               acc_get(g, ix, 0));
     acc_node *rev = acc_backpermute(g, acc_shape(g, xs),
-                                    lam1(ix, acc_index(g, 1, &src)), xs);
+                                    ts_lam1(g, ix, acc_index(g, 1, &src)), xs);
     acc_node *r = acc_map(g, affine(ACC_F32, 2.0), rev);
-    acc_program *p = compile_n(1, &r);
+    acc_program *p = ts_compile(ctx, g, r);
     expect_plan(p, 1, 0);
     cr_expect(explain_contains(p, 0, "backpermute"));
     float a[5] = {1, 2, 3, 4, 5};
@@ -179,19 +155,20 @@ Test(fusion, map_after_backpermute_is_one_kernel)
 /* smvm: foldSeg (+) 0 (zipWith (*) (backpermute (shape inds) (\i -> [inds ! i]) vec) vals) segd */
 Test(fusion, smvm_is_one_segmented_reduction)
 {
-    acc_node *segd = acc_input(g, sc(ACC_I64), 1);
-    acc_node *inds = acc_input(g, sc(ACC_I64), 1);
-    acc_node *vals = acc_input(g, sc(ACC_F32), 1);
-    acc_node *vec = acc_input(g, sc(ACC_F32), 1);
+    acc_node *segd = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *inds = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *vals = acc_input(g, ts_sc(ACC_F32), 1);
+    acc_node *vec = acc_input(g, ts_sc(ACC_F32), 1);
     acc_node *i = acc_param(g, acc_type_shape(1));
     acc_node *col = acc_read(g, inds, i);
     acc_node *vv = acc_backpermute(g, acc_shape(g, inds),
-                                   lam1(i, acc_index(g, 1, &col)), vec);
+                                   ts_lam1(g, i, acc_index(g, 1, &col)), vec);
     acc_node *pair[2] = {vv, vals};
-    acc_node *prods = acc_zipwith(g, lam2(ACC_F32, ACC_OP_MUL), 2, pair);
-    acc_node *r = acc_fold_seg(g, lam2(ACC_F32, ACC_OP_ADD), ts_f32(g, 0),
-                               prods, segd);
-    acc_program *p = compile_n(1, &r);
+    acc_node *prods = acc_zipwith(g, ts_binop_fn(g, ACC_F32, ACC_OP_MUL), 2,
+                                  pair);
+    acc_node *r = acc_fold_seg(g, ts_binop_fn(g, ACC_F32, ACC_OP_ADD),
+                               ts_f32(g, 0), prods, segd);
+    acc_program *p = ts_compile(ctx, g, r);
     expect_plan(p, 1, 0);
     cr_expect(explain_contains(p, 0, "backpermute"));
     cr_expect(explain_contains(p, 0, "zipWith"));
@@ -199,14 +176,13 @@ Test(fusion, smvm_is_one_segmented_reduction)
     /* [[1 0 2] [0 0 0] [0 3 4]] * [1 2 3] = [7 0 18] */
     int64_t seg[3] = {2, 0, 2}, ind[4] = {0, 2, 1, 2}, e3[1] = {3}, e4[1] = {4};
     float val[4] = {1, 2, 3, 4}, v[3] = {1, 2, 3};
-    void *pseg[1] = {seg}, *pind[1] = {ind}, *pval[1] = {val}, *pv[1] = {v};
-    acc_array in[4] = {ts_host_array(sc(ACC_I64), 1, e3, pseg),
-                       ts_host_array(sc(ACC_I64), 1, e4, pind),
-                       ts_host_array(sc(ACC_F32), 1, e4, pval),
-                       ts_host_array(sc(ACC_F32), 1, e3, pv)};
+    acc_array in[4] = {ts_host(ACC_I64, 1, e3, seg),
+                       ts_host(ACC_I64, 1, e4, ind),
+                       ts_host(ACC_F32, 1, e4, val),
+                       ts_host(ACC_F32, 1, e3, v)};
     acc_array out;
-    memset(&out, 0, sizeof out);
-    cr_assert_eq(acc_run(p, 4, in, 1, &out), ACC_OK, "%s", acc_last_error());
+    cr_assert_eq(ts_run_program(p, 4, in, 1, &out), ACC_OK, "%s",
+                 acc_last_error());
     float want[3] = {7, 0, 18};
     for (int k = 0; k < 3; k++)
         cr_expect_float_eq(((float *)out.data[0])[k], want[k], 1e-6);
@@ -216,10 +192,11 @@ Test(fusion, smvm_is_one_segmented_reduction)
 
 Test(fusion, map_after_fold_is_fused_into_its_output)
 {
-    acc_node *xs = acc_input(g, sc(ACC_F32), 2);
-    acc_node *sums = acc_fold(g, lam2(ACC_F32, ACC_OP_ADD), ts_f32(g, 0), xs);
+    acc_node *xs = acc_input(g, ts_sc(ACC_F32), 2);
+    acc_node *sums = acc_fold(g, ts_binop_fn(g, ACC_F32, ACC_OP_ADD),
+                              ts_f32(g, 0), xs);
     acc_node *r = acc_map(g, affine(ACC_F32, 0.5), sums);
-    acc_program *p = compile_n(1, &r);
+    acc_program *p = ts_compile(ctx, g, r);
     expect_plan(p, 1, 0);
     cr_expect(explain_contains(p, 0, "contains: map, fold") ||
               explain_contains(p, 0, "contains: fold, map"));
@@ -229,36 +206,20 @@ Test(fusion, map_after_fold_is_fused_into_its_output)
 /* The sieve of LANGUAGE.md §3.6: permute' after expand is one kernel. */
 Test(fusion, permute_pairs_after_expand_is_one_kernel)
 {
-    acc_node *ps = acc_input(g, sc(ACC_I64), 1);
-    acc_node *nn = acc_input(g, sc(ACC_I64), 0);
-    acc_node *n = acc_the(g, nn);
-    acc_node *p1 = acc_param(g, sc(ACC_I64));
-    acc_node *size = lam1(p1, acc_binop(g, ACC_OP_QUOT,
-                                        acc_binop(g, ACC_OP_SUB, n, p1), p1));
-    acc_node *p2 = acc_param(g, sc(ACC_I64)), *k = acc_param(g, sc(ACC_I64));
-    acc_node *m = acc_binop(g, ACC_OP_MUL,
-                            acc_binop(g, ACC_OP_ADD, k, ts_i64(g, 2)), p2);
-    acc_node *target = acc_cond(g, acc_binop(g, ACC_OP_LT, m, n),
-                                acc_index(g, 1, &m), acc_ignore(g, 1));
-    acc_node *pair_items[2] = {target, ts_i32(g, 1)};
-    acc_node *getps[2] = {p2, k};
-    acc_node *get = acc_lambda(g, 2, getps, acc_tuple(g, 2, pair_items));
-    acc_node *marks = acc_expand(g, size, get, ps);
-    acc_node *defaults = acc_fill(g, acc_index(g, 1, &n), ts_i32(g, 0));
-    acc_node *r = acc_permute_pairs(g, lam2(ACC_I32, ACC_OP_ADD), defaults,
-                                    marks);
+    acc_node *ps = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *nn = acc_input(g, ts_sc(ACC_I64), 0);
+    acc_node *r = ts_sieve_marks(g, ps, nn);
     cr_assert(r, "%s", acc_graph_last_error(g));
-    acc_program *p = compile_n(1, &r);
+    acc_program *p = ts_compile(ctx, g, r);
     expect_plan(p, 1, 0);
     cr_expect(explain_contains(p, 0, "expand"));
 
     int64_t primes[4] = {2, 3, 5, 7}, limit = 50, e[1] = {4};
-    void *pp[1] = {primes}, *pl[1] = {&limit};
-    acc_array in[2] = {ts_host_array(sc(ACC_I64), 1, e, pp),
-                       ts_host_array(sc(ACC_I64), 0, NULL, pl)};
+    acc_array in[2] = {ts_host(ACC_I64, 1, e, primes),
+                       ts_host(ACC_I64, 0, NULL, &limit)};
     acc_array out;
-    memset(&out, 0, sizeof out);
-    cr_assert_eq(acc_run(p, 2, in, 1, &out), ACC_OK, "%s", acc_last_error());
+    cr_assert_eq(ts_run_program(p, 2, in, 1, &out), ACC_OK, "%s",
+                 acc_last_error());
     for (int64_t x = 0; x < limit; x++) {
         int32_t want = 0;
         for (int j = 0; j < 4; j++)
@@ -274,20 +235,20 @@ Test(fusion, permute_pairs_after_expand_is_one_kernel)
  * read by both reductions. */
 static acc_node *shared_producer(acc_node **second)
 {
-    acc_node *xs = acc_input(g, sc(ACC_F32), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_F32), 1);
     acc_node *v = acc_map(g, affine(ACC_F32, 3.0), xs);
-    *second = acc_fold(g, lam2(ACC_F32, ACC_OP_MAX), ts_f32(g, -1e30f), v);
-    return acc_fold(g, lam2(ACC_F32, ACC_OP_ADD), ts_f32(g, 0), v);
+    *second = acc_fold(g, ts_binop_fn(g, ACC_F32, ACC_OP_MAX),
+                       ts_f32(g, -1e30f), v);
+    return acc_fold(g, ts_binop_fn(g, ACC_F32, ACC_OP_ADD), ts_f32(g, 0), v);
 }
 
 static void check_shared_values(acc_program *p)
 {
     float a[6] = {1, -2, 3, 0.5f, 4, -1};
     int64_t e[1] = {6};
-    void *pa[1] = {a};
-    acc_array in = ts_host_array(sc(ACC_F32), 1, e, pa), out[2];
-    memset(out, 0, sizeof out);
-    cr_assert_eq(acc_run(p, 1, &in, 2, out), ACC_OK, "%s", acc_last_error());
+    acc_array in = ts_host(ACC_F32, 1, e, a), out[2];
+    cr_assert_eq(ts_run_program(p, 1, &in, 2, out), ACC_OK, "%s",
+                 acc_last_error());
     float sum = 0, max = -1e30f;
     for (int i = 0; i < 6; i++) {
         float y = a[i] * 3 + 1;
@@ -304,7 +265,7 @@ Test(fusion, producer_shared_by_two_consumers_is_computed_once)
 {
     acc_node *rs[2];
     rs[0] = shared_producer(&rs[1]);
-    acc_program *p = compile_n(2, rs);
+    acc_program *p = ts_compile_n(ctx, g, 2, rs);
     expect_plan(p, 3, 1);
     cr_expect_eq(plan_of(p).duplicated, 0);
     check_shared_values(p);
@@ -319,8 +280,7 @@ Test(fusion, producer_shared_by_two_consumers_is_computed_once)
 
 Test(fusion, cheap_producer_is_duplicated_when_the_context_allows)
 {
-    acc_graph_free(g);
-    acc_context_destroy(ctx);
+    ts_fixture_close(&ctx, &g);
     acc_context_options o;
     acc_context_options_init(&o);
     o.backend = ACC_BACKEND_INTERP;
@@ -329,7 +289,7 @@ Test(fusion, cheap_producer_is_duplicated_when_the_context_allows)
     g = ts_graph(ctx);
     acc_node *rs[2];
     rs[0] = shared_producer(&rs[1]);
-    acc_program *p = compile_n(2, rs);
+    acc_program *p = ts_compile_n(ctx, g, 2, rs);
     expect_plan(p, 2, 0);
     cr_expect_eq(plan_of(p).duplicated, 1);
     cr_expect(explain_contains(p, 1, "\"duplicated\":1"));
@@ -341,15 +301,16 @@ Test(fusion, cheap_producer_is_duplicated_when_the_context_allows)
  * is fused into the zipWith. */
 Test(fusion, shape_only_uses_do_not_prevent_fusion)
 {
-    acc_node *xs = acc_input(g, sc(ACC_F32), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_F32), 1);
     acc_node *v = acc_map(g, affine(ACC_F32, 2.0), xs);
     acc_node *ix = acc_param(g, acc_type_shape(1));
     acc_node *ramp = acc_generate(g, acc_shape(g, v),
-                                  lam1(ix, acc_convert(g, acc_get(g, ix, 0),
-                                                       ACC_F32)));
+                                  ts_lam1(g, ix,
+                                          acc_convert(g, acc_get(g, ix, 0),
+                                                      ACC_F32)));
     acc_node *pair[2] = {v, ramp};
-    acc_node *r = acc_zipwith(g, lam2(ACC_F32, ACC_OP_ADD), 2, pair);
-    acc_program *p = compile_n(1, &r);
+    acc_node *r = acc_zipwith(g, ts_binop_fn(g, ACC_F32, ACC_OP_ADD), 2, pair);
+    acc_program *p = ts_compile(ctx, g, r);
     expect_plan(p, 1, 0);
     float a[4] = {1, 2, 3, 4};
     float *in[1] = {a};
@@ -366,12 +327,13 @@ Test(fusion, shape_only_uses_do_not_prevent_fusion)
  * floats out of the producer chain, which fuses into one kernel. */
 Test(fusion, let_of_manifest_data_does_not_block_a_producer_chain)
 {
-    acc_node *m = acc_input(g, sc(ACC_F32), 2);
-    acc_node *xs = acc_fold(g, lam2(ACC_F32, ACC_OP_ADD), ts_f32(g, 0), m);
+    acc_node *m = acc_input(g, ts_sc(ACC_F32), 2);
+    acc_node *xs = acc_fold(g, ts_binop_fn(g, ACC_F32, ACC_OP_ADD),
+                            ts_f32(g, 0), m);
     acc_node *pair[2] = {xs, xs};
-    acc_node *z = acc_zipwith(g, lam2(ACC_F32, ACC_OP_MUL), 2, pair);
+    acc_node *z = acc_zipwith(g, ts_binop_fn(g, ACC_F32, ACC_OP_MUL), 2, pair);
     acc_node *r = acc_map(g, affine(ACC_F32, 1.0), z);
-    acc_program *p = compile_n(1, &r);
+    acc_program *p = ts_compile(ctx, g, r);
     expect_plan(p, 2, 1); /* the fold, then one generate */
     acc_program_free(p);
 }
@@ -382,13 +344,13 @@ static acc_node *all_spec(void) { return acc_all(g); }
 
 Test(fusion, replicate_and_slice_fuse_with_a_map)
 {
-    acc_node *xs = acc_input(g, sc(ACC_F32), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_F32), 1);
     acc_node *spec[2] = {ts_i64(g, 3), all_spec()};
     acc_node *rows = acc_replicate(g, 2, spec, acc_map(g, affine(ACC_F32, 2), xs));
     acc_node *fix[2] = {ts_i64(g, 1), all_spec()};
     acc_node *row = acc_slice(g, rows, 2, fix);
     acc_node *r = acc_map(g, affine(ACC_F32, 1), row);
-    acc_program *p = compile_n(1, &r);
+    acc_program *p = ts_compile(ctx, g, r);
     expect_plan(p, 1, 0);
     cr_expect(explain_contains(p, 0, "replicate"));
     cr_expect(explain_contains(p, 0, "slice"));
@@ -408,10 +370,9 @@ Test(fusion, replicate_and_slice_fuse_with_a_map)
  * without fusion, and names the user's operation. */
 static void expect_runtime_error(acc_node *r, const char *op)
 {
-    acc_program *p = compile_n(1, &r);
+    acc_program *p = ts_compile(ctx, g, r);
     acc_array out;
-    memset(&out, 0, sizeof out);
-    acc_status st = acc_run(p, 0, NULL, 1, &out);
+    acc_status st = ts_run_program(p, 0, NULL, 1, &out);
     cr_expect_eq(st, ACC_ERR_RUNTIME, "status %s", acc_status_string(st));
     cr_expect(ts_contains_ci(acc_last_error(), op), "message: %s",
               acc_last_error());
@@ -423,7 +384,7 @@ static acc_node *ramp(int64_t n)
     acc_node *ix = acc_param(g, acc_type_shape(1));
     acc_node *len = ts_i64(g, n);
     return acc_generate(g, acc_index(g, 1, &len),
-                        lam1(ix, acc_get(g, ix, 0)));
+                        ts_lam1(g, ix, acc_get(g, ix, 0)));
 }
 
 Test(fusion, backpermute_of_a_delayed_array_checks_its_bounds)
@@ -432,7 +393,8 @@ Test(fusion, backpermute_of_a_delayed_array_checks_its_bounds)
     acc_node *five = ts_i64(g, 5);
     acc_node *src = acc_binop(g, ACC_OP_ADD, acc_get(g, ix, 0), ts_i64(g, 2));
     acc_node *r = acc_backpermute(g, acc_index(g, 1, &five),
-                                  lam1(ix, acc_index(g, 1, &src)), ramp(4));
+                                  ts_lam1(g, ix, acc_index(g, 1, &src)),
+                                  ramp(4));
     expect_runtime_error(r, "backpermute");
 }
 
@@ -447,13 +409,6 @@ Test(fusion, slice_of_a_delayed_array_checks_its_bounds)
 /* ---- randomised differential test ------------------------------------------ */
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
-static uint32_t rnd(uint32_t n)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng % n);
-}
 
 /* A random chain of producers and consumers over i64 vectors, sharing some
  * intermediate results. */
@@ -462,13 +417,19 @@ static acc_node *random_program(acc_node *a, acc_node *b)
     acc_node *pool[16] = {a, b};
     int n = 2;
     while (n < 9) {
-        acc_node *x = pool[rnd((uint32_t)n)], *y = pool[rnd((uint32_t)n)];
+        acc_node *x = pool[ts_rnd(&rng, (uint32_t)n)],
+                 *y = pool[ts_rnd(&rng, (uint32_t)n)];
         acc_node *r = NULL;
-        switch (rnd(5)) {
-        case 0: r = acc_map(g, affine(ACC_I64, (double)(1 + rnd(3))), x); break;
+        switch (ts_rnd(&rng, 5)) {
+        case 0:
+            r = acc_map(g, affine(ACC_I64, (double)(1 + ts_rnd(&rng, 3))), x);
+            break;
         case 1: {
             acc_node *xy[2] = {x, y};
-            r = acc_zipwith(g, lam2(ACC_I64, rnd(2) ? ACC_OP_ADD : ACC_OP_MAX),
+            r = acc_zipwith(g,
+                            ts_binop_fn(g, ACC_I64,
+                                        ts_rnd(&rng, 2) ? ACC_OP_ADD
+                                                        : ACC_OP_MAX),
                             2, xy);
             break;
         }
@@ -479,39 +440,39 @@ static acc_node *random_program(acc_node *a, acc_node *b)
                                       acc_binop(g, ACC_OP_SUB, len, ts_i64(g, 1)),
                                       acc_get(g, ix, 0));
             r = acc_backpermute(g, acc_shape(g, x),
-                                lam1(ix, acc_index(g, 1, &src)), x);
+                                ts_lam1(g, ix, acc_index(g, 1, &src)), x);
             break;
         }
         case 3: { /* prefix sums, then keep the length */
-            r = acc_scan(g, ACC_PRESCANL, lam2(ACC_I64, ACC_OP_ADD),
+            r = acc_scan(g, ACC_PRESCANL, ts_binop_fn(g, ACC_I64, ACC_OP_ADD),
                          ts_i64(g, 0), x);
             break;
         }
         default: { /* each element plus the total */
-            acc_node *total = acc_fold(g, lam2(ACC_I64, ACC_OP_ADD),
+            acc_node *total = acc_fold(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD),
                                        ts_i64(g, 0), x);
-            acc_node *e = acc_param(g, sc(ACC_I64));
-            r = acc_map(g, lam1(e, acc_binop(g, ACC_OP_ADD, e,
-                                             acc_the(g, total))), y);
+            acc_node *e = acc_param(g, ts_sc(ACC_I64));
+            r = acc_map(g,
+                        ts_lam1(g, e,
+                                acc_binop(g, ACC_OP_ADD, e, acc_the(g, total))),
+                        y);
             break;
         }
         }
         pool[n++] = r;
     }
     acc_node *pair[2] = {pool[n - 1], pool[n - 2]};
-    return acc_zipwith(g, lam2(ACC_I64, ACC_OP_SUB), 2, pair);
+    return acc_zipwith(g, ts_binop_fn(g, ACC_I64, ACC_OP_SUB), 2, pair);
 }
 
 static void run_i64(acc_node *r, int64_t *a, int64_t *b, int64_t n,
                     int64_t *result, int64_t *len)
 {
-    acc_program *p = compile_n(1, &r);
-    int64_t e[1] = {n};
-    void *pa[1] = {a}, *pb[1] = {b};
-    acc_array in[2] = {ts_host_array(sc(ACC_I64), 1, e, pa),
-                       ts_host_array(sc(ACC_I64), 1, e, pb)}, out;
-    memset(&out, 0, sizeof out);
-    cr_assert_eq(acc_run(p, 2, in, 1, &out), ACC_OK, "%s", acc_last_error());
+    acc_program *p = ts_compile(ctx, g, r);
+    acc_array in[2] = {ts_host(ACC_I64, 1, &n, a), ts_host(ACC_I64, 1, &n, b)};
+    acc_array out;
+    cr_assert_eq(ts_run_program(p, 2, in, 1, &out), ACC_OK, "%s",
+                 acc_last_error());
     *len = out.extents[0];
     memcpy(result, out.data[0], (size_t)*len * sizeof *result);
     acc_array_release(&out);
@@ -521,14 +482,14 @@ static void run_i64(acc_node *r, int64_t *a, int64_t *b, int64_t n,
 Test(fusion, random_programs_give_the_values_of_the_unfused_program)
 {
     for (int round = 0; round < 60; round++) {
-        acc_node *a = acc_input(g, sc(ACC_I64), 1);
-        acc_node *b = acc_input(g, sc(ACC_I64), 1);
+        acc_node *a = acc_input(g, ts_sc(ACC_I64), 1);
+        acc_node *b = acc_input(g, ts_sc(ACC_I64), 1);
         acc_node *r = random_program(a, b);
         cr_assert(r, "%s", acc_graph_last_error(g));
         int64_t xa[7], xb[7], fused[7], plain[7], n1, n2;
         for (int i = 0; i < 7; i++) {
-            xa[i] = (int64_t)rnd(100) - 50;
-            xb[i] = (int64_t)rnd(100) - 50;
+            xa[i] = (int64_t)ts_rnd(&rng, 100) - 50;
+            xb[i] = (int64_t)ts_rnd(&rng, 100) - 50;
         }
         run_i64(r, xa, xb, 7, fused, &n1);
         setenv("ACC_DISABLE", "fusion", 1);
@@ -539,7 +500,6 @@ Test(fusion, random_programs_give_the_values_of_the_unfused_program)
             cr_expect_eq(fused[i], plain[i], "round %d, element %lld", round,
                          (long long)i);
         /* a fresh graph per round keeps the inputs at two */
-        acc_graph_free(g);
-        g = ts_graph(ctx);
+        ts_fresh_graph(ctx, &g);
     }
 }

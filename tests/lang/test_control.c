@@ -20,127 +20,49 @@ static acc_graph *g;
 
 static void setup(void)
 {
-    ctx = ts_context(ACC_BACKEND_INTERP);
-    g = ts_graph(ctx);
+    ts_fixture_open(&ctx, &g);
 }
 
 static void teardown(void)
 {
-    acc_graph_free(g);
-    acc_context_destroy(ctx);
-    g = NULL;
-    ctx = NULL;
+    ts_fixture_close(&ctx, &g);
 }
 
 TestSuite(control, .init = setup, .fini = teardown);
 
 /* ---- small builders --------------------------------------------------- */
 
-static const acc_type *sc(acc_scalar s)
-{
-    return acc_type_scalar(s);
-}
-
 static const acc_type *arr(acc_scalar s, int32_t rank)
 {
-    return acc_type_array(ctx, sc(s), rank);
-}
-
-static acc_node *lam1(acc_node *p, acc_node *body)
-{
-    return acc_lambda(g, 1, &p, body);
-}
-
-static acc_node *lam2(acc_node *a, acc_node *b, acc_node *body)
-{
-    acc_node *ps[2] = {a, b};
-    return acc_lambda(g, 2, ps, body);
-}
-
-static acc_node *bin(acc_primop op, acc_node *a, acc_node *b)
-{
-    return acc_binop(g, op, a, b);
-}
-
-static acc_node *binop_fn(acc_scalar s, acc_primop op)
-{
-    acc_node *a = acc_param(g, sc(s)), *b = acc_param(g, sc(s));
-    return lam2(a, b, bin(op, a, b));
+    return acc_type_array(ctx, ts_sc(s), rank);
 }
 
 /* map (\x -> x `op` k) xs over i64 */
 static acc_node *map_const(acc_primop op, int64_t k, acc_node *xs)
 {
-    acc_node *x = acc_param(g, sc(ACC_I64));
-    return acc_map(g, lam1(x, bin(op, x, ts_i64(g, k))), xs);
-}
-
-static acc_node *idx1(acc_node *i)
-{
-    return acc_index(g, 1, &i);
+    acc_node *x = acc_param(g, ts_sc(ACC_I64));
+    return acc_map(g, ts_lam1(g, x, acc_binop(g, op, x, ts_i64(g, k))), xs);
 }
 
 /* sum of an i64 vector, as a Scalar */
 static acc_node *sum(acc_node *xs)
 {
-    return acc_fold(g, binop_fn(ACC_I64, ACC_OP_ADD), ts_i64(g, 0), xs);
+    return acc_fold(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD), ts_i64(g, 0), xs);
 }
 
 /* unit (the s `op` k): a Scalar bool from a Scalar i64 */
 static acc_node *scalar_test(acc_primop op, acc_node *s, int64_t k)
 {
-    return acc_unit(g, bin(op, acc_the(g, s), ts_i64(g, k)));
-}
-
-static acc_array host1(acc_scalar s, int32_t rank, const int64_t *ext,
-                       void *buf)
-{
-    return ts_host_array(sc(s), rank, ext, &buf);
-}
-
-static void expect_ok(acc_status st)
-{
-    cr_assert_eq(st, ACC_OK, "status %s: %s (graph: %s)",
-                 acc_status_string(st), acc_last_error(),
-                 acc_graph_last_error(g));
-}
-
-static void expect_i64(const acc_array *a, const int64_t *want, int64_t n)
-{
-    cr_assert_eq(acc_array_size(a), n, "size %lld, expected %lld",
-                 (long long)acc_array_size(a), (long long)n);
-    const int64_t *o = a->data[0];
-    for (int64_t i = 0; i < n; i++)
-        cr_assert_eq(o[i], want[i], "element %lld is %lld, expected %lld",
-                     (long long)i, (long long)o[i], (long long)want[i]);
-}
-
-static void expect_builder_error(acc_status want, const char *op)
-{
-    cr_assert_eq(acc_graph_status(g), want, "status %s, expected %s (%s)",
-                 acc_status_string(acc_graph_status(g)),
-                 acc_status_string(want), acc_graph_last_error(g));
-    cr_assert(ts_contains_ci(acc_graph_last_error(g), op), "message: %s",
-              acc_graph_last_error(g));
-    acc_graph_free(g);
-    g = ts_graph(ctx);
-    int64_t v = 0;
-    expect_ok(ts_eval_scalar(ctx, g, ts_i64(g, 7), &v, sizeof v));
-    cr_assert_eq(v, 7);
+    return acc_unit(g, acc_binop(g, op, acc_the(g, s), ts_i64(g, k)));
 }
 
 /* Runs prog on one i64 vector and a bool Scalar; returns the status. */
 static acc_status run_vec_flag(acc_program *prog, int64_t *x, int64_t n,
                                uint8_t flag, acc_array *out)
 {
-    acc_array in[2] = {host1(ACC_I64, 1, &n, x),
-                       host1(ACC_BOOL, 0, NULL, &flag)};
-    size_t n_out = acc_program_num_outputs(prog);
-    for (size_t i = 0; i < n_out; i++) {
-        memset(&out[i], 0, sizeof out[i]);
-        out[i].struct_size = sizeof out[i];
-    }
-    return acc_run(prog, 2, in, n_out, out);
+    acc_array in[2] = {ts_host(ACC_I64, 1, &n, x),
+                       ts_host(ACC_BOOL, 0, NULL, &flag)};
+    return ts_run_program(prog, 2, in, acc_program_num_outputs(prog), out);
 }
 
 /* ---- acond -------------------------------------------------------------- */
@@ -148,22 +70,22 @@ static acc_status run_vec_flag(acc_program *prog, int64_t *x, int64_t n,
 Test(control, acond_chooses_by_the_condition)
 {
     int64_t x[4] = {1, -2, 3, 10}, want[4];
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
-    acc_node *c = acc_input(g, sc(ACC_BOOL), 0);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *c = acc_input(g, ts_sc(ACC_BOOL), 0);
     acc_node *r = acc_acond(g, acc_the(g, c), map_const(ACC_OP_MUL, 2, xs),
                             map_const(ACC_OP_ADD, 1, xs));
     acc_program *prog = NULL;
-    expect_ok(acc_compile(ctx, g, 1, &r, &prog));
+    ts_expect_ok(g, acc_compile(ctx, g, 1, &r, &prog));
     acc_array out;
-    expect_ok(run_vec_flag(prog, x, 4, 1, &out));
+    ts_expect_ok(g, run_vec_flag(prog, x, 4, 1, &out));
     for (int i = 0; i < 4; i++)
         want[i] = x[i] * 2;
-    expect_i64(&out, want, 4);
+    ts_expect_i64(&out, want, 4);
     acc_array_release(&out);
-    expect_ok(run_vec_flag(prog, x, 4, 0, &out));
+    ts_expect_ok(g, run_vec_flag(prog, x, 4, 0, &out));
     for (int i = 0; i < 4; i++)
         want[i] = x[i] + 1;
-    expect_i64(&out, want, 4);
+    ts_expect_i64(&out, want, 4);
     acc_array_release(&out);
     acc_program_free(prog);
 }
@@ -173,20 +95,22 @@ Test(control, acond_chooses_by_the_condition)
 Test(control, acond_evaluates_only_the_chosen_branch)
 {
     int64_t x[3] = {4, 5, 6};
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
-    acc_node *c = acc_input(g, sc(ACC_BOOL), 0);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *c = acc_input(g, ts_sc(ACC_BOOL), 0);
     acc_node *ix = acc_param(g, acc_type_shape(1));
-    acc_node *bad = acc_backpermute(g, idx1(ts_i64(g, 3)),
-                                    lam1(ix, idx1(bin(ACC_OP_ADD,
-                                                      acc_get(g, ix, 0),
-                                                      ts_i64(g, 10)))),
+    acc_node *bad = acc_backpermute(g, ts_idx1(g, ts_i64(g, 3)),
+                                    ts_lam1(g, ix,
+                                            ts_idx1(g,
+                                                    acc_binop(g, ACC_OP_ADD,
+                                                              acc_get(g, ix, 0),
+                                                              ts_i64(g, 10)))),
                                     xs);
     acc_node *r = acc_acond(g, acc_the(g, c), xs, bad);
     acc_program *prog = NULL;
-    expect_ok(acc_compile(ctx, g, 1, &r, &prog));
+    ts_expect_ok(g, acc_compile(ctx, g, 1, &r, &prog));
     acc_array out;
-    expect_ok(run_vec_flag(prog, x, 3, 1, &out));
-    expect_i64(&out, x, 3);
+    ts_expect_ok(g, run_vec_flag(prog, x, 3, 1, &out));
+    ts_expect_i64(&out, x, 3);
     acc_array_release(&out);
     acc_status st = run_vec_flag(prog, x, 3, 0, &out);
     cr_assert_eq(st, ACC_ERR_RUNTIME, "status %s", acc_status_string(st));
@@ -199,26 +123,26 @@ Test(control, acond_evaluates_only_the_chosen_branch)
 Test(control, acond_on_tuples_of_arrays)
 {
     int64_t x[3] = {7, 8, 9}, want[3];
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
-    acc_node *c = acc_input(g, sc(ACC_BOOL), 0);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *c = acc_input(g, ts_sc(ACC_BOOL), 0);
     acc_node *a[2] = {map_const(ACC_OP_SUB, 7, xs), sum(xs)};
     acc_node *b[2] = {xs, acc_unit(g, ts_i64(g, -1))};
     acc_node *r = acc_acond(g, acc_the(g, c), acc_tuple(g, 2, a),
                             acc_tuple(g, 2, b));
     acc_program *prog = NULL;
-    expect_ok(acc_compile(ctx, g, 1, &r, &prog));
+    ts_expect_ok(g, acc_compile(ctx, g, 1, &r, &prog));
     cr_assert_eq(acc_program_num_outputs(prog), 2);
     acc_array out[2];
-    expect_ok(run_vec_flag(prog, x, 3, 1, out));
+    ts_expect_ok(g, run_vec_flag(prog, x, 3, 1, out));
     for (int i = 0; i < 3; i++)
         want[i] = x[i] - 7;
-    expect_i64(&out[0], want, 3);
+    ts_expect_i64(&out[0], want, 3);
     cr_assert_eq(out[1].rank, 0);
     cr_assert_eq(*(const int64_t *)out[1].data[0], 24);
     acc_array_release(&out[0]);
     acc_array_release(&out[1]);
-    expect_ok(run_vec_flag(prog, x, 3, 0, out));
-    expect_i64(&out[0], x, 3);
+    ts_expect_ok(g, run_vec_flag(prog, x, 3, 0, out));
+    ts_expect_i64(&out[0], x, 3);
     cr_assert_eq(*(const int64_t *)out[1].data[0], -1);
     acc_array_release(&out[0]);
     acc_array_release(&out[1]);
@@ -227,24 +151,24 @@ Test(control, acond_on_tuples_of_arrays)
 
 Test(control, acond_condition_must_be_bool)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     cr_assert_null(acc_acond(g, ts_i64(g, 1), xs, xs));
-    expect_builder_error(ACC_ERR_TYPE, "acond");
+    ts_expect_builder_error(ctx, &g, ACC_ERR_TYPE, "acond");
 }
 
 Test(control, acond_branches_must_have_one_type)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
-    acc_node *ys = acc_input(g, sc(ACC_I64), 2);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *ys = acc_input(g, ts_sc(ACC_I64), 2);
     cr_assert_null(acc_acond(g, ts_bool(g, 1), xs, ys));
-    expect_builder_error(ACC_ERR_TYPE, "acond");
+    ts_expect_builder_error(ctx, &g, ACC_ERR_TYPE, "acond");
 }
 
 Test(control, acond_branch_must_be_an_array)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     cr_assert_null(acc_acond(g, ts_bool(g, 1), xs, ts_i64(g, 3)));
-    expect_builder_error(ACC_ERR_TYPE, "acond");
+    ts_expect_builder_error(ctx, &g, ACC_ERR_TYPE, "acond");
 }
 
 /* ---- awhile ------------------------------------------------------------- */
@@ -253,19 +177,19 @@ Test(control, acond_branch_must_be_an_array)
 Test(control, awhile_doubles_until_the_sum_is_large)
 {
     int64_t x[3] = {1, 2, 4}, n = 3, want[3];
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     acc_node *p = acc_param(g, arr(ACC_I64, 1));
-    acc_node *cond = lam1(p, scalar_test(ACC_OP_LT, sum(p), 1000));
+    acc_node *cond = ts_lam1(g, p, scalar_test(ACC_OP_LT, sum(p), 1000));
     acc_node *q = acc_param(g, arr(ACC_I64, 1));
-    acc_node *body = lam1(q, map_const(ACC_OP_MUL, 2, q));
+    acc_node *body = ts_lam1(g, q, map_const(ACC_OP_MUL, 2, q));
     acc_node *r = acc_awhile(g, cond, body, xs);
-    acc_array in = host1(ACC_I64, 1, &n, x), out;
-    expect_ok(ts_run(ctx, g, 1, &r, 1, &in, &out));
+    acc_array in = ts_host(ACC_I64, 1, &n, x), out;
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 1, &in, &out));
     memcpy(want, x, sizeof want);
     while (want[0] + want[1] + want[2] < 1000)
         for (int i = 0; i < 3; i++)
             want[i] *= 2;
-    expect_i64(&out, want, 3);
+    ts_expect_i64(&out, want, 3);
     acc_array_release(&out);
 }
 
@@ -274,17 +198,18 @@ Test(control, awhile_doubles_until_the_sum_is_large)
 Test(control, awhile_false_at_the_start_returns_init)
 {
     int64_t x[2] = {5, 6}, n = 2;
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     acc_node *p = acc_param(g, arr(ACC_I64, 1));
-    acc_node *cond = lam1(p, acc_unit(g, ts_bool(g, 0)));
+    acc_node *cond = ts_lam1(g, p, acc_unit(g, ts_bool(g, 0)));
     acc_node *q = acc_param(g, arr(ACC_I64, 1));
     acc_node *ix = acc_param(g, acc_type_shape(1));
     acc_node *bad = acc_backpermute(g, acc_shape(g, q),
-                                    lam1(ix, idx1(ts_i64(g, 99))), q);
-    acc_node *r = acc_awhile(g, cond, lam1(q, bad), xs);
-    acc_array in = host1(ACC_I64, 1, &n, x), out;
-    expect_ok(ts_run(ctx, g, 1, &r, 1, &in, &out));
-    expect_i64(&out, x, 2);
+                                    ts_lam1(g, ix, ts_idx1(g, ts_i64(g, 99))),
+                                    q);
+    acc_node *r = acc_awhile(g, cond, ts_lam1(g, q, bad), xs);
+    acc_array in = ts_host(ACC_I64, 1, &n, x), out;
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 1, &in, &out));
+    ts_expect_i64(&out, x, 2);
     acc_array_release(&out);
 }
 
@@ -293,22 +218,23 @@ Test(control, awhile_false_at_the_start_returns_init)
 Test(control, awhile_over_a_tuple_of_arrays)
 {
     int64_t m[6] = {0, 1, 2, 3, 4, 5}, ext[2] = {2, 3};
-    acc_node *ms = acc_input(g, sc(ACC_I64), 2);
+    acc_node *ms = acc_input(g, ts_sc(ACC_I64), 2);
     const acc_type *fs[2] = {arr(ACC_I64, 0), arr(ACC_I64, 2)};
     const acc_type *t = acc_type_tuple(ctx, 2, fs);
     acc_node *p = acc_param(g, t);
-    acc_node *cond = lam1(p, scalar_test(ACC_OP_LT, acc_get(g, p, 0), 5));
+    acc_node *cond = ts_lam1(g, p, scalar_test(ACC_OP_LT, acc_get(g, p, 0), 5));
     acc_node *q = acc_param(g, t);
     acc_node *k = acc_the(g, acc_get(g, q, 0));
-    acc_node *e = acc_param(g, sc(ACC_I64));
-    acc_node *next[2] = {
-        acc_unit(g, bin(ACC_OP_ADD, k, ts_i64(g, 1))),
-        acc_map(g, lam1(e, bin(ACC_OP_ADD, e, k)), acc_get(g, q, 1))};
+    acc_node *e = acc_param(g, ts_sc(ACC_I64));
+    acc_node *next[2] = {acc_unit(g, acc_binop(g, ACC_OP_ADD, k, ts_i64(g, 1))),
+                         acc_map(g,
+                                 ts_lam1(g, e, acc_binop(g, ACC_OP_ADD, e, k)),
+                                 acc_get(g, q, 1))};
     acc_node *init[2] = {acc_unit(g, ts_i64(g, 0)), ms};
-    acc_node *r = acc_awhile(g, cond, lam1(q, acc_tuple(g, 2, next)),
+    acc_node *r = acc_awhile(g, cond, ts_lam1(g, q, acc_tuple(g, 2, next)),
                              acc_tuple(g, 2, init));
-    acc_array in = host1(ACC_I64, 2, ext, m), out[2];
-    expect_ok(ts_run(ctx, g, 1, &r, 1, &in, out));
+    acc_array in = ts_host(ACC_I64, 2, ext, m), out[2];
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 1, &in, out));
     int64_t want[6];
     memcpy(want, m, sizeof want);
     for (int64_t c = 0; c < 5; c++)
@@ -316,7 +242,7 @@ Test(control, awhile_over_a_tuple_of_arrays)
             want[i] += c;
     cr_assert_eq(*(const int64_t *)out[0].data[0], 5);
     cr_assert_eq(out[1].rank, 2);
-    expect_i64(&out[1], want, 6);
+    ts_expect_i64(&out[1], want, 6);
     acc_array_release(&out[0]);
     acc_array_release(&out[1]);
 }
@@ -325,30 +251,34 @@ Test(control, awhile_over_a_tuple_of_arrays)
 Test(control, awhile_with_a_growing_state)
 {
     acc_node *p = acc_param(g, arr(ACC_I64, 1));
-    acc_node *cond = lam1(p, acc_unit(g, bin(ACC_OP_LT, acc_size(g, p),
-                                             ts_i64(g, 8))));
+    acc_node *cond = ts_lam1(g, p,
+                             acc_unit(g, acc_binop(g, ACC_OP_LT, acc_size(g, p),
+                                                   ts_i64(g, 8))));
     acc_node *q = acc_param(g, arr(ACC_I64, 1));
     acc_node *s = acc_the(g, sum(q));
     acc_node *ix = acc_param(g, acc_type_shape(1));
     acc_node *i = acc_get(g, ix, 0);
-    acc_node *last = bin(ACC_OP_EQ, i, acc_size(g, q));
+    acc_node *last = acc_binop(g, ACC_OP_EQ, i, acc_size(g, q));
     acc_node *elem = acc_cond(g, last, s,
-                              acc_read(g, q, idx1(acc_cond(g, last,
+                              acc_read(g, q,
+                                       ts_idx1(g, acc_cond(g, last,
                                                            ts_i64(g, 0), i))));
-    acc_node *grown = acc_generate(g, idx1(bin(ACC_OP_ADD, acc_size(g, q),
-                                               ts_i64(g, 1))),
-                                   lam1(ix, elem));
-    acc_node *init = acc_fill(g, idx1(ts_i64(g, 2)), ts_i64(g, 1));
-    acc_node *r = acc_awhile(g, cond, lam1(q, grown), init);
+    acc_node *grown = acc_generate(g,
+                                   ts_idx1(g, acc_binop(g, ACC_OP_ADD,
+                                                        acc_size(g, q),
+                                                        ts_i64(g, 1))),
+                                   ts_lam1(g, ix, elem));
+    acc_node *init = acc_fill(g, ts_idx1(g, ts_i64(g, 2)), ts_i64(g, 1));
+    acc_node *r = acc_awhile(g, cond, ts_lam1(g, q, grown), init);
     acc_array out;
-    expect_ok(ts_run(ctx, g, 1, &r, 0, NULL, &out));
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 0, NULL, &out));
     int64_t want[8] = {1, 1};
     for (int k = 2; k < 8; k++) {
         want[k] = 0;
         for (int j = 0; j < k; j++)
             want[k] += want[j];
     }
-    expect_i64(&out, want, 8);
+    ts_expect_i64(&out, want, 8);
     acc_array_release(&out);
 }
 
@@ -358,24 +288,26 @@ Test(control, awhile_with_a_growing_state)
 Test(control, awhile_with_invariant_and_shared_values)
 {
     int64_t x[4] = {1, 2, 3, 4}, y[4] = {10, 20, 30, 40}, n = 4;
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
-    acc_node *ys = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *ys = acc_input(g, ts_sc(ACC_I64), 1);
     acc_node *inv = map_const(ACC_OP_MUL, 3, ys);
     acc_node *p = acc_param(g, arr(ACC_I64, 1));
-    acc_node *cond = lam1(p, scalar_test(ACC_OP_LT, sum(p), 100000));
+    acc_node *cond = ts_lam1(g, p, scalar_test(ACC_OP_LT, sum(p), 100000));
     acc_node *q = acc_param(g, arr(ACC_I64, 1));
     acc_node *twice = map_const(ACC_OP_MUL, 2, q);
     acc_node *zs[2] = {twice, inv};
-    acc_node *t = acc_zipwith(g, binop_fn(ACC_I64, ACC_OP_ADD), 2, zs);
+    acc_node *t = acc_zipwith(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD), 2, zs);
     acc_node *zs2[2] = {t, twice};
-    acc_node *next = acc_zipwith(g, binop_fn(ACC_I64, ACC_OP_SUB), 2, zs2);
+    acc_node *next = acc_zipwith(g, ts_binop_fn(g, ACC_I64, ACC_OP_SUB), 2,
+                                 zs2);
     acc_node *body_out[2] = {next, twice};
-    acc_node *nx = acc_zipwith(g, binop_fn(ACC_I64, ACC_OP_ADD), 2, body_out);
-    acc_node *r = acc_awhile(g, cond, lam1(q, nx), xs);
+    acc_node *nx = acc_zipwith(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD), 2,
+                               body_out);
+    acc_node *r = acc_awhile(g, cond, ts_lam1(g, q, nx), xs);
     acc_node *rs[2] = {r, inv};
-    acc_array in[2] = {host1(ACC_I64, 1, &n, x), host1(ACC_I64, 1, &n, y)};
+    acc_array in[2] = {ts_host(ACC_I64, 1, &n, x), ts_host(ACC_I64, 1, &n, y)};
     acc_array out[2];
-    expect_ok(ts_run(ctx, g, 2, rs, 2, in, out));
+    ts_expect_ok(g, ts_run(ctx, g, 2, rs, 2, in, out));
     int64_t want[4], s;
     memcpy(want, x, sizeof want);
     for (s = 10; s < 100000;) {
@@ -385,10 +317,10 @@ Test(control, awhile_with_invariant_and_shared_values)
             s += want[i];
         }
     }
-    expect_i64(&out[0], want, 4);
+    ts_expect_i64(&out[0], want, 4);
     for (int i = 0; i < 4; i++)
         want[i] = 3 * y[i];
-    expect_i64(&out[1], want, 4);
+    ts_expect_i64(&out[1], want, 4);
     acc_array_release(&out[0]);
     acc_array_release(&out[1]);
 }
@@ -401,38 +333,45 @@ Test(control, awhile_with_invariant_and_shared_values)
 Test(control, nested_awhile)
 {
     int64_t x[3] = {1, 2, 3}, n = 3;
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     const acc_type *fs[2] = {arr(ACC_I64, 0), arr(ACC_I64, 1)};
     const acc_type *t = acc_type_tuple(ctx, 2, fs);
     /* outer cond: round < 3 */
     acc_node *p = acc_param(g, t);
-    acc_node *ocond = lam1(p, scalar_test(ACC_OP_LT, acc_get(g, p, 0), 3));
+    acc_node *ocond = ts_lam1(g, p,
+                              scalar_test(ACC_OP_LT, acc_get(g, p, 0), 3));
     /* outer body */
     acc_node *q = acc_param(g, t);
     acc_node *round = acc_the(g, acc_get(g, q, 0));
     acc_node *v = acc_get(g, q, 1);
     acc_node *ip = acc_param(g, arr(ACC_I64, 1));
-    acc_node *head = acc_read(g, ip, idx1(ts_i64(g, 0)));
-    acc_node *first = acc_read(g, v, idx1(ts_i64(g, 0)));
-    acc_node *done = bin(ACC_OP_LAND, bin(ACC_OP_GT, head, first),
-                         bin(ACC_OP_EQ, bin(ACC_OP_REM, head, ts_i64(g, 5)),
-                             ts_i64(g, 0)));
-    acc_node *icond = lam1(ip, acc_unit(g, acc_unop(g, ACC_OP_NOT, done)));
+    acc_node *head = acc_read(g, ip, ts_idx1(g, ts_i64(g, 0)));
+    acc_node *first = acc_read(g, v, ts_idx1(g, ts_i64(g, 0)));
+    acc_node *done =
+        acc_binop(g, ACC_OP_LAND, acc_binop(g, ACC_OP_GT, head, first),
+                  acc_binop(g, ACC_OP_EQ,
+                            acc_binop(g, ACC_OP_REM, head, ts_i64(g, 5)),
+                            ts_i64(g, 0)));
+    acc_node *icond = ts_lam1(g, ip,
+                              acc_unit(g, acc_unop(g, ACC_OP_NOT, done)));
     acc_node *iq = acc_param(g, arr(ACC_I64, 1));
-    acc_node *ibody = lam1(iq, map_const(ACC_OP_ADD, 1, iq));
+    acc_node *ibody = ts_lam1(g, iq, map_const(ACC_OP_ADD, 1, iq));
     acc_node *inner = acc_awhile(g, icond, ibody, v);
-    acc_node *e = acc_param(g, sc(ACC_I64));
-    acc_node *scaled = acc_map(g, lam1(e, bin(ACC_OP_MUL, e,
-                                              bin(ACC_OP_ADD, round,
-                                                  ts_i64(g, 1)))),
+    acc_node *e = acc_param(g, ts_sc(ACC_I64));
+    acc_node *scaled = acc_map(g,
+                               ts_lam1(g, e,
+                                       acc_binop(g, ACC_OP_MUL, e,
+                                                 acc_binop(g, ACC_OP_ADD, round,
+                                                           ts_i64(g, 1)))),
                                inner);
-    acc_node *next[2] = {acc_unit(g, bin(ACC_OP_ADD, round, ts_i64(g, 1))),
+    acc_node *next[2] = {acc_unit(g, acc_binop(g, ACC_OP_ADD, round,
+                                               ts_i64(g, 1))),
                          scaled};
     acc_node *init[2] = {acc_unit(g, ts_i64(g, 0)), xs};
-    acc_node *r = acc_awhile(g, ocond, lam1(q, acc_tuple(g, 2, next)),
+    acc_node *r = acc_awhile(g, ocond, ts_lam1(g, q, acc_tuple(g, 2, next)),
                              acc_tuple(g, 2, init));
-    acc_array in = host1(ACC_I64, 1, &n, x), out[2];
-    expect_ok(ts_run(ctx, g, 1, &r, 1, &in, out));
+    acc_array in = ts_host(ACC_I64, 1, &n, x), out[2];
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 1, &in, out));
     int64_t want[3];
     memcpy(want, x, sizeof want);
     for (int64_t rd = 0; rd < 3; rd++) {
@@ -444,7 +383,7 @@ Test(control, nested_awhile)
             want[i] *= rd + 1;
     }
     cr_assert_eq(*(const int64_t *)out[0].data[0], 3);
-    expect_i64(&out[1], want, 3);
+    ts_expect_i64(&out[1], want, 3);
     acc_array_release(&out[0]);
     acc_array_release(&out[1]);
 }
@@ -454,25 +393,28 @@ Test(control, nested_awhile)
 Test(control, awhile_error_inside_the_body)
 {
     int64_t x[2], n = 2;
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     acc_node *p = acc_param(g, arr(ACC_I64, 1));
-    acc_node *cond = lam1(p, acc_unit(g, bin(ACC_OP_LT,
-                                             acc_read(g, p, idx1(ts_i64(g, 0))),
-                                             ts_i64(g, 10))));
+    acc_node *cond =
+        ts_lam1(g, p,
+                acc_unit(g, acc_binop(g, ACC_OP_LT,
+                                      acc_read(g, p, ts_idx1(g, ts_i64(g, 0))),
+                                      ts_i64(g, 10))));
     acc_node *q = acc_param(g, arr(ACC_I64, 1));
-    acc_node *e = acc_param(g, sc(ACC_I64));
+    acc_node *e = acc_param(g, ts_sc(ACC_I64));
     /* e + 1 quot (2 - e): from 1 to 2, then a division by zero */
-    acc_node *step = acc_map(g, lam1(e, bin(ACC_OP_ADD, e,
-                                            bin(ACC_OP_QUOT, ts_i64(g, 1),
-                                                bin(ACC_OP_SUB, ts_i64(g, 2),
-                                                    e)))),
-                             q);
-    acc_node *r = acc_awhile(g, cond, lam1(q, step), xs);
+    acc_node *step =
+        acc_map(g,
+                ts_lam1(g, e,
+                        acc_binop(g, ACC_OP_ADD, e,
+                                  acc_binop(g, ACC_OP_QUOT, ts_i64(g, 1),
+                                            acc_binop(g, ACC_OP_SUB,
+                                                      ts_i64(g, 2), e)))),
+                q);
+    acc_node *r = acc_awhile(g, cond, ts_lam1(g, q, step), xs);
     acc_program *prog = NULL;
-    expect_ok(acc_compile(ctx, g, 1, &r, &prog));
-    acc_array in = host1(ACC_I64, 1, &n, x), out;
-    memset(&out, 0, sizeof out);
-    out.struct_size = sizeof out;
+    ts_expect_ok(g, acc_compile(ctx, g, 1, &r, &prog));
+    acc_array in = ts_host(ACC_I64, 1, &n, x), out = ts_empty_output();
     x[0] = x[1] = 1;
     acc_status st = acc_run(prog, 1, &in, 1, &out);
     cr_assert_eq(st, ACC_ERR_RUNTIME, "status %s", acc_status_string(st));
@@ -480,8 +422,8 @@ Test(control, awhile_error_inside_the_body)
               "message: %s", acc_program_last_error(prog));
     cr_assert_null(out.data[0]);
     x[0] = x[1] = 20;
-    expect_ok(acc_run(prog, 1, &in, 1, &out));
-    expect_i64(&out, x, 2);
+    ts_expect_ok(g, acc_run(prog, 1, &in, 1, &out));
+    ts_expect_i64(&out, x, 2);
     acc_array_release(&out);
     acc_program_free(prog);
 }
@@ -491,21 +433,19 @@ Test(control, awhile_error_inside_the_body)
 Test(control, awhile_program_runs_twice)
 {
     int64_t x[1] = {3}, n = 1;
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     acc_node *p = acc_param(g, arr(ACC_I64, 1));
-    acc_node *cond = lam1(p, scalar_test(ACC_OP_LT, sum(p), 50));
+    acc_node *cond = ts_lam1(g, p, scalar_test(ACC_OP_LT, sum(p), 50));
     acc_node *q = acc_param(g, arr(ACC_I64, 1));
-    acc_node *r = acc_awhile(g, cond, lam1(q, map_const(ACC_OP_ADD, 7, q)),
-                             xs);
+    acc_node *r = acc_awhile(g, cond,
+                             ts_lam1(g, q, map_const(ACC_OP_ADD, 7, q)), xs);
     acc_program *prog = NULL;
-    expect_ok(acc_compile(ctx, g, 1, &r, &prog));
+    ts_expect_ok(g, acc_compile(ctx, g, 1, &r, &prog));
     for (int k = 0; k < 2; k++) {
-        acc_array in = host1(ACC_I64, 1, &n, x), out;
-        memset(&out, 0, sizeof out);
-        out.struct_size = sizeof out;
-        expect_ok(acc_run(prog, 1, &in, 1, &out));
+        acc_array in = ts_host(ACC_I64, 1, &n, x), out = ts_empty_output();
+        ts_expect_ok(g, acc_run(prog, 1, &in, 1, &out));
         const int64_t want = 52;
-        expect_i64(&out, &want, 1);
+        ts_expect_i64(&out, &want, 1);
         acc_array_release(&out);
     }
     acc_program_free(prog);
@@ -513,53 +453,55 @@ Test(control, awhile_program_runs_twice)
 
 Test(control, awhile_cond_must_return_a_scalar_bool)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     acc_node *p = acc_param(g, arr(ACC_I64, 1));
-    acc_node *e = acc_param(g, sc(ACC_I64));
-    acc_node *cond = lam1(p, acc_map(g, lam1(e, bin(ACC_OP_LT, e,
-                                                    ts_i64(g, 3))), p));
+    acc_node *e = acc_param(g, ts_sc(ACC_I64));
+    acc_node *cond =
+        ts_lam1(g, p,
+                acc_map(g,
+                        ts_lam1(g, e, acc_binop(g, ACC_OP_LT, e, ts_i64(g, 3))),
+                        p));
     acc_node *q = acc_param(g, arr(ACC_I64, 1));
-    cr_assert_null(acc_awhile(g, cond, lam1(q, q), xs));
-    expect_builder_error(ACC_ERR_TYPE, "awhile");
+    cr_assert_null(acc_awhile(g, cond, ts_lam1(g, q, q), xs));
+    ts_expect_builder_error(ctx, &g, ACC_ERR_TYPE, "awhile");
 }
 
 Test(control, awhile_body_must_keep_the_state_type)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     acc_node *p = acc_param(g, arr(ACC_I64, 1));
-    acc_node *cond = lam1(p, acc_unit(g, ts_bool(g, 0)));
+    acc_node *cond = ts_lam1(g, p, acc_unit(g, ts_bool(g, 0)));
     acc_node *q = acc_param(g, arr(ACC_I64, 1));
-    cr_assert_null(acc_awhile(g, cond, lam1(q, sum(q)), xs));
-    expect_builder_error(ACC_ERR_TYPE, "awhile");
+    cr_assert_null(acc_awhile(g, cond, ts_lam1(g, q, sum(q)), xs));
+    ts_expect_builder_error(ctx, &g, ACC_ERR_TYPE, "awhile");
 }
 
 Test(control, awhile_needs_array_functions)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
-    acc_node *b = acc_param(g, sc(ACC_BOOL));
-    acc_node *cond = lam1(b, b);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *b = acc_param(g, ts_sc(ACC_BOOL));
+    acc_node *cond = ts_lam1(g, b, b);
     acc_node *q = acc_param(g, arr(ACC_I64, 1));
-    cr_assert_null(acc_awhile(g, cond, lam1(q, q), xs));
-    expect_builder_error(ACC_ERR_TYPE, "awhile");
+    cr_assert_null(acc_awhile(g, cond, ts_lam1(g, q, q), xs));
+    ts_expect_builder_error(ctx, &g, ACC_ERR_TYPE, "awhile");
 }
 
 Test(control, awhile_init_must_be_an_array)
 {
     acc_node *p = acc_param(g, arr(ACC_I64, 1));
-    acc_node *cond = lam1(p, acc_unit(g, ts_bool(g, 0)));
+    acc_node *cond = ts_lam1(g, p, acc_unit(g, ts_bool(g, 0)));
     cr_assert_null(acc_awhile(g, cond, cond, ts_i64(g, 1)));
-    expect_builder_error(ACC_ERR_TYPE, "awhile");
+    ts_expect_builder_error(ctx, &g, ACC_ERR_TYPE, "awhile");
 }
 
 /* An array function may not capture a scalar parameter. */
 Test(control, array_function_capturing_a_scalar_parameter_is_refused)
 {
-    acc_node *x = acc_param(g, sc(ACC_I64));
+    acc_node *x = acc_param(g, ts_sc(ACC_I64));
     acc_node *q = acc_param(g, arr(ACC_I64, 1));
-    acc_node *e = acc_param(g, sc(ACC_I64));
-    acc_node *m = acc_map(g, lam1(e, bin(ACC_OP_ADD, e, x)), q);
+    acc_node *e = acc_param(g, ts_sc(ACC_I64));
+    acc_node *m = acc_map(g, ts_lam1(g, e, acc_binop(g, ACC_OP_ADD, e, x)), q);
     cr_assert_null(m ? acc_lambda(g, 1, &q, m) : NULL);
     cr_assert_neq(acc_graph_status(g), ACC_OK);
-    acc_graph_free(g);
-    g = ts_graph(ctx);
+    ts_fresh_graph(ctx, &g);
 }

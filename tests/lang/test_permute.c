@@ -20,109 +20,27 @@ static acc_graph *g;
 
 static void setup(void)
 {
-    ctx = ts_context(ACC_BACKEND_INTERP);
-    g = ts_graph(ctx);
+    ts_fixture_open(&ctx, &g);
 }
 
 static void teardown(void)
 {
-    acc_graph_free(g);
-    acc_context_destroy(ctx);
-    g = NULL;
-    ctx = NULL;
+    ts_fixture_close(&ctx, &g);
 }
 
 TestSuite(permute, .init = setup, .fini = teardown);
 
 /* ---- small builders --------------------------------------------------- */
 
-static const acc_type *sc(acc_scalar s)
-{
-    return acc_type_scalar(s);
-}
-
-static acc_node *lam1(acc_node *p, acc_node *body)
-{
-    return acc_lambda(g, 1, &p, body);
-}
-
-static acc_node *lam2(acc_node *a, acc_node *b, acc_node *body)
-{
-    acc_node *ps[2] = {a, b};
-    return acc_lambda(g, 2, ps, body);
-}
-
-/* \a b -> a `op` b on scalar type s */
-static acc_node *binop_fn(acc_scalar s, acc_primop op)
-{
-    acc_node *a = acc_param(g, sc(s)), *b = acc_param(g, sc(s));
-    return lam2(a, b, acc_binop(g, op, a, b));
-}
-
-static acc_node *idx1(acc_node *i)
-{
-    return acc_index(g, 1, &i);
-}
-
-static acc_node *idx2(acc_node *i, acc_node *j)
-{
-    acc_node *c[2] = {i, j};
-    return acc_index(g, 2, c);
-}
-
-static acc_node *bin(acc_primop op, acc_node *a, acc_node *b)
-{
-    return acc_binop(g, op, a, b);
-}
-
 /* fill [n] z / fill [a, b] z */
 static acc_node *fill1(int64_t n, acc_node *z)
 {
-    return acc_fill(g, idx1(ts_i64(g, n)), z);
+    return acc_fill(g, ts_idx1(g, ts_i64(g, n)), z);
 }
 
 static acc_node *fill2(int64_t a, int64_t b, acc_node *z)
 {
-    return acc_fill(g, idx2(ts_i64(g, a), ts_i64(g, b)), z);
-}
-
-static acc_array host1(acc_scalar s, int32_t rank, const int64_t *ext,
-                       void *buf)
-{
-    return ts_host_array(sc(s), rank, ext, &buf);
-}
-
-static void expect_ok(acc_status st)
-{
-    cr_assert_eq(st, ACC_OK, "status %s: %s (graph: %s)",
-                 acc_status_string(st), acc_last_error(),
-                 acc_graph_last_error(g));
-}
-
-static void expect_i64(const acc_array *a, const int64_t *want, int64_t n)
-{
-    cr_assert_eq(acc_array_size(a), n, "size %lld, expected %lld",
-                 (long long)acc_array_size(a), (long long)n);
-    const int64_t *o = a->data[0];
-    for (int64_t i = 0; i < n; i++)
-        cr_assert_eq(o[i], want[i], "element %lld is %lld, expected %lld",
-                     (long long)i, (long long)o[i], (long long)want[i]);
-}
-
-/* The graph's error (builder errors are sticky) names `op`; then a fresh
- * graph of the same context still compiles and runs. */
-static void expect_builder_error(acc_status want, const char *op)
-{
-    cr_assert_eq(acc_graph_status(g), want, "status %s, expected %s (%s)",
-                 acc_status_string(acc_graph_status(g)),
-                 acc_status_string(want), acc_graph_last_error(g));
-    cr_assert(ts_contains_ci(acc_graph_last_error(g), op), "message: %s",
-              acc_graph_last_error(g));
-    acc_graph_free(g);
-    g = ts_graph(ctx);
-    int64_t v = 0;
-    expect_ok(ts_eval_scalar(ctx, g, ts_i64(g, 7), &v, sizeof v));
-    cr_assert_eq(v, 7);
+    return acc_fill(g, ts_idx2(g, ts_i64(g, a), ts_i64(g, b)), z);
 }
 
 /* ---- permute ------------------------------------------------------------ */
@@ -133,15 +51,17 @@ Test(permute, histogram_from_the_language_reference)
     int32_t x[20] = {0, 0, 1, 2, 1, 1, 2, 4, 8, 3,
                      4, 9, 8, 3, 2, 5, 5, 3, 1, 2};
     int64_t n = 20;
-    acc_node *xs = acc_input(g, sc(ACC_I32), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I32), 1);
     acc_node *i = acc_param(g, acc_type_shape(1));
-    acc_node *p = lam1(i, idx1(acc_convert(g, acc_read(g, xs, i), ACC_I64)));
-    acc_node *u = acc_param(g, sc(ACC_I32));
-    acc_node *ones = acc_map(g, lam1(u, ts_i32(g, 1)), xs);
-    acc_node *h = acc_permute(g, binop_fn(ACC_I32, ACC_OP_ADD),
+    acc_node *p = ts_lam1(g, i,
+                          ts_idx1(g,
+                                  acc_convert(g, acc_read(g, xs, i), ACC_I64)));
+    acc_node *u = acc_param(g, ts_sc(ACC_I32));
+    acc_node *ones = acc_map(g, ts_lam1(g, u, ts_i32(g, 1)), xs);
+    acc_node *h = acc_permute(g, ts_binop_fn(g, ACC_I32, ACC_OP_ADD),
                               fill1(10, ts_i32(g, 0)), p, ones);
-    acc_array in = host1(ACC_I32, 1, &n, x), out;
-    expect_ok(ts_run(ctx, g, 1, &h, 1, &in, &out));
+    acc_array in = ts_host(ACC_I32, 1, &n, x), out;
+    ts_expect_ok(g, ts_run(ctx, g, 1, &h, 1, &in, &out));
     const int32_t want[10] = {2, 4, 4, 3, 2, 2, 0, 0, 2, 1};
     cr_assert_eq(out.rank, 1);
     cr_assert_eq(out.extents[0], 10);
@@ -156,20 +76,22 @@ Test(permute, matrix_source_vector_target)
     int64_t x[12], ext[2] = {3, 4}, d[4] = {100, 200, 300, 400}, four = 4;
     for (int k = 0; k < 12; k++)
         x[k] = k * k - 5;
-    acc_node *xs = acc_input(g, sc(ACC_I64), 2);
-    acc_node *defs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 2);
+    acc_node *defs = acc_input(g, ts_sc(ACC_I64), 1);
     acc_node *ix = acc_param(g, acc_type_shape(2));
-    acc_node *p = lam1(ix, idx1(acc_get(g, ix, 1)));
-    acc_node *r = acc_permute(g, binop_fn(ACC_I64, ACC_OP_ADD), defs, p, xs);
-    acc_array in[2] = {host1(ACC_I64, 2, ext, x), host1(ACC_I64, 1, &four, d)};
+    acc_node *p = ts_lam1(g, ix, ts_idx1(g, acc_get(g, ix, 1)));
+    acc_node *r = acc_permute(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD), defs, p,
+                              xs);
+    acc_array in[2] = {ts_host(ACC_I64, 2, ext, x),
+                       ts_host(ACC_I64, 1, &four, d)};
     acc_array out;
-    expect_ok(ts_run(ctx, g, 1, &r, 2, in, &out));
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 2, in, &out));
     int64_t want[4];
     memcpy(want, d, sizeof want);
     for (int a = 0; a < 3; a++)
         for (int b = 0; b < 4; b++)
             want[b] += x[a * 4 + b];
-    expect_i64(&out, want, 4);
+    ts_expect_i64(&out, want, 4);
     acc_array_release(&out);
 }
 
@@ -180,26 +102,26 @@ Test(permute, vector_source_matrix_target_with_ignore)
     int64_t x[12], n = 12;
     for (int k = 0; k < 12; k++)
         x[k] = 3 * k + 1;
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     acc_node *ix = acc_param(g, acc_type_shape(1));
     acc_node *i = acc_get(g, ix, 0);
-    acc_node *keep = acc_binop(g, ACC_OP_NE, bin(ACC_OP_REM, i,
-                                                  ts_i64(g, 3)),
+    acc_node *keep = acc_binop(g, ACC_OP_NE,
+                               acc_binop(g, ACC_OP_REM, i, ts_i64(g, 3)),
                                ts_i64(g, 2));
-    acc_node *to = idx2(bin(ACC_OP_QUOT, i, ts_i64(g, 3)),
-                        bin(ACC_OP_REM, i, ts_i64(g, 3)));
-    acc_node *p = lam1(ix, acc_cond(g, keep, to, acc_ignore(g, 2)));
-    acc_node *r = acc_permute(g, binop_fn(ACC_I64, ACC_OP_ADD),
+    acc_node *to = ts_idx2(g, acc_binop(g, ACC_OP_QUOT, i, ts_i64(g, 3)),
+                           acc_binop(g, ACC_OP_REM, i, ts_i64(g, 3)));
+    acc_node *p = ts_lam1(g, ix, acc_cond(g, keep, to, acc_ignore(g, 2)));
+    acc_node *r = acc_permute(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD),
                               fill2(4, 3, ts_i64(g, -1)), p, xs);
-    acc_array in = host1(ACC_I64, 1, &n, x), out;
-    expect_ok(ts_run(ctx, g, 1, &r, 1, &in, &out));
+    acc_array in = ts_host(ACC_I64, 1, &n, x), out;
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 1, &in, &out));
     int64_t want[12];
     for (int k = 0; k < 12; k++)
         want[k] = k % 3 == 2 ? -1 : x[k] - 1;
     cr_assert_eq(out.rank, 2);
     cr_assert_eq(out.extents[0], 4);
     cr_assert_eq(out.extents[1], 3);
-    expect_i64(&out, want, 12);
+    ts_expect_i64(&out, want, 12);
     acc_array_release(&out);
 }
 
@@ -208,23 +130,27 @@ Test(permute, vector_source_matrix_target_with_ignore)
 Test(permute, combining_function_gets_new_then_old)
 {
     int64_t x[5] = {1, 2, 3, 4, 5}, n = 5;
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     acc_node *ix = acc_param(g, acc_type_shape(1));
-    acc_node *p = lam1(ix, idx1(bin(ACC_OP_SUB, ts_i64(g, 4),
-                                    acc_get(g, ix, 0))));
+    acc_node *p = ts_lam1(g, ix,
+                          ts_idx1(g, acc_binop(g, ACC_OP_SUB, ts_i64(g, 4),
+                                               acc_get(g, ix, 0))));
     acc_node *j = acc_param(g, acc_type_shape(1));
-    acc_node *defs = acc_generate(g, idx1(ts_i64(g, 6)),
-                                  lam1(j, bin(ACC_OP_MUL, acc_get(g, j, 0),
-                                              ts_i64(g, 100))));
-    acc_node *r = acc_permute(g, binop_fn(ACC_I64, ACC_OP_SUB), defs, p, xs);
-    acc_array in = host1(ACC_I64, 1, &n, x), out;
-    expect_ok(ts_run(ctx, g, 1, &r, 1, &in, &out));
+    acc_node *defs = acc_generate(g, ts_idx1(g, ts_i64(g, 6)),
+                                  ts_lam1(g, j,
+                                          acc_binop(g, ACC_OP_MUL,
+                                                    acc_get(g, j, 0),
+                                                    ts_i64(g, 100))));
+    acc_node *r = acc_permute(g, ts_binop_fn(g, ACC_I64, ACC_OP_SUB), defs, p,
+                              xs);
+    acc_array in = ts_host(ACC_I64, 1, &n, x), out;
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 1, &in, &out));
     int64_t want[6];
     for (int t = 0; t < 6; t++)
         want[t] = 100 * t;
     for (int k = 0; k < 5; k++)
         want[4 - k] = x[k] - want[4 - k];
-    expect_i64(&out, want, 6);
+    ts_expect_i64(&out, want, 6);
     acc_array_release(&out);
 }
 
@@ -234,23 +160,25 @@ Test(permute, tuple_elements)
     int32_t a[6] = {1, 2, 3, 4, 5, 6};
     double b[6] = {0.5, 1.5, 2.5, 3.5, 4.5, 5.5};
     int64_t n = 6;
-    const acc_type *fs[2] = {sc(ACC_I32), sc(ACC_F64)};
+    const acc_type *fs[2] = {ts_sc(ACC_I32), ts_sc(ACC_F64)};
     const acc_type *e = acc_type_tuple(ctx, 2, fs);
     acc_node *xs = acc_input(g, e, 1);
     acc_node *x = acc_param(g, e), *y = acc_param(g, e);
-    acc_node *sum[2] = {
-        bin(ACC_OP_ADD, acc_get(g, x, 0), acc_get(g, y, 0)),
-        bin(ACC_OP_ADD, acc_get(g, x, 1), acc_get(g, y, 1))};
-    acc_node *f = lam2(x, y, acc_tuple(g, 2, sum));
+    acc_node *sum[2] = {acc_binop(g, ACC_OP_ADD, acc_get(g, x, 0),
+                                  acc_get(g, y, 0)),
+                        acc_binop(g, ACC_OP_ADD, acc_get(g, x, 1),
+                                  acc_get(g, y, 1))};
+    acc_node *f = ts_lam2(g, x, y, acc_tuple(g, 2, sum));
     acc_node *z[2] = {ts_i32(g, 10), ts_f64(g, 0.25)};
     acc_node *defs = fill1(2, acc_tuple(g, 2, z));
     acc_node *ix = acc_param(g, acc_type_shape(1));
-    acc_node *p = lam1(ix, idx1(bin(ACC_OP_REM, acc_get(g, ix, 0),
-                                    ts_i64(g, 2))));
+    acc_node *p = ts_lam1(g, ix,
+                          ts_idx1(g, acc_binop(g, ACC_OP_REM, acc_get(g, ix, 0),
+                                               ts_i64(g, 2))));
     acc_node *r = acc_permute(g, f, defs, p, xs);
     void *bufs[2] = {a, b};
     acc_array in = ts_host_array(e, 1, &n, bufs), out[2];
-    expect_ok(ts_run(ctx, g, 1, &r, 1, &in, out));
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 1, &in, out));
     int32_t wa[2] = {10, 10};
     double wb[2] = {0.25, 0.25};
     for (int k = 0; k < 6; k++) {
@@ -270,17 +198,18 @@ Test(permute, tuple_elements)
 Test(permute, scalar_target)
 {
     int64_t x[7] = {3, 1, 4, 1, 5, 9, 2}, n = 7, total = 1000;
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     acc_node *ix = acc_param(g, acc_type_shape(1));
-    acc_node *p = lam1(ix, acc_index(g, 0, NULL));
+    acc_node *p = ts_lam1(g, ix, acc_index(g, 0, NULL));
     acc_node *defs = acc_unit(g, ts_i64(g, 1000));
-    acc_node *r = acc_permute(g, binop_fn(ACC_I64, ACC_OP_ADD), defs, p, xs);
-    acc_array in = host1(ACC_I64, 1, &n, x), out;
-    expect_ok(ts_run(ctx, g, 1, &r, 1, &in, &out));
+    acc_node *r = acc_permute(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD), defs, p,
+                              xs);
+    acc_array in = ts_host(ACC_I64, 1, &n, x), out;
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 1, &in, &out));
     for (int k = 0; k < 7; k++)
         total += x[k];
     cr_assert_eq(out.rank, 0);
-    expect_i64(&out, &total, 1);
+    ts_expect_i64(&out, &total, 1);
     acc_array_release(&out);
 }
 
@@ -288,32 +217,31 @@ Test(permute, scalar_target)
 Test(permute, empty_source_gives_the_defaults)
 {
     int64_t n = 0;
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     acc_node *ix = acc_param(g, acc_type_shape(1));
-    acc_node *p = lam1(ix, ix);
-    acc_node *r = acc_permute(g, binop_fn(ACC_I64, ACC_OP_ADD),
+    acc_node *p = ts_lam1(g, ix, ix);
+    acc_node *r = acc_permute(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD),
                               fill1(3, ts_i64(g, 9)), p, xs);
-    acc_array in = host1(ACC_I64, 1, &n, NULL), out;
-    expect_ok(ts_run(ctx, g, 1, &r, 1, &in, &out));
+    acc_array in = ts_host(ACC_I64, 1, &n, NULL), out;
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 1, &in, &out));
     const int64_t want[3] = {9, 9, 9};
-    expect_i64(&out, want, 3);
+    ts_expect_i64(&out, want, 3);
     acc_array_release(&out);
 }
 
 Test(permute, target_out_of_range_is_a_runtime_error)
 {
     int64_t x[4] = {1, 2, 3, 4}, n = 4;
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     acc_node *ix = acc_param(g, acc_type_shape(1));
-    acc_node *p = lam1(ix, idx1(bin(ACC_OP_MUL, acc_get(g, ix, 0),
-                                    ts_i64(g, 4))));
-    acc_node *r = acc_permute(g, binop_fn(ACC_I64, ACC_OP_ADD),
+    acc_node *p = ts_lam1(g, ix,
+                          ts_idx1(g, acc_binop(g, ACC_OP_MUL, acc_get(g, ix, 0),
+                                               ts_i64(g, 4))));
+    acc_node *r = acc_permute(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD),
                               fill1(10, ts_i64(g, 0)), p, xs);
     acc_program *prog = NULL;
-    expect_ok(acc_compile(ctx, g, 1, &r, &prog));
-    acc_array in = host1(ACC_I64, 1, &n, x), out;
-    memset(&out, 0, sizeof out);
-    out.struct_size = sizeof out;
+    ts_expect_ok(g, acc_compile(ctx, g, 1, &r, &prog));
+    acc_array in = ts_host(ACC_I64, 1, &n, x), out = ts_empty_output();
     acc_status st = acc_run(prog, 1, &in, 1, &out);
     cr_assert_eq(st, ACC_ERR_RUNTIME, "status %s", acc_status_string(st));
     const char *msg = acc_program_last_error(prog);
@@ -323,10 +251,10 @@ Test(permute, target_out_of_range_is_a_runtime_error)
     cr_assert_null(out.data[0]);
     /* the program stays usable: a shorter input stays in range */
     n = 3;
-    in = host1(ACC_I64, 1, &n, x);
-    expect_ok(acc_run(prog, 1, &in, 1, &out));
+    in = ts_host(ACC_I64, 1, &n, x);
+    ts_expect_ok(g, acc_run(prog, 1, &in, 1, &out));
     const int64_t want[10] = {1, 0, 0, 0, 2, 0, 0, 0, 3, 0};
-    expect_i64(&out, want, 10);
+    ts_expect_i64(&out, want, 10);
     acc_array_release(&out);
     acc_program_free(prog);
 }
@@ -335,8 +263,8 @@ Test(permute, target_out_of_range_is_a_runtime_error)
 Test(permute, negative_target_is_a_runtime_error)
 {
     acc_node *ix = acc_param(g, acc_type_shape(1));
-    acc_node *p = lam1(ix, idx1(ts_i64(g, -1)));
-    acc_node *r = acc_permute(g, binop_fn(ACC_I64, ACC_OP_ADD),
+    acc_node *p = ts_lam1(g, ix, ts_idx1(g, ts_i64(g, -1)));
+    acc_node *r = acc_permute(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD),
                               fill1(2, ts_i64(g, 0)), p,
                               fill1(1, ts_i64(g, 5)));
     acc_array out;
@@ -351,49 +279,49 @@ Test(permute, negative_target_is_a_runtime_error)
 Test(permute, ignore_of_rank_0_is_refused)
 {
     cr_assert_null(acc_ignore(g, 0));
-    expect_builder_error(ACC_ERR_SHAPE, "ignore");
+    ts_expect_builder_error(ctx, &g, ACC_ERR_SHAPE, "ignore");
 }
 
 Test(permute, ignore_of_rank_9_is_refused)
 {
     cr_assert_null(acc_ignore(g, 9));
-    expect_builder_error(ACC_ERR_SHAPE, "ignore");
+    ts_expect_builder_error(ctx, &g, ACC_ERR_SHAPE, "ignore");
 }
 
 Test(permute, index_function_of_the_wrong_rank_is_refused)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     acc_node *ix = acc_param(g, acc_type_shape(1));
-    acc_node *p = lam1(ix, ix); /* rank 1, the target has rank 2 */
-    cr_assert_null(acc_permute(g, binop_fn(ACC_I64, ACC_OP_ADD),
+    acc_node *p = ts_lam1(g, ix, ix); /* rank 1, the target has rank 2 */
+    cr_assert_null(acc_permute(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD),
                                fill2(2, 2, ts_i64(g, 0)), p, xs));
-    expect_builder_error(ACC_ERR_SHAPE, "permute");
+    ts_expect_builder_error(ctx, &g, ACC_ERR_SHAPE, "permute");
 }
 
 Test(permute, element_types_must_agree)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I32), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I32), 1);
     acc_node *ix = acc_param(g, acc_type_shape(1));
-    cr_assert_null(acc_permute(g, binop_fn(ACC_I64, ACC_OP_ADD),
-                               fill1(2, ts_i64(g, 0)), lam1(ix, ix), xs));
-    expect_builder_error(ACC_ERR_TYPE, "permute");
+    cr_assert_null(acc_permute(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD),
+                               fill1(2, ts_i64(g, 0)), ts_lam1(g, ix, ix), xs));
+    ts_expect_builder_error(ctx, &g, ACC_ERR_TYPE, "permute");
 }
 
 Test(permute, combining_function_must_fit)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     acc_node *ix = acc_param(g, acc_type_shape(1));
-    cr_assert_null(acc_permute(g, binop_fn(ACC_F64, ACC_OP_ADD),
-                               fill1(2, ts_i64(g, 0)), lam1(ix, ix), xs));
-    expect_builder_error(ACC_ERR_TYPE, "permute");
+    cr_assert_null(acc_permute(g, ts_binop_fn(g, ACC_F64, ACC_OP_ADD),
+                               fill1(2, ts_i64(g, 0)), ts_lam1(g, ix, ix), xs));
+    ts_expect_builder_error(ctx, &g, ACC_ERR_TYPE, "permute");
 }
 
 Test(permute, null_argument_is_refused)
 {
-    cr_assert_null(acc_permute(g, binop_fn(ACC_I64, ACC_OP_ADD),
+    cr_assert_null(acc_permute(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD),
                                fill1(2, ts_i64(g, 0)), NULL,
                                fill1(2, ts_i64(g, 0))));
-    expect_builder_error(ACC_ERR_INVALID_ARGUMENT, "permute");
+    ts_expect_builder_error(ctx, &g, ACC_ERR_INVALID_ARGUMENT, "permute");
 }
 
 /* ---- permute' ------------------------------------------------------------ */
@@ -405,23 +333,25 @@ Test(permute, pairs_from_map)
     int64_t x[16], n = 16;
     for (int k = 0; k < 16; k++)
         x[k] = k * 3 + 2;
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
-    acc_node *v = acc_param(g, sc(ACC_I64));
-    acc_node *drop = acc_binop(g, ACC_OP_EQ, bin(ACC_OP_REM, v, ts_i64(g, 7)),
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *v = acc_param(g, ts_sc(ACC_I64));
+    acc_node *drop = acc_binop(g, ACC_OP_EQ,
+                               acc_binop(g, ACC_OP_REM, v, ts_i64(g, 7)),
                                ts_i64(g, 0));
     acc_node *to = acc_cond(g, drop, acc_ignore(g, 1),
-                            idx1(bin(ACC_OP_REM, v, ts_i64(g, 5))));
+                            ts_idx1(g,
+                                    acc_binop(g, ACC_OP_REM, v, ts_i64(g, 5))));
     acc_node *pair[2] = {to, v};
-    acc_node *pairs = acc_map(g, lam1(v, acc_tuple(g, 2, pair)), xs);
-    acc_node *r = acc_permute_pairs(g, binop_fn(ACC_I64, ACC_OP_ADD),
+    acc_node *pairs = acc_map(g, ts_lam1(g, v, acc_tuple(g, 2, pair)), xs);
+    acc_node *r = acc_permute_pairs(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD),
                                     fill1(5, ts_i64(g, 0)), pairs);
-    acc_array in = host1(ACC_I64, 1, &n, x), out;
-    expect_ok(ts_run(ctx, g, 1, &r, 1, &in, &out));
+    acc_array in = ts_host(ACC_I64, 1, &n, x), out;
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 1, &in, &out));
     int64_t want[5] = {0};
     for (int k = 0; k < 16; k++)
         if (x[k] % 7 != 0)
             want[x[k] % 5] += x[k];
-    expect_i64(&out, want, 5);
+    ts_expect_i64(&out, want, 5);
     acc_array_release(&out);
 }
 
@@ -432,20 +362,20 @@ Test(permute, pairs_input_with_a_shape_in_the_element_type)
     int64_t r0[5] = {0, 1, 1, INT64_MIN, 0};
     int64_t r1[5] = {2, 0, 0, INT64_MIN, 2};
     int64_t val[5] = {5, 7, 11, 1000, 13}, n = 5;
-    const acc_type *fs[2] = {acc_type_shape(2), sc(ACC_I64)};
+    const acc_type *fs[2] = {acc_type_shape(2), ts_sc(ACC_I64)};
     const acc_type *e = acc_type_tuple(ctx, 2, fs);
     acc_node *xs = acc_input(g, e, 1);
-    acc_node *r = acc_permute_pairs(g, binop_fn(ACC_I64, ACC_OP_MAX),
+    acc_node *r = acc_permute_pairs(g, ts_binop_fn(g, ACC_I64, ACC_OP_MAX),
                                     fill2(2, 3, ts_i64(g, 6)), xs);
     void *bufs[3] = {r0, r1, val};
     acc_array in = ts_host_array(e, 1, &n, bufs), out;
-    expect_ok(ts_run(ctx, g, 1, &r, 1, &in, &out));
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 1, &in, &out));
     int64_t want[6] = {6, 6, 6, 6, 6, 6};
     for (int k = 0; k < 5; k++)
         if (r0[k] != INT64_MIN && val[k] > want[r0[k] * 3 + r1[k]])
             want[r0[k] * 3 + r1[k]] = val[k];
     cr_assert_eq(out.rank, 2);
-    expect_i64(&out, want, 6);
+    ts_expect_i64(&out, want, 6);
     acc_array_release(&out);
 }
 
@@ -455,20 +385,21 @@ Test(permute, pairs_from_a_matrix_with_tuple_values)
     acc_node *ix = acc_param(g, acc_type_shape(2));
     acc_node *i = acc_get(g, ix, 0), *j = acc_get(g, ix, 1);
     acc_node *val[2] = {acc_convert(g, j, ACC_I32), ts_f64(g, 1.0)};
-    acc_node *pair[2] = {idx1(i), acc_tuple(g, 2, val)};
-    acc_node *src = acc_generate(g, idx2(ts_i64(g, 3), ts_i64(g, 4)),
-                                 lam1(ix, acc_tuple(g, 2, pair)));
-    const acc_type *fs[2] = {sc(ACC_I32), sc(ACC_F64)};
+    acc_node *pair[2] = {ts_idx1(g, i), acc_tuple(g, 2, val)};
+    acc_node *src = acc_generate(g, ts_idx2(g, ts_i64(g, 3), ts_i64(g, 4)),
+                                 ts_lam1(g, ix, acc_tuple(g, 2, pair)));
+    const acc_type *fs[2] = {ts_sc(ACC_I32), ts_sc(ACC_F64)};
     const acc_type *e = acc_type_tuple(ctx, 2, fs);
     acc_node *x = acc_param(g, e), *y = acc_param(g, e);
-    acc_node *sum[2] = {
-        bin(ACC_OP_ADD, acc_get(g, x, 0), acc_get(g, y, 0)),
-        bin(ACC_OP_ADD, acc_get(g, x, 1), acc_get(g, y, 1))};
+    acc_node *sum[2] = {acc_binop(g, ACC_OP_ADD, acc_get(g, x, 0),
+                                  acc_get(g, y, 0)),
+                        acc_binop(g, ACC_OP_ADD, acc_get(g, x, 1),
+                                  acc_get(g, y, 1))};
     acc_node *z[2] = {ts_i32(g, 0), ts_f64(g, 0.0)};
-    acc_node *r = acc_permute_pairs(g, lam2(x, y, acc_tuple(g, 2, sum)),
+    acc_node *r = acc_permute_pairs(g, ts_lam2(g, x, y, acc_tuple(g, 2, sum)),
                                     fill1(3, acc_tuple(g, 2, z)), src);
     acc_array out[2];
-    expect_ok(ts_run(ctx, g, 1, &r, 0, NULL, out));
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 0, NULL, out));
     const int32_t *oa = out[0].data[0];
     const double *ob = out[0].data[1];
     for (int t = 0; t < 3; t++) {
@@ -482,10 +413,10 @@ Test(permute, pairs_target_out_of_range_is_a_runtime_error)
 {
     acc_node *ix = acc_param(g, acc_type_shape(1));
     acc_node *i = acc_get(g, ix, 0);
-    acc_node *pair[2] = {idx1(bin(ACC_OP_ADD, i, i)), i};
-    acc_node *src = acc_generate(g, idx1(ts_i64(g, 4)),
-                                 lam1(ix, acc_tuple(g, 2, pair)));
-    acc_node *r = acc_permute_pairs(g, binop_fn(ACC_I64, ACC_OP_ADD),
+    acc_node *pair[2] = {ts_idx1(g, acc_binop(g, ACC_OP_ADD, i, i)), i};
+    acc_node *src = acc_generate(g, ts_idx1(g, ts_i64(g, 4)),
+                                 ts_lam1(g, ix, acc_tuple(g, 2, pair)));
+    acc_node *r = acc_permute_pairs(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD),
                                     fill1(5, ts_i64(g, 0)), src);
     acc_array out;
     acc_status st = ts_run(ctx, g, 1, &r, 0, NULL, &out);
@@ -495,26 +426,25 @@ Test(permute, pairs_target_out_of_range_is_a_runtime_error)
     cr_assert(ts_contains_ci(acc_last_error(), "[6]"), "message: %s",
               acc_last_error());
     /* the context stays usable */
-    acc_graph_free(g);
-    g = ts_graph(ctx);
+    ts_fresh_graph(ctx, &g);
     int64_t v = 0;
-    expect_ok(ts_eval_scalar(ctx, g, ts_i64(g, 3), &v, sizeof v));
+    ts_expect_ok(g, ts_eval_scalar(ctx, g, ts_i64(g, 3), &v, sizeof v));
     cr_assert_eq(v, 3);
 }
 
 Test(permute, pairs_of_the_wrong_element_type_are_refused)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
-    cr_assert_null(acc_permute_pairs(g, binop_fn(ACC_I64, ACC_OP_ADD),
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
+    cr_assert_null(acc_permute_pairs(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD),
                                      fill1(5, ts_i64(g, 0)), xs));
-    expect_builder_error(ACC_ERR_TYPE, "permute'");
+    ts_expect_builder_error(ctx, &g, ACC_ERR_TYPE, "permute'");
 }
 
 Test(permute, pairs_with_a_target_of_the_wrong_rank_are_refused)
 {
-    const acc_type *fs[2] = {acc_type_shape(1), sc(ACC_I64)};
+    const acc_type *fs[2] = {acc_type_shape(1), ts_sc(ACC_I64)};
     acc_node *xs = acc_input(g, acc_type_tuple(ctx, 2, fs), 1);
-    cr_assert_null(acc_permute_pairs(g, binop_fn(ACC_I64, ACC_OP_ADD),
+    cr_assert_null(acc_permute_pairs(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD),
                                      fill2(2, 2, ts_i64(g, 0)), xs));
-    expect_builder_error(ACC_ERR_TYPE, "permute'");
+    ts_expect_builder_error(ctx, &g, ACC_ERR_TYPE, "permute'");
 }

@@ -19,102 +19,36 @@ static acc_graph *g;
 
 static void setup(void)
 {
-    ctx = ts_context(ACC_BACKEND_INTERP);
-    g = ts_graph(ctx);
+    ts_fixture_open(&ctx, &g);
 }
 
 static void teardown(void)
 {
-    acc_graph_free(g);
-    acc_context_destroy(ctx);
-    g = NULL;
-    ctx = NULL;
+    ts_fixture_close(&ctx, &g);
 }
 
 TestSuite(replicate_slice, .init = setup, .fini = teardown);
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static const acc_type *sc(acc_scalar s)
-{
-    return acc_type_scalar(s);
-}
-
-static void expect_ok(acc_status st)
-{
-    cr_assert_eq(st, ACC_OK, "status %s: %s (graph: %s)",
-                 acc_status_string(st), acc_last_error(),
-                 acc_graph_last_error(g));
-}
-
-static void expect_shape(const acc_array *a, int32_t rank,
-                         const int64_t *ext)
-{
-    cr_assert_eq(a->rank, rank, "rank %d, expected %d", (int)a->rank,
-                 (int)rank);
-    for (int32_t d = 0; d < rank; d++)
-        cr_assert_eq(a->extents[d], ext[d], "extent %d is %lld, expected %lld",
-                     (int)d, (long long)a->extents[d], (long long)ext[d]);
-}
-
-static acc_array host_i64(int32_t rank, const int64_t *ext, int64_t *buf)
-{
-    void *data = buf;
-    return ts_host_array(sc(ACC_I64), rank, ext, &data);
-}
-
-/* Runs a compiled program with library-allocated outputs. */
-static acc_status run(acc_program *p, size_t n_in, const acc_array *in,
-                      size_t n_out, acc_array *out)
-{
-    for (size_t i = 0; i < n_out; i++) {
-        memset(&out[i], 0, sizeof out[i]);
-        out[i].struct_size = sizeof out[i];
-    }
-    return acc_run(p, n_in, in, n_out, out);
-}
-
-static void expect_error(acc_status got, acc_status want, const char *name)
-{
-    cr_assert_eq(got, want, "got %s, expected %s (%s)",
-                 acc_status_string(got), acc_status_string(want),
-                 acc_last_error());
-    cr_assert(ts_contains_ci(acc_last_error(), name), "message: %s",
-              acc_last_error());
-}
-
 /* A builder error: the graph keeps it, compile reports it, and a fresh
  * graph of the same context still works. */
 static void expect_builder_error(acc_node *n, acc_status want,
                                  const char *name)
 {
-    cr_assert_null(n);
-    cr_assert_eq(acc_graph_status(g), want, "graph status %s: %s",
-                 acc_status_string(acc_graph_status(g)),
-                 acc_graph_last_error(g));
-    cr_assert(ts_contains_ci(acc_graph_last_error(g), name), "message: %s",
-              acc_graph_last_error(g));
+    ts_expect_null_node(g, n, want, name);
     cr_assert_null(acc_all(g), "builder errors are sticky");
-    acc_graph_free(g);
-    g = ts_graph(ctx);
+    ts_fresh_graph(ctx, &g);
     acc_node *spec[2] = {ts_i64(g, 2), acc_all(g)};
     acc_node *r = acc_replicate(g, 2, spec, acc_unit(g, ts_i64(g, 9)));
     cr_assert_null(r, "a scalar has no dimension for the All entry");
-    acc_graph_free(g);
-    g = ts_graph(ctx);
+    ts_fresh_graph(ctx, &g);
     acc_node *ok_spec[1] = {ts_i64(g, 2)};
     r = acc_replicate(g, 1, ok_spec, acc_unit(g, ts_i64(g, 9)));
     acc_array out;
-    expect_ok(ts_run(ctx, g, 1, &r, 0, NULL, &out));
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 0, NULL, &out));
     cr_assert_eq(((const int64_t *)out.data[0])[1], 9);
     acc_array_release(&out);
-}
-
-/* 0, 1, 2, ... */
-static void iota(int64_t *buf, int64_t n)
-{
-    for (int64_t k = 0; k < n; k++)
-        buf[k] = k;
 }
 
 /* ---- All ------------------------------------------------------------------ */
@@ -133,13 +67,13 @@ Test(replicate_slice, all_is_a_unit_scalar_term)
 Test(replicate_slice, replicate_vector_4_all_gives_equal_rows)
 {
     int64_t x[10], n = 10, ext[2] = {4, 10};
-    iota(x, 10);
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    ts_iota(x, 10);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     acc_node *spec[2] = {ts_i64(g, 4), acc_all(g)};
     acc_node *r = acc_replicate(g, 2, spec, xs);
-    acc_array in = host_i64(1, &n, x), out;
-    expect_ok(ts_run(ctx, g, 1, &r, 1, &in, &out));
-    expect_shape(&out, 2, ext);
+    acc_array in = ts_host(ACC_I64, 1, &n, x), out;
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 1, &in, &out));
+    ts_expect_shape(&out, 2, ext);
     const int64_t *o = out.data[0];
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 10; j++)
@@ -152,12 +86,12 @@ Test(replicate_slice, replicate_vector_all_4_repeats_across_columns)
     int64_t x[10], n = 10, ext[2] = {10, 4};
     for (int k = 0; k < 10; k++)
         x[k] = 100 - 7 * k;
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     acc_node *spec[2] = {acc_all(g), ts_i64(g, 4)};
     acc_node *r = acc_replicate(g, 2, spec, xs);
-    acc_array in = host_i64(1, &n, x), out;
-    expect_ok(ts_run(ctx, g, 1, &r, 1, &in, &out));
-    expect_shape(&out, 2, ext);
+    acc_array in = ts_host(ACC_I64, 1, &n, x), out;
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 1, &in, &out));
+    ts_expect_shape(&out, 2, ext);
     const int64_t *o = out.data[0];
     for (int i = 0; i < 10; i++)
         for (int j = 0; j < 4; j++)
@@ -169,8 +103,8 @@ Test(replicate_slice, replicate_matrix_to_rank3_in_every_position)
 {
     /* a 2x3 matrix; [k, All, All], [All, k, All] and [All, All, k] */
     int64_t m[6], em[2] = {2, 3};
-    iota(m, 6);
-    acc_node *xs = acc_input(g, sc(ACC_I64), 2);
+    ts_iota(m, 6);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 2);
     acc_node *rs[3];
     for (int pos = 0; pos < 3; pos++) {
         acc_node *spec[3];
@@ -178,13 +112,13 @@ Test(replicate_slice, replicate_matrix_to_rank3_in_every_position)
             spec[d] = d == pos ? ts_i64(g, 5) : acc_all(g);
         rs[pos] = acc_replicate(g, 3, spec, xs);
     }
-    acc_array in = host_i64(2, em, m), out[3];
-    expect_ok(ts_run(ctx, g, 3, rs, 1, &in, out));
+    acc_array in = ts_host(ACC_I64, 2, em, m), out[3];
+    ts_expect_ok(g, ts_run(ctx, g, 3, rs, 1, &in, out));
     for (int pos = 0; pos < 3; pos++) {
         int64_t ext[3], at = 0;
         for (int d = 0, s = 0; d < 3; d++)
             ext[d] = d == pos ? 5 : em[s++];
-        expect_shape(&out[pos], 3, ext);
+        ts_expect_shape(&out[pos], 3, ext);
         const int64_t *o = out[pos].data[0];
         for (int64_t a = 0; a < ext[0]; a++)
             for (int64_t b = 0; b < ext[1]; b++)
@@ -207,18 +141,18 @@ Test(replicate_slice, replicate_tuple_elements_with_runtime_extent)
     int32_t a[4] = {1, -2, 3, -4};
     float b[4] = {0.5f, 1.5f, 2.5f, 3.5f};
     int64_t em[2] = {2, 2}, reps = 3, ext[3] = {2, 3, 2};
-    const acc_type *fields[2] = {sc(ACC_I32), sc(ACC_F32)};
+    const acc_type *fields[2] = {ts_sc(ACC_I32), ts_sc(ACC_F32)};
     const acc_type *pair = acc_type_tuple(ctx, 2, fields);
     acc_node *xs = acc_input(g, pair, 2);
-    acc_node *n = acc_input(g, sc(ACC_I64), 0);
+    acc_node *n = acc_input(g, ts_sc(ACC_I64), 0);
     acc_node *spec[3] = {acc_all(g), acc_the(g, n), acc_all(g)};
     acc_node *r = acc_replicate(g, 3, spec, xs);
     void *bufs[2] = {a, b};
     acc_array in[2] = {ts_host_array(pair, 2, em, bufs),
-                       host_i64(0, NULL, &reps)};
+                       ts_host(ACC_I64, 0, NULL, &reps)};
     acc_array out;
-    expect_ok(ts_run(ctx, g, 1, &r, 2, in, &out));
-    expect_shape(&out, 3, ext);
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 2, in, &out));
+    ts_expect_shape(&out, 3, ext);
     cr_assert_eq(acc_type_leaf_count(out.type), 2);
     for (int i = 0; i < 2; i++)
         for (int k = 0; k < 3; k++)
@@ -238,8 +172,8 @@ Test(replicate_slice, replicate_scalar_to_vector_and_to_itself)
                        acc_replicate(g, 0, NULL, s)};
     acc_array out[2];
     int64_t three = 3;
-    expect_ok(ts_run(ctx, g, 2, rs, 0, NULL, out));
-    expect_shape(&out[0], 1, &three);
+    ts_expect_ok(g, ts_run(ctx, g, 2, rs, 0, NULL, out));
+    ts_expect_shape(&out[0], 1, &three);
     for (int k = 0; k < 3; k++)
         cr_assert_eq(((const int64_t *)out[0].data[0])[k], 42);
     cr_assert_eq(out[1].rank, 0);
@@ -251,12 +185,12 @@ Test(replicate_slice, replicate_scalar_to_vector_and_to_itself)
 Test(replicate_slice, replicate_zero_extent_gives_empty_array)
 {
     int64_t x[3] = {1, 2, 3}, n = 3, ext[2] = {0, 3};
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     acc_node *spec[2] = {ts_i64(g, 0), acc_all(g)};
     acc_node *r = acc_replicate(g, 2, spec, xs);
-    acc_array in = host_i64(1, &n, x), out;
-    expect_ok(ts_run(ctx, g, 1, &r, 1, &in, &out));
-    expect_shape(&out, 2, ext);
+    acc_array in = ts_host(ACC_I64, 1, &n, x), out;
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 1, &in, &out));
+    ts_expect_shape(&out, 2, ext);
     cr_assert_eq(acc_array_size(&out), 0);
     acc_array_release(&out);
 }
@@ -264,19 +198,22 @@ Test(replicate_slice, replicate_zero_extent_gives_empty_array)
 Test(replicate_slice, replicate_negative_extent_is_a_runtime_shape_error)
 {
     int64_t x[2] = {5, 6}, n = 2, reps = -2;
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
-    acc_node *k = acc_input(g, sc(ACC_I64), 0);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *k = acc_input(g, ts_sc(ACC_I64), 0);
     acc_node *spec[2] = {acc_the(g, k), acc_all(g)};
     acc_node *r = acc_replicate(g, 2, spec, xs);
     acc_program *p = NULL;
-    expect_ok(acc_compile(ctx, g, 1, &r, &p));
-    acc_array in[2] = {host_i64(1, &n, x), host_i64(0, NULL, &reps)}, out;
-    expect_error(run(p, 2, in, 1, &out), ACC_ERR_SHAPE, "replicate");
+    ts_expect_ok(g, acc_compile(ctx, g, 1, &r, &p));
+    acc_array in[2] = {ts_host(ACC_I64, 1, &n, x),
+                       ts_host(ACC_I64, 0, NULL, &reps)},
+              out;
+    ts_expect_error(ts_run_program(p, 2, in, 1, &out), ACC_ERR_SHAPE,
+                    "replicate");
     cr_assert_null(out.data[0]);
     cr_assert(ts_contains_ci(acc_last_error(), "-2"), "message: %s",
               acc_last_error());
     reps = 2;
-    expect_ok(run(p, 2, in, 1, &out));
+    ts_expect_ok(g, ts_run_program(p, 2, in, 1, &out));
     cr_assert_eq(acc_array_size(&out), 4);
     cr_assert_eq(((const int64_t *)out.data[0])[3], 6);
     acc_array_release(&out);
@@ -288,13 +225,13 @@ Test(replicate_slice, replicate_negative_extent_is_a_runtime_shape_error)
 Test(replicate_slice, slice_row_2_of_5x10)
 {
     int64_t m[50], em[2] = {5, 10}, n = 10;
-    iota(m, 50);
-    acc_node *xs = acc_input(g, sc(ACC_I64), 2);
+    ts_iota(m, 50);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 2);
     acc_node *spec[2] = {ts_i64(g, 2), acc_all(g)};
     acc_node *r = acc_slice(g, xs, 2, spec);
-    acc_array in = host_i64(2, em, m), out;
-    expect_ok(ts_run(ctx, g, 1, &r, 1, &in, &out));
-    expect_shape(&out, 1, &n);
+    acc_array in = ts_host(ACC_I64, 2, em, m), out;
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 1, &in, &out));
+    ts_expect_shape(&out, 1, &n);
     for (int k = 0; k < 10; k++)
         cr_assert_eq(((const int64_t *)out.data[0])[k], 20 + k);
     acc_array_release(&out);
@@ -303,13 +240,13 @@ Test(replicate_slice, slice_row_2_of_5x10)
 Test(replicate_slice, slice_column_of_5x10)
 {
     int64_t m[50], em[2] = {5, 10}, n = 5;
-    iota(m, 50);
-    acc_node *xs = acc_input(g, sc(ACC_I64), 2);
+    ts_iota(m, 50);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 2);
     acc_node *spec[2] = {acc_all(g), ts_i64(g, 3)};
     acc_node *r = acc_slice(g, xs, 2, spec);
-    acc_array in = host_i64(2, em, m), out;
-    expect_ok(ts_run(ctx, g, 1, &r, 1, &in, &out));
-    expect_shape(&out, 1, &n);
+    acc_array in = ts_host(ACC_I64, 2, em, m), out;
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 1, &in, &out));
+    ts_expect_shape(&out, 1, &n);
     for (int k = 0; k < 5; k++)
         cr_assert_eq(((const int64_t *)out.data[0])[k], 10 * k + 3);
     acc_array_release(&out);
@@ -321,7 +258,7 @@ Test(replicate_slice, slice_rank3_every_pattern)
     int64_t x[60], ex[3] = {3, 4, 5}, fix[3] = {2, 1, 3};
     for (int k = 0; k < 60; k++)
         x[k] = k * k - 7;
-    acc_node *xs = acc_input(g, sc(ACC_I64), 3);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 3);
     acc_node *rs[8];
     for (int mask = 0; mask < 8; mask++) {
         acc_node *spec[3];
@@ -329,15 +266,15 @@ Test(replicate_slice, slice_rank3_every_pattern)
             spec[d] = mask & (1 << d) ? acc_all(g) : ts_i64(g, fix[d]);
         rs[mask] = acc_slice(g, xs, 3, spec);
     }
-    acc_array in = host_i64(3, ex, x), out[8];
-    expect_ok(ts_run(ctx, g, 8, rs, 1, &in, out));
+    acc_array in = ts_host(ACC_I64, 3, ex, x), out[8];
+    ts_expect_ok(g, ts_run(ctx, g, 8, rs, 1, &in, out));
     for (int mask = 0; mask < 8; mask++) {
         int64_t ext[3];
         int32_t rank = 0;
         for (int d = 0; d < 3; d++)
             if (mask & (1 << d))
                 ext[rank++] = ex[d];
-        expect_shape(&out[mask], rank, ext);
+        ts_expect_shape(&out[mask], rank, ext);
         const int64_t *o = out[mask].data[0];
         int64_t at = 0;
         for (int64_t a = 0; a < 3; a++)
@@ -363,15 +300,15 @@ Test(replicate_slice, slice_tuple_elements)
     int32_t a[6] = {1, 2, 3, 4, 5, 6};
     uint8_t b[6] = {1, 0, 0, 1, 1, 0};
     int64_t em[2] = {2, 3}, n = 3;
-    const acc_type *fields[2] = {sc(ACC_I32), sc(ACC_BOOL)};
+    const acc_type *fields[2] = {ts_sc(ACC_I32), ts_sc(ACC_BOOL)};
     const acc_type *pair = acc_type_tuple(ctx, 2, fields);
     acc_node *xs = acc_input(g, pair, 2);
     acc_node *spec[2] = {ts_i64(g, 1), acc_all(g)};
     acc_node *r = acc_slice(g, xs, 2, spec);
     void *bufs[2] = {a, b};
     acc_array in = ts_host_array(pair, 2, em, bufs), out;
-    expect_ok(ts_run(ctx, g, 1, &r, 1, &in, &out));
-    expect_shape(&out, 1, &n);
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 1, &in, &out));
+    ts_expect_shape(&out, 1, &n);
     for (int k = 0; k < 3; k++) {
         cr_assert_eq(((const int32_t *)out.data[0])[k], a[3 + k]);
         cr_assert_eq(((const uint8_t *)out.data[1])[k], b[3 + k]);
@@ -382,14 +319,14 @@ Test(replicate_slice, slice_tuple_elements)
 Test(replicate_slice, slice_of_a_replicate_gives_the_source_back)
 {
     int64_t x[4] = {9, 8, 7, 6}, n = 4;
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     acc_node *rspec[2] = {acc_all(g), ts_i64(g, 3)};
     acc_node *rep = acc_replicate(g, 2, rspec, xs);
     acc_node *sspec[2] = {acc_all(g), ts_i64(g, 2)};
     acc_node *r = acc_slice(g, rep, 2, sspec);
-    acc_array in = host_i64(1, &n, x), out;
-    expect_ok(ts_run(ctx, g, 1, &r, 1, &in, &out));
-    expect_shape(&out, 1, &n);
+    acc_array in = ts_host(ACC_I64, 1, &n, x), out;
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 1, &in, &out));
+    ts_expect_shape(&out, 1, &n);
     cr_assert_eq(memcmp(out.data[0], x, sizeof x), 0);
     acc_array_release(&out);
 }
@@ -397,20 +334,24 @@ Test(replicate_slice, slice_of_a_replicate_gives_the_source_back)
 Test(replicate_slice, slice_index_out_of_range_is_a_runtime_error)
 {
     int64_t m[50], em[2] = {5, 10}, row = 5;
-    iota(m, 50);
-    acc_node *xs = acc_input(g, sc(ACC_I64), 2);
-    acc_node *i = acc_input(g, sc(ACC_I64), 0);
+    ts_iota(m, 50);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 2);
+    acc_node *i = acc_input(g, ts_sc(ACC_I64), 0);
     acc_node *spec[2] = {acc_the(g, i), acc_all(g)};
     acc_node *r = acc_slice(g, xs, 2, spec);
     acc_program *p = NULL;
-    expect_ok(acc_compile(ctx, g, 1, &r, &p));
-    acc_array in[2] = {host_i64(2, em, m), host_i64(0, NULL, &row)}, out;
-    expect_error(run(p, 2, in, 1, &out), ACC_ERR_RUNTIME, "slice");
+    ts_expect_ok(g, acc_compile(ctx, g, 1, &r, &p));
+    acc_array in[2] = {ts_host(ACC_I64, 2, em, m),
+                       ts_host(ACC_I64, 0, NULL, &row)},
+              out;
+    ts_expect_error(ts_run_program(p, 2, in, 1, &out), ACC_ERR_RUNTIME,
+                    "slice");
     cr_assert_null(out.data[0]);
     row = -1;
-    expect_error(run(p, 2, in, 1, &out), ACC_ERR_RUNTIME, "slice");
+    ts_expect_error(ts_run_program(p, 2, in, 1, &out), ACC_ERR_RUNTIME,
+                    "slice");
     row = 4;
-    expect_ok(run(p, 2, in, 1, &out));
+    ts_expect_ok(g, ts_run_program(p, 2, in, 1, &out));
     for (int k = 0; k < 10; k++)
         cr_assert_eq(((const int64_t *)out.data[0])[k], 40 + k);
     acc_array_release(&out);
@@ -420,12 +361,12 @@ Test(replicate_slice, slice_index_out_of_range_is_a_runtime_error)
 Test(replicate_slice, slice_of_an_empty_dimension_is_out_of_range)
 {
     int64_t em[2] = {0, 3};
-    acc_node *xs = acc_input(g, sc(ACC_I64), 2);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 2);
     acc_node *spec[2] = {ts_i64(g, 0), acc_all(g)};
     acc_node *r = acc_slice(g, xs, 2, spec);
-    acc_array in = host_i64(2, em, NULL), out;
-    expect_error(ts_run(ctx, g, 1, &r, 1, &in, &out), ACC_ERR_RUNTIME,
-                 "slice");
+    acc_array in = ts_host(ACC_I64, 2, em, NULL), out;
+    ts_expect_error(ts_run(ctx, g, 1, &r, 1, &in, &out), ACC_ERR_RUNTIME,
+                    "slice");
 }
 
 Test(replicate_slice, one_all_node_shared_by_many_entries)
@@ -433,14 +374,14 @@ Test(replicate_slice, one_all_node_shared_by_many_entries)
     /* one All node in every entry of a slice and a replicate */
     int64_t m[6] = {1, 2, 3, 4, 5, 6}, em[2] = {2, 3}, er[3] = {2, 2, 3};
     acc_node *all = acc_all(g);
-    acc_node *xs = acc_input(g, sc(ACC_I64), 2);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 2);
     acc_node *sspec[2] = {all, all};
     acc_node *same = acc_slice(g, xs, 2, sspec);
     acc_node *rspec[3] = {all, ts_i64(g, 2), all};
     acc_node *r = acc_replicate(g, 3, rspec, same);
-    acc_array in = host_i64(2, em, m), out;
-    expect_ok(ts_run(ctx, g, 1, &r, 1, &in, &out));
-    expect_shape(&out, 3, er);
+    acc_array in = ts_host(ACC_I64, 2, em, m), out;
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 1, &in, &out));
+    ts_expect_shape(&out, 3, er);
     for (int i = 0; i < 2; i++)
         for (int k = 0; k < 2; k++)
             for (int j = 0; j < 3; j++)
@@ -453,7 +394,7 @@ Test(replicate_slice, one_all_node_shared_by_many_entries)
 
 Test(replicate_slice, replicate_with_too_few_all_entries)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 2);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 2);
     acc_node *spec[2] = {ts_i64(g, 3), acc_all(g)};
     expect_builder_error(acc_replicate(g, 2, spec, xs), ACC_ERR_SHAPE,
                          "replicate");
@@ -461,7 +402,7 @@ Test(replicate_slice, replicate_with_too_few_all_entries)
 
 Test(replicate_slice, replicate_with_too_many_all_entries)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     acc_node *spec[3] = {acc_all(g), ts_i64(g, 3), acc_all(g)};
     expect_builder_error(acc_replicate(g, 3, spec, xs), ACC_ERR_SHAPE,
                          "replicate");
@@ -469,7 +410,7 @@ Test(replicate_slice, replicate_with_too_many_all_entries)
 
 Test(replicate_slice, replicate_with_a_spec_beyond_the_maximum_rank)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     acc_node *spec[ACC_MAX_RANK + 1];
     spec[0] = acc_all(g);
     for (int d = 1; d <= ACC_MAX_RANK; d++)
@@ -480,7 +421,7 @@ Test(replicate_slice, replicate_with_a_spec_beyond_the_maximum_rank)
 
 Test(replicate_slice, replicate_entry_of_the_wrong_type)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     acc_node *spec[2] = {ts_i32(g, 3), acc_all(g)};
     expect_builder_error(acc_replicate(g, 2, spec, xs), ACC_ERR_TYPE,
                          "replicate");
@@ -488,7 +429,7 @@ Test(replicate_slice, replicate_entry_of_the_wrong_type)
 
 Test(replicate_slice, replicate_null_entry)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     acc_node *spec[2] = {NULL, acc_all(g)};
     expect_builder_error(acc_replicate(g, 2, spec, xs),
                          ACC_ERR_INVALID_ARGUMENT, "replicate");
@@ -496,7 +437,7 @@ Test(replicate_slice, replicate_null_entry)
 
 Test(replicate_slice, slice_spec_length_differs_from_rank)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 2);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 2);
     acc_node *spec[1] = {acc_all(g)};
     expect_builder_error(acc_slice(g, xs, 1, spec), ACC_ERR_SHAPE, "slice");
 }
@@ -505,8 +446,8 @@ Test(replicate_slice, slice_entry_depending_on_a_lambda_parameter)
 {
     /* \i -> slice xs [i, All] inside a lambda body is not an array term of
      * the language */
-    acc_node *xs = acc_input(g, sc(ACC_I64), 2);
-    acc_node *i = acc_param(g, sc(ACC_I64));
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 2);
+    acc_node *i = acc_param(g, ts_sc(ACC_I64));
     acc_node *spec[2] = {i, acc_all(g)};
     expect_builder_error(acc_slice(g, xs, 2, spec), ACC_ERR_TYPE, "slice");
 }

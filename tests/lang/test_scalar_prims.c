@@ -854,13 +854,11 @@ Test(scalar_prims, constants_wrap_like_convert)
 
     if (eval_into(ctx, g, acc_const_i64(g, ACC_U8, -1), ACC_U8, buf, "u8 -1"))
         cr_expect_eq(load_int(ACC_U8, buf), 255);
-    acc_graph_free(g);
-    g = ts_graph(ctx);
+    ts_fresh_graph(ctx, &g);
     if (eval_into(ctx, g, acc_const_u64(g, ACC_I8, 200), ACC_I8, buf,
                   "i8 200"))
         cr_expect_eq(load_int(ACC_I8, buf), -56);
-    acc_graph_free(g);
-    g = ts_graph(ctx);
+    ts_fresh_graph(ctx, &g);
     if (eval_into(ctx, g, acc_const_f64(g, ACC_I32, -2.9), ACC_I32, buf,
                   "i32 -2.9"))
         cr_expect_eq(load_int(ACC_I32, buf), -2);
@@ -992,25 +990,22 @@ Test(scalar_prims, cond_evaluates_only_the_chosen_branch)
                  div_by_zero(g, ACC_OP_QUOT, ACC_I32));
     if (eval_into(ctx, g, e, ACC_I32, buf, "if true then 5 else 1 quot 0"))
         cr_expect_eq(load_int(ACC_I32, buf), 5);
-    acc_graph_free(g);
 
     /* if false then 1 quot 0 else 7 */
-    g = ts_graph(ctx);
+    ts_fresh_graph(ctx, &g);
     e = acc_cond(g, ts_bool(g, 0), div_by_zero(g, ACC_OP_QUOT, ACC_I32),
                  ts_i32(g, 7));
     if (eval_into(ctx, g, e, ACC_I32, buf, "if false then 1 quot 0 else 7"))
         cr_expect_eq(load_int(ACC_I32, buf), 7);
-    acc_graph_free(g);
 
     /* the chosen branch is evaluated: if true then 1 quot 0 else 7 fails */
-    g = ts_graph(ctx);
+    ts_fresh_graph(ctx, &g);
     e = acc_cond(g, ts_bool(g, 1), div_by_zero(g, ACC_OP_QUOT, ACC_I32),
                  ts_i32(g, 7));
     cr_expect_eq(eval_status(ctx, g, e, ACC_I32), ACC_ERR_RUNTIME);
-    acc_graph_free(g);
 
     /* a computed condition: if 2 > 3 then 10 else 20 (i64) */
-    g = ts_graph(ctx);
+    ts_fresh_graph(ctx, &g);
     e = acc_cond(g, acc_binop(g, ACC_OP_GT, ts_i64(g, 2), ts_i64(g, 3)),
                  ts_i64(g, 10), ts_i64(g, 20));
     if (eval_into(ctx, g, e, ACC_I64, buf, "if 2 > 3 then 10 else 20"))
@@ -1039,10 +1034,9 @@ Test(scalar_prims, tuples_and_components)
     cr_expect_eq(acc_type_get_arity(acc_node_type(t)), 3);
     if (eval_into(ctx, g, acc_get(g, t, 1), ACC_F64, buf, "get 1 (1,2.5,T)"))
         cr_expect(load_float(ACC_F64, buf) == 2.5);
-    acc_graph_free(g);
 
     /* the tuple itself as the result: leaves packed i32, f64, bool */
-    g = ts_graph(ctx);
+    ts_fresh_graph(ctx, &g);
     items[0] = ts_i32(g, -9);
     items[1] = ts_f64(g, 0.75);
     items[2] = ts_bool(g, 1);
@@ -1056,10 +1050,9 @@ Test(scalar_prims, tuples_and_components)
             cr_expect_eq(load_int(ACC_BOOL, buf + 12), 1);
         }
     }
-    acc_graph_free(g);
 
     /* nested: get 1 (get 0 ((10, 20), 30)) == 20 */
-    g = ts_graph(ctx);
+    ts_fresh_graph(ctx, &g);
     inner[0] = ts_i64(g, 10);
     inner[1] = ts_i64(g, 20);
     nested[0] = acc_tuple(g, 2, inner);
@@ -1068,9 +1061,8 @@ Test(scalar_prims, tuples_and_components)
     n = acc_get(g, acc_get(g, t, 0), 1);
     if (eval_into(ctx, g, n, ACC_I64, buf, "get 1 (get 0 ((10,20),30))"))
         cr_expect_eq(load_int(ACC_I64, buf), 20);
-    acc_graph_free(g);
 
-    g = ts_graph(ctx);
+    ts_fresh_graph(ctx, &g);
     inner[0] = ts_i64(g, 10);
     inner[1] = ts_i64(g, 20);
     nested[0] = acc_tuple(g, 2, inner);
@@ -1078,10 +1070,9 @@ Test(scalar_prims, tuples_and_components)
     t = acc_tuple(g, 2, nested);
     if (eval_into(ctx, g, acc_get(g, t, 1), ACC_I64, buf, "get 1 (..., 30)"))
         cr_expect_eq(load_int(ACC_I64, buf), 30);
-    acc_graph_free(g);
 
     /* a conditional choosing between tuples */
-    g = ts_graph(ctx);
+    ts_fresh_graph(ctx, &g);
     inner[0] = ts_i32(g, 1);
     inner[1] = ts_i32(g, 2);
     nested[0] = ts_i32(g, 3);
@@ -1116,9 +1107,8 @@ Test(scalar_prims, indices_and_components)
                     acc_get(g, ix, 2));
     if (eval_into(ctx, g, sum, ACC_I64, buf, "ix!0 * 100 + ix!2"))
         cr_expect_eq(load_int(ACC_I64, buf), 406);
-    acc_graph_free(g);
 
-    g = ts_graph(ctx);
+    ts_fresh_graph(ctx, &g);
     ix = acc_index(g, 0, NULL);
     cr_expect_not_null(ix, "rank-0 index: %s", acc_graph_last_error(g));
     cr_expect_eq(acc_type_get_kind(acc_node_type(ix)), ACC_TYPE_SHAPE);
@@ -1139,10 +1129,9 @@ Test(scalar_prims, shared_node_used_twice)
     if (eval_into(ctx, g, acc_binop(g, ACC_OP_MUL, x, x), ACC_I32, buf,
                   "let x = 3 + 4 in x * x"))
         cr_expect_eq(load_int(ACC_I32, buf), 49);
-    acc_graph_free(g);
 
     /* let x = 2.5 * 2 in (x, x - 1) */
-    g = ts_graph(ctx);
+    ts_fresh_graph(ctx, &g);
     x = acc_binop(g, ACC_OP_MUL, ts_f64(g, 2.5), ts_f64(g, 2));
     pair[0] = x;
     pair[1] = acc_binop(g, ACC_OP_SUB, x, ts_f64(g, 1));
@@ -1282,37 +1271,33 @@ Test(scalar_prims, while_loops)
                   tup2(g, ts_f64(g, 1000.0), ts_i64(g, 0)));
     if (eval_into(ctx, g, acc_get(g, w, 1), ACC_I64, buf, "halvings of 1000"))
         cr_expect_eq(load_int(ACC_I64, buf), 10);
-    acc_graph_free(g);
 
     /* Collatz steps of 27: 111 */
-    g = ts_graph(ctx);
+    ts_fresh_graph(ctx, &g);
     w = acc_while(g, lam1(g, st_coll, collatz_cond, NULL),
                   lam1(g, st_coll, collatz_body, NULL),
                   tup2(g, ts_i64(g, 27), ts_i64(g, 0)));
     if (eval_into(ctx, g, acc_get(g, w, 1), ACC_I64, buf, "collatz 27"))
         cr_expect_eq(load_int(ACC_I64, buf), 111);
-    acc_graph_free(g);
 
     /* Fibonacci with nested tuple state: fib 50 = 12586269025 */
-    g = ts_graph(ctx);
+    ts_fresh_graph(ctx, &g);
     w = acc_while(g, lam1(g, st_fib, fib_cond, NULL),
                   lam1(g, st_fib, fib_body, NULL),
                   tup2(g, tup2(g, ts_i64(g, 0), ts_i64(g, 1)), ts_i32(g, 0)));
     if (eval_into(ctx, g, acc_get(g, acc_get(g, w, 0), 0), ACC_I64, buf,
                   "fib 50"))
         cr_expect_eq(load_int(ACC_I64, buf), 12586269025);
-    acc_graph_free(g);
 
     /* scalar state: 1 doubled while < 1000 is 1024 */
-    g = ts_graph(ctx);
+    ts_fresh_graph(ctx, &g);
     w = acc_while(g, lam1(g, i32, dbl_cond, NULL), lam1(g, i32, dbl_body, NULL),
                   ts_i32(g, 1));
     if (eval_into(ctx, g, w, ACC_I32, buf, "doubling"))
         cr_expect_eq(load_int(ACC_I32, buf), 1024);
-    acc_graph_free(g);
 
     /* the condition is tested first: the body is never applied */
-    g = ts_graph(ctx);
+    ts_fresh_graph(ctx, &g);
     w = acc_while(g, lam1(g, i32, neg_cond, NULL), lam1(g, i32, bad_body, NULL),
                   ts_i32(g, 5));
     if (eval_into(ctx, g, w, ACC_I32, buf, "while false"))

@@ -27,16 +27,12 @@ static acc_graph *g;
 
 static void setup(void)
 {
-    ctx = ts_context(ACC_BACKEND_INTERP);
-    g = ts_graph(ctx);
+    ts_fixture_open(&ctx, &g);
 }
 
 static void teardown(void)
 {
-    acc_graph_free(g);
-    acc_context_destroy(ctx);
-    g = NULL;
-    ctx = NULL;
+    ts_fixture_close(&ctx, &g);
 }
 
 TestSuite(scans, .init = setup, .fini = teardown);
@@ -50,63 +46,6 @@ static const char *const kind_names[11] = {
     "prescanl", "postscanl", "prescanr", "postscanr"};
 
 /* ---- helpers ------------------------------------------------------------ */
-
-static const acc_type *sc(acc_scalar s)
-{
-    return acc_type_scalar(s);
-}
-
-static void expect_ok(acc_status st)
-{
-    cr_assert_eq(st, ACC_OK, "status %s: %s (graph: %s)",
-                 acc_status_string(st), acc_last_error(),
-                 acc_graph_last_error(g));
-}
-
-static acc_array host_i64(int32_t rank, const int64_t *ext, int64_t *buf)
-{
-    void *data = buf;
-    return ts_host_array(sc(ACC_I64), rank, ext, &data);
-}
-
-static acc_status run(acc_program *p, size_t n_in, const acc_array *in,
-                      size_t n_out, acc_array *out)
-{
-    for (size_t i = 0; i < n_out; i++) {
-        memset(&out[i], 0, sizeof out[i]);
-        out[i].struct_size = sizeof out[i];
-    }
-    return acc_run(p, n_in, in, n_out, out);
-}
-
-static void expect_error(acc_status got, acc_status want, const char *name)
-{
-    cr_assert_eq(got, want, "got %s, expected %s (%s)",
-                 acc_status_string(got), acc_status_string(want),
-                 acc_last_error());
-    cr_assert(ts_contains_ci(acc_last_error(), name), "message: %s",
-              acc_last_error());
-}
-
-static void expect_builder_error(acc_node *n, acc_status want,
-                                 const char *name)
-{
-    cr_assert_null(n);
-    cr_assert_eq(acc_graph_status(g), want, "graph status %s: %s",
-                 acc_status_string(acc_graph_status(g)),
-                 acc_graph_last_error(g));
-    cr_assert(ts_contains_ci(acc_graph_last_error(g), name), "message: %s",
-              acc_graph_last_error(g));
-    acc_program *p = NULL;
-    cr_assert_neq(acc_compile(ctx, g, 1, &n, &p), ACC_OK);
-    cr_assert_null(p);
-}
-
-static acc_node *lam2(acc_node *a, acc_node *b, acc_node *body)
-{
-    acc_node *ps[2] = {a, b};
-    return acc_lambda(g, 2, ps, body);
-}
 
 /* ---- the two functions and their C counterparts ------------------------- */
 
@@ -134,18 +73,10 @@ static el apply_c(fn_id fn, el x, el y)
 
 static acc_node *fn_node(fn_id fn, const acc_type *t)
 {
+    if (fn == FN_CAT)
+        return ts_cat_fn(g, t, M);
     acc_node *x = acc_param(g, t), *y = acc_param(g, t);
-    if (fn == FN_SUB)
-        return lam2(x, y, acc_binop(g, ACC_OP_SUB, x, y));
-    acc_node *m = ts_i64(g, M);
-    acc_node *a = acc_get(g, x, 0), *p = acc_get(g, x, 1);
-    acc_node *b = acc_get(g, y, 0), *q = acc_get(g, y, 1);
-    acc_node *items[2] = {
-        acc_binop(g, ACC_OP_REM,
-                  acc_binop(g, ACC_OP_ADD, acc_binop(g, ACC_OP_MUL, a, q), b),
-                  m),
-        acc_binop(g, ACC_OP_REM, acc_binop(g, ACC_OP_MUL, p, q), m)};
-    return lam2(x, y, acc_tuple(g, 2, items));
+    return ts_lam2(g, x, y, acc_binop(g, ACC_OP_SUB, x, y));
 }
 
 static el seed_c(fn_id fn)
@@ -164,8 +95,8 @@ static acc_node *seed_node(fn_id fn)
 
 static const acc_type *elem_type(fn_id fn)
 {
-    const acc_type *fields[2] = {sc(ACC_I64), sc(ACC_I64)};
-    return fn == FN_SUB ? sc(ACC_I64) : acc_type_tuple(ctx, 2, fields);
+    const acc_type *fields[2] = {ts_sc(ACC_I64), ts_sc(ACC_I64)};
+    return fn == FN_SUB ? ts_sc(ACC_I64) : acc_type_tuple(ctx, 2, fields);
 }
 
 /* ---- the reference --------------------------------------------------------- */
@@ -294,7 +225,7 @@ static acc_node *build_case(const scan_case *c)
     acc_node *z = seeded(c->kind) ? seed_node(c->fn) : NULL;
     if (!c->seg)
         return acc_scan(g, c->kind, f, z, xs);
-    return acc_scan_seg(g, c->kind, f, z, xs, acc_input(g, sc(ACC_I64), 1));
+    return acc_scan_seg(g, c->kind, f, z, xs, acc_input(g, ts_sc(ACC_I64), 1));
 }
 
 /* Checks the shapes the reference predicts: rows of `len` elements, and
@@ -328,15 +259,15 @@ static void check_case(const scan_case *c)
     }
     acc_node *r = build_case(c);
     acc_program *p = NULL;
-    expect_ok(acc_compile(ctx, g, 1, &r, &p));
+    ts_expect_ok(g, acc_compile(ctx, g, 1, &r, &p));
     size_t n_out = primed(c->kind) ? 2 : 1;
     cr_assert_eq(acc_program_num_outputs(p), n_out);
     void *bufs[2] = {a, b};
     int64_t n_seg = c->n_seg;
     acc_array in[2] = {ts_host_array(elem_type(c->fn), c->rank, c->ext, bufs),
-                       host_i64(1, &n_seg, (int64_t *)c->seg)};
+                       ts_host(ACC_I64, 1, &n_seg, (int64_t *)c->seg)};
     acc_array out[2];
-    expect_ok(run(p, c->seg ? 2 : 1, in, n_out, out));
+    ts_expect_ok(g, ts_run_program(p, c->seg ? 2 : 1, in, n_out, out));
     acc_program_free(p);
     /* the reference, row by row and segment by segment */
     int64_t one = n, k = c->seg ? c->n_seg : 1;
@@ -389,13 +320,14 @@ static void check_all_kinds(int32_t rank, const int64_t *ext,
 static void run_vector(acc_scan_kind kind, acc_primop op, int64_t z,
                        const int64_t *x, int64_t n, acc_array *out)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
-    acc_node *a = acc_param(g, sc(ACC_I64)), *b = acc_param(g, sc(ACC_I64));
-    acc_node *f = lam2(a, b, acc_binop(g, op, a, b));
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *a = acc_param(g, ts_sc(ACC_I64)),
+             *b = acc_param(g, ts_sc(ACC_I64));
+    acc_node *f = ts_lam2(g, a, b, acc_binop(g, op, a, b));
     acc_node *r = acc_scan(g, kind, f, seeded(kind) ? ts_i64(g, z) : NULL,
                            xs);
-    acc_array in = host_i64(1, &n, (int64_t *)x);
-    expect_ok(ts_run(ctx, g, 1, &r, 1, &in, out));
+    acc_array in = ts_host(ACC_I64, 1, &n, (int64_t *)x);
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 1, &in, out));
 }
 
 static void expect_vector(const acc_array *out, const int64_t *want,
@@ -458,15 +390,16 @@ Test(scans, every_kind_of_minus_100_by_hand)
     int64_t x[3] = {1, 2, 3};
     for (int i = 0; i < 10; i++) {
         acc_array out[2];
-        acc_node *xs = acc_input(g, sc(ACC_I64), 1);
-        acc_node *a = acc_param(g, sc(ACC_I64)), *b = acc_param(g, sc(ACC_I64));
+        acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
+        acc_node *a = acc_param(g, ts_sc(ACC_I64)),
+                 *b = acc_param(g, ts_sc(ACC_I64));
         acc_scan_kind kind = all_kinds[i];
-        acc_node *r = acc_scan(g, kind, lam2(a, b, acc_binop(g, ACC_OP_SUB, a,
-                                                             b)),
+        acc_node *r = acc_scan(g, kind,
+                               ts_lam2(g, a, b, acc_binop(g, ACC_OP_SUB, a, b)),
                                seeded(kind) ? ts_i64(g, 100) : NULL, xs);
         int64_t n = 3;
-        acc_array in = host_i64(1, &n, x);
-        expect_ok(ts_run(ctx, g, 1, &r, 1, &in, out));
+        acc_array in = ts_host(ACC_I64, 1, &n, x);
+        ts_expect_ok(g, ts_run(ctx, g, 1, &r, 1, &in, out));
         expect_vector(&out[0], want[i], lens[i]);
         acc_array_release(&out[0]);
         if (primed(kind)) {
@@ -541,10 +474,11 @@ Test(scans, every_segmented_kind_on_empty_rows)
 
 Test(scans, primed_kinds_are_tuples_of_two_arrays)
 {
-    acc_node *xs = acc_input(g, sc(ACC_F64), 3);
-    acc_node *sn = acc_input(g, sc(ACC_I64), 1);
-    acc_node *a = acc_param(g, sc(ACC_F64)), *b = acc_param(g, sc(ACC_F64));
-    acc_node *f = lam2(a, b, acc_binop(g, ACC_OP_ADD, a, b));
+    acc_node *xs = acc_input(g, ts_sc(ACC_F64), 3);
+    acc_node *sn = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *a = acc_param(g, ts_sc(ACC_F64)),
+             *b = acc_param(g, ts_sc(ACC_F64));
+    acc_node *f = ts_lam2(g, a, b, acc_binop(g, ACC_OP_ADD, a, b));
     acc_node *plain = acc_scan(g, ACC_SCANR_PRIME, f, ts_f64(g, 0), xs);
     acc_node *seg = acc_scan_seg(g, ACC_SCANL_PRIME, f, ts_f64(g, 0), xs, sn);
     acc_node *one = acc_scan(g, ACC_POSTSCANR, f, ts_f64(g, 0), xs);
@@ -561,7 +495,7 @@ Test(scans, primed_kinds_are_tuples_of_two_arrays)
     /* acc_get takes the totals alone */
     acc_node *totals = acc_get(g, plain, 1);
     acc_program *p = NULL;
-    expect_ok(acc_compile(ctx, g, 1, &totals, &p));
+    ts_expect_ok(g, acc_compile(ctx, g, 1, &totals, &p));
     cr_assert_eq(acc_program_num_outputs(p), 1);
     acc_program_free(p);
 }
@@ -572,20 +506,20 @@ Test(scans, tuple_elements_componentwise)
     int32_t a[8] = {1, 2, 3, 4, 5, 6, 7, 8};
     float b[8] = {0.5f, -3.0f, 2.0f, 1.0f, -1.0f, 4.5f, 4.0f, 9.0f};
     int64_t ext[2] = {2, 4};
-    const acc_type *fields[2] = {sc(ACC_I32), sc(ACC_F32)};
+    const acc_type *fields[2] = {ts_sc(ACC_I32), ts_sc(ACC_F32)};
     const acc_type *pair = acc_type_tuple(ctx, 2, fields);
     acc_node *x = acc_param(g, pair), *y = acc_param(g, pair);
     acc_node *items[2] = {
         acc_binop(g, ACC_OP_ADD, acc_get(g, x, 0), acc_get(g, y, 0)),
         acc_binop(g, ACC_OP_MAX, acc_get(g, x, 1), acc_get(g, y, 1))};
-    acc_node *f = lam2(x, y, acc_tuple(g, 2, items));
+    acc_node *f = ts_lam2(g, x, y, acc_tuple(g, 2, items));
     acc_node *zi[2] = {ts_i32(g, 10), ts_f32(g, 0.0f)};
     acc_node *xs = acc_input(g, pair, 2);
     acc_node *rs[2] = {acc_scan(g, ACC_SCANL, f, acc_tuple(g, 2, zi), xs),
                        acc_scan(g, ACC_SCANR1, f, NULL, xs)};
     void *bufs[2] = {a, b};
     acc_array in = ts_host_array(pair, 2, ext, bufs), out[2];
-    expect_ok(ts_run(ctx, g, 2, rs, 1, &in, out));
+    ts_expect_ok(g, ts_run(ctx, g, 2, rs, 1, &in, out));
     cr_assert_eq(out[0].extents[1], 5);
     cr_assert_eq(out[1].extents[1], 4);
     for (int row = 0; row < 2; row++) {
@@ -639,18 +573,20 @@ Test(scans, seeded_kinds_on_an_empty_vector)
 static void check_scan1_empty(acc_scan_kind kind, const char *name)
 {
     int64_t ext[2] = {2, 0}, x[6] = {1, 2, 3, 4, 5, 6};
-    acc_node *xs = acc_input(g, sc(ACC_I64), 2);
-    acc_node *a = acc_param(g, sc(ACC_I64)), *b = acc_param(g, sc(ACC_I64));
-    acc_node *r = acc_scan(g, kind, lam2(a, b, acc_binop(g, ACC_OP_ADD, a, b)),
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 2);
+    acc_node *a = acc_param(g, ts_sc(ACC_I64)),
+             *b = acc_param(g, ts_sc(ACC_I64));
+    acc_node *r = acc_scan(g, kind,
+                           ts_lam2(g, a, b, acc_binop(g, ACC_OP_ADD, a, b)),
                            NULL, xs);
     acc_program *p = NULL;
-    expect_ok(acc_compile(ctx, g, 1, &r, &p));
-    acc_array in = host_i64(2, ext, x), out;
-    expect_error(run(p, 1, &in, 1, &out), ACC_ERR_RUNTIME, name);
+    ts_expect_ok(g, acc_compile(ctx, g, 1, &r, &p));
+    acc_array in = ts_host(ACC_I64, 2, ext, x), out;
+    ts_expect_error(ts_run_program(p, 1, &in, 1, &out), ACC_ERR_RUNTIME, name);
     cr_assert_null(out.data[0]);
     ext[1] = 3;
-    in = host_i64(2, ext, x);
-    expect_ok(run(p, 1, &in, 1, &out));
+    in = ts_host(ACC_I64, 2, ext, x);
+    ts_expect_ok(g, ts_run_program(p, 1, &in, 1, &out));
     /* row 1 is [4, 5, 6]: its total ends scanl1 and starts scanr1 */
     cr_assert_eq(((const int64_t *)out.data[0])[kind == ACC_SCANL1 ? 5 : 3],
                  15);
@@ -671,13 +607,14 @@ Test(scans, scanr1_of_an_empty_row_is_a_runtime_error)
 Test(scans, scan1_of_no_rows_is_empty)
 {
     int64_t ext[2] = {0, 0};
-    acc_node *xs = acc_input(g, sc(ACC_I64), 2);
-    acc_node *a = acc_param(g, sc(ACC_I64)), *b = acc_param(g, sc(ACC_I64));
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 2);
+    acc_node *a = acc_param(g, ts_sc(ACC_I64)),
+             *b = acc_param(g, ts_sc(ACC_I64));
     acc_node *r = acc_scan(g, ACC_SCANL1,
-                           lam2(a, b, acc_binop(g, ACC_OP_ADD, a, b)), NULL,
-                           xs);
-    acc_array in = host_i64(2, ext, NULL), out;
-    expect_ok(ts_run(ctx, g, 1, &r, 1, &in, &out));
+                           ts_lam2(g, a, b, acc_binop(g, ACC_OP_ADD, a, b)),
+                           NULL, xs);
+    acc_array in = ts_host(ACC_I64, 2, ext, NULL), out;
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 1, &in, &out));
     cr_assert_eq(acc_array_size(&out), 0);
     acc_array_release(&out);
 }
@@ -688,21 +625,23 @@ static void check_bad_segments(acc_scan_kind kind, const int64_t *bad,
                                int64_t nb, acc_status want, const char *name)
 {
     int64_t x[5] = {1, 2, 3, 4, 5}, n = 5, good[2] = {2, 3}, ng = 2;
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
-    acc_node *sn = acc_input(g, sc(ACC_I64), 1);
-    acc_node *a = acc_param(g, sc(ACC_I64)), *b = acc_param(g, sc(ACC_I64));
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *sn = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *a = acc_param(g, ts_sc(ACC_I64)),
+             *b = acc_param(g, ts_sc(ACC_I64));
     acc_node *r = acc_scan_seg(g, kind,
-                               lam2(a, b, acc_binop(g, ACC_OP_ADD, a, b)),
+                               ts_lam2(g, a, b, acc_binop(g, ACC_OP_ADD, a, b)),
                                seeded(kind) ? ts_i64(g, 0) : NULL, xs, sn);
     acc_program *p = NULL;
-    expect_ok(acc_compile(ctx, g, 1, &r, &p));
+    ts_expect_ok(g, acc_compile(ctx, g, 1, &r, &p));
     size_t n_out = primed(kind) ? 2 : 1;
-    acc_array in[2] = {host_i64(1, &n, x), host_i64(1, &nb, (int64_t *)bad)};
+    acc_array in[2] = {ts_host(ACC_I64, 1, &n, x),
+                       ts_host(ACC_I64, 1, &nb, (int64_t *)bad)};
     acc_array out[2];
-    expect_error(run(p, 2, in, n_out, out), want, name);
+    ts_expect_error(ts_run_program(p, 2, in, n_out, out), want, name);
     cr_assert_null(out[0].data[0]);
-    in[1] = host_i64(1, &ng, good);
-    expect_ok(run(p, 2, in, n_out, out));
+    in[1] = ts_host(ACC_I64, 1, &ng, good);
+    ts_expect_ok(g, ts_run_program(p, 2, in, n_out, out));
     int full = kind == ACC_SCANL || kind == ACC_SCANR;
     cr_assert_eq(out[0].extents[0], full ? 7 : 5);
     for (size_t i = 0; i < n_out; i++)
@@ -738,86 +677,93 @@ Test(scans, segment_errors_name_every_kind)
 
 static acc_node *add_fn(acc_scalar s)
 {
-    acc_node *a = acc_param(g, sc(s)), *b = acc_param(g, sc(s));
-    return lam2(a, b, acc_binop(g, ACC_OP_ADD, a, b));
+    acc_node *a = acc_param(g, ts_sc(s)), *b = acc_param(g, ts_sc(s));
+    return ts_lam2(g, a, b, acc_binop(g, ACC_OP_ADD, a, b));
 }
 
 Test(scans, scan1_kinds_take_no_seed)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
-    expect_builder_error(acc_scan(g, ACC_SCANR1, add_fn(ACC_I64),
-                                  ts_i64(g, 0), xs),
-                         ACC_ERR_INVALID_ARGUMENT, "scanr1");
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
+    ts_expect_refused(ctx, g,
+                      acc_scan(g, ACC_SCANR1, add_fn(ACC_I64), ts_i64(g, 0),
+                               xs),
+                      ACC_ERR_INVALID_ARGUMENT, "scanr1");
 }
 
 Test(scans, seeded_kinds_need_a_seed)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
-    expect_builder_error(acc_scan(g, ACC_POSTSCANL, add_fn(ACC_I64), NULL,
-                                  xs),
-                         ACC_ERR_INVALID_ARGUMENT, "postscanl");
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
+    ts_expect_refused(ctx, g,
+                      acc_scan(g, ACC_POSTSCANL, add_fn(ACC_I64), NULL, xs),
+                      ACC_ERR_INVALID_ARGUMENT, "postscanl");
 }
 
 Test(scans, unknown_kind)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
-    expect_builder_error(acc_scan(g, (acc_scan_kind)11, add_fn(ACC_I64),
-                                  ts_i64(g, 0), xs),
-                         ACC_ERR_INVALID_ARGUMENT, "scan");
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
+    ts_expect_refused(ctx, g,
+                      acc_scan(g, (acc_scan_kind)11, add_fn(ACC_I64),
+                               ts_i64(g, 0), xs),
+                      ACC_ERR_INVALID_ARGUMENT, "scan");
 }
 
 Test(scans, unknown_kind_zero_segmented)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
-    acc_node *sn = acc_input(g, sc(ACC_I64), 1);
-    expect_builder_error(acc_scan_seg(g, (acc_scan_kind)0, add_fn(ACC_I64),
-                                      ts_i64(g, 0), xs, sn),
-                         ACC_ERR_INVALID_ARGUMENT, "scan");
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *sn = acc_input(g, ts_sc(ACC_I64), 1);
+    ts_expect_refused(ctx, g,
+                      acc_scan_seg(g, (acc_scan_kind)0, add_fn(ACC_I64),
+                                   ts_i64(g, 0), xs, sn),
+                      ACC_ERR_INVALID_ARGUMENT, "scan");
 }
 
 Test(scans, rank0_array_is_refused)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 0);
-    expect_builder_error(acc_scan(g, ACC_SCANL, add_fn(ACC_I64),
-                                  ts_i64(g, 0), xs),
-                         ACC_ERR_SHAPE, "scanl");
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 0);
+    ts_expect_refused(ctx, g,
+                      acc_scan(g, ACC_SCANL, add_fn(ACC_I64), ts_i64(g, 0), xs),
+                      ACC_ERR_SHAPE, "scanl");
 }
 
 Test(scans, seed_of_the_wrong_type)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 2);
-    expect_builder_error(acc_scan(g, ACC_PRESCANR, add_fn(ACC_I64),
-                                  ts_f64(g, 0), xs),
-                         ACC_ERR_TYPE, "prescanr");
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 2);
+    ts_expect_refused(ctx, g,
+                      acc_scan(g, ACC_PRESCANR, add_fn(ACC_I64), ts_f64(g, 0),
+                               xs),
+                      ACC_ERR_TYPE, "prescanr");
 }
 
 Test(scans, function_of_the_wrong_type)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I32), 1);
-    expect_builder_error(acc_scan(g, ACC_SCANL1, add_fn(ACC_I64), NULL, xs),
-                         ACC_ERR_TYPE, "scanl1");
+    acc_node *xs = acc_input(g, ts_sc(ACC_I32), 1);
+    ts_expect_refused(ctx, g,
+                      acc_scan(g, ACC_SCANL1, add_fn(ACC_I64), NULL, xs),
+                      ACC_ERR_TYPE, "scanl1");
 }
 
 Test(scans, segments_must_be_a_vector_of_i64)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 2);
-    acc_node *sn = acc_input(g, sc(ACC_I32), 1);
-    expect_builder_error(acc_scan_seg(g, ACC_SCANL_PRIME, add_fn(ACC_I64),
-                                      ts_i64(g, 0), xs, sn),
-                         ACC_ERR_TYPE, "scanl'Seg");
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 2);
+    acc_node *sn = acc_input(g, ts_sc(ACC_I32), 1);
+    ts_expect_refused(ctx, g,
+                      acc_scan_seg(g, ACC_SCANL_PRIME, add_fn(ACC_I64),
+                                   ts_i64(g, 0), xs, sn),
+                      ACC_ERR_TYPE, "scanl'Seg");
 }
 
 Test(scans, missing_segments)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 2);
-    expect_builder_error(acc_scan_seg(g, ACC_SCANR, add_fn(ACC_I64),
-                                      ts_i64(g, 0), xs, NULL),
-                         ACC_ERR_INVALID_ARGUMENT, "scanrSeg");
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 2);
+    ts_expect_refused(ctx, g,
+                      acc_scan_seg(g, ACC_SCANR, add_fn(ACC_I64), ts_i64(g, 0),
+                                   xs, NULL),
+                      ACC_ERR_INVALID_ARGUMENT, "scanrSeg");
 }
 
 Test(scans, builder_error_leaves_the_context_usable)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     cr_assert_null(acc_scan(g, ACC_SCANL1, add_fn(ACC_I64), ts_i64(g, 1),
                             xs));
     cr_assert_null(acc_scan(g, ACC_SCANL, add_fn(ACC_I64), ts_i64(g, 1), xs),

@@ -19,91 +19,17 @@ static acc_graph *g;
 
 static void setup(void)
 {
-    ctx = ts_context(ACC_BACKEND_INTERP);
-    g = ts_graph(ctx);
+    ts_fixture_open(&ctx, &g);
 }
 
 static void teardown(void)
 {
-    acc_graph_free(g);
-    acc_context_destroy(ctx);
-    g = NULL;
-    ctx = NULL;
+    ts_fixture_close(&ctx, &g);
 }
 
 TestSuite(segmented_fold, .init = setup, .fini = teardown);
 
 /* ---- helpers ------------------------------------------------------------ */
-
-static const acc_type *sc(acc_scalar s)
-{
-    return acc_type_scalar(s);
-}
-
-static void expect_ok(acc_status st)
-{
-    cr_assert_eq(st, ACC_OK, "status %s: %s (graph: %s)",
-                 acc_status_string(st), acc_last_error(),
-                 acc_graph_last_error(g));
-}
-
-static void expect_shape(const acc_array *a, int32_t rank,
-                         const int64_t *ext)
-{
-    cr_assert_eq(a->rank, rank, "rank %d, expected %d", (int)a->rank,
-                 (int)rank);
-    for (int32_t d = 0; d < rank; d++)
-        cr_assert_eq(a->extents[d], ext[d], "extent %d is %lld, expected %lld",
-                     (int)d, (long long)a->extents[d], (long long)ext[d]);
-}
-
-static acc_array host_i64(int32_t rank, const int64_t *ext, int64_t *buf)
-{
-    void *data = buf;
-    return ts_host_array(sc(ACC_I64), rank, ext, &data);
-}
-
-static acc_status run(acc_program *p, size_t n_in, const acc_array *in,
-                      size_t n_out, acc_array *out)
-{
-    for (size_t i = 0; i < n_out; i++) {
-        memset(&out[i], 0, sizeof out[i]);
-        out[i].struct_size = sizeof out[i];
-    }
-    return acc_run(p, n_in, in, n_out, out);
-}
-
-static void expect_error(acc_status got, acc_status want, const char *name)
-{
-    cr_assert_eq(got, want, "got %s, expected %s (%s)",
-                 acc_status_string(got), acc_status_string(want),
-                 acc_last_error());
-    cr_assert(ts_contains_ci(acc_last_error(), name), "message: %s",
-              acc_last_error());
-}
-
-static void expect_builder_error(acc_node *n, acc_status want,
-                                 const char *name)
-{
-    cr_assert_null(n);
-    cr_assert_eq(acc_graph_status(g), want, "graph status %s: %s",
-                 acc_status_string(acc_graph_status(g)),
-                 acc_graph_last_error(g));
-    cr_assert(ts_contains_ci(acc_graph_last_error(g), name), "message: %s",
-              acc_graph_last_error(g));
-    acc_program *p = NULL;
-    acc_status st = acc_compile(ctx, g, 1, &n, &p);
-    cr_assert_neq(st, ACC_OK);
-    cr_assert_null(p);
-}
-
-/* \a b -> a `op` b on i64 */
-static acc_node *binop_fn(acc_primop op)
-{
-    acc_node *a = acc_param(g, sc(ACC_I64)), *b = acc_param(g, sc(ACC_I64));
-    acc_node *ps[2] = {a, b};
-    return acc_lambda(g, 2, ps, acc_binop(g, op, a, b));
-}
 
 /* An associative, non-commutative f on (i64, i64) pairs (v, p): appending
  * decimal digit strings modulo M.  (a, p) . (b, q) = (a*q + b, p*q) mod M;
@@ -117,24 +43,9 @@ static void cat_c(int64_t *a, int64_t *p, int64_t b, int64_t q)
     *p = (*p * q) % M;
 }
 
-static acc_node *cat_fn(const acc_type *pair)
-{
-    acc_node *x = acc_param(g, pair), *y = acc_param(g, pair);
-    acc_node *m = ts_i64(g, M);
-    acc_node *a = acc_get(g, x, 0), *p = acc_get(g, x, 1);
-    acc_node *b = acc_get(g, y, 0), *q = acc_get(g, y, 1);
-    acc_node *items[2] = {
-        acc_binop(g, ACC_OP_REM,
-                  acc_binop(g, ACC_OP_ADD, acc_binop(g, ACC_OP_MUL, a, q), b),
-                  m),
-        acc_binop(g, ACC_OP_REM, acc_binop(g, ACC_OP_MUL, p, q), m)};
-    acc_node *ps[2] = {x, y};
-    return acc_lambda(g, 2, ps, acc_tuple(g, 2, items));
-}
-
 static const acc_type *pair_type(acc_scalar a, acc_scalar b)
 {
-    const acc_type *fields[2] = {sc(a), sc(b)};
+    const acc_type *fields[2] = {ts_sc(a), ts_sc(b)};
     return acc_type_tuple(ctx, 2, fields);
 }
 
@@ -166,18 +77,18 @@ static void check_sums(int32_t rank, const int64_t *ext, const int64_t *x,
     int64_t len[64], k = offsets ? n_seg - 1 : n_seg, out_ext[ACC_MAX_RANK];
     for (int64_t s = 0; s < k; s++)
         len[s] = offsets ? seg[s + 1] - seg[s] : seg[s];
-    acc_node *xs = acc_input(g, sc(ACC_I64), rank);
-    acc_node *sn = acc_input(g, sc(ACC_I64), 1);
-    acc_node *f = binop_fn(ACC_OP_ADD);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), rank);
+    acc_node *sn = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *f = ts_binop_fn(g, ACC_I64, ACC_OP_ADD);
     acc_node *r = offsets ? acc_fold_seg_offsets(g, f, ts_i64(g, z), xs, sn)
                           : acc_fold_seg(g, f, ts_i64(g, z), xs, sn);
-    acc_array in[2] = {host_i64(rank, ext, (int64_t *)x),
-                       host_i64(1, &n_seg, (int64_t *)seg)};
+    acc_array in[2] = {ts_host(ACC_I64, rank, ext, (int64_t *)x),
+                       ts_host(ACC_I64, 1, &n_seg, (int64_t *)seg)};
     acc_array out;
-    expect_ok(ts_run(ctx, g, 1, &r, 2, in, &out));
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 2, in, &out));
     memcpy(out_ext, ext, (size_t)rank * sizeof *ext);
     out_ext[rank - 1] = k;
-    expect_shape(&out, rank, out_ext);
+    ts_expect_shape(&out, rank, out_ext);
     int64_t rows = 1, want[64];
     for (int32_t d = 0; d < rank - 1; d++)
         rows *= ext[d];
@@ -191,25 +102,22 @@ static void check_sums(int32_t rank, const int64_t *ext, const int64_t *x,
     acc_array_release(&out);
 }
 
-static void iota(int64_t *buf, int64_t n)
-{
-    for (int64_t k = 0; k < n; k++)
-        buf[k] = k;
-}
-
 /* ---- foldSeg -------------------------------------------------------------- */
 
 Test(segmented_fold, language_example_row_0)
 {
     int64_t m[50], em[2] = {5, 10}, seg[4] = {1, 4, 0, 3}, ns = 4;
     int64_t want[4] = {0, 10, 0, 18}, er[2] = {5, 4};
-    iota(m, 50);
-    acc_node *xs = acc_input(g, sc(ACC_I64), 2);
-    acc_node *sn = acc_input(g, sc(ACC_I64), 1);
-    acc_node *r = acc_fold_seg(g, binop_fn(ACC_OP_ADD), ts_i64(g, 0), xs, sn);
-    acc_array in[2] = {host_i64(2, em, m), host_i64(1, &ns, seg)}, out;
-    expect_ok(ts_run(ctx, g, 1, &r, 2, in, &out));
-    expect_shape(&out, 2, er);
+    ts_iota(m, 50);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 2);
+    acc_node *sn = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *r = acc_fold_seg(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD),
+                               ts_i64(g, 0), xs, sn);
+    acc_array in[2] = {ts_host(ACC_I64, 2, em, m),
+                       ts_host(ACC_I64, 1, &ns, seg)},
+              out;
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 2, in, &out));
+    ts_expect_shape(&out, 2, er);
     for (int s = 0; s < 4; s++)
         cr_assert_eq(((const int64_t *)out.data[0])[s], want[s]);
     acc_array_release(&out);
@@ -218,14 +126,14 @@ Test(segmented_fold, language_example_row_0)
 Test(segmented_fold, matrix_every_row_and_unused_tail)
 {
     int64_t m[50], em[2] = {5, 10}, seg[4] = {1, 4, 0, 3};
-    iota(m, 50);
+    ts_iota(m, 50);
     check_sums(2, em, m, seg, 4, 0, 0);
 }
 
 Test(segmented_fold, seed_used_once_per_segment)
 {
     int64_t m[50], em[2] = {5, 10}, seg[5] = {2, 0, 5, 0, 3};
-    iota(m, 50);
+    ts_iota(m, 50);
     check_sums(2, em, m, seg, 5, 0, 42);
 }
 
@@ -256,12 +164,15 @@ Test(segmented_fold, no_segments_gives_empty_rows)
 {
     int64_t m[6] = {1, 2, 3, 4, 5, 6}, em[2] = {2, 3}, er[2] = {2, 0};
     int64_t none = 0;
-    acc_node *xs = acc_input(g, sc(ACC_I64), 2);
-    acc_node *sn = acc_input(g, sc(ACC_I64), 1);
-    acc_node *r = acc_fold_seg(g, binop_fn(ACC_OP_ADD), ts_i64(g, 0), xs, sn);
-    acc_array in[2] = {host_i64(2, em, m), host_i64(1, &none, NULL)}, out;
-    expect_ok(ts_run(ctx, g, 1, &r, 2, in, &out));
-    expect_shape(&out, 2, er);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 2);
+    acc_node *sn = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *r = acc_fold_seg(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD),
+                               ts_i64(g, 0), xs, sn);
+    acc_array in[2] = {ts_host(ACC_I64, 2, em, m),
+                       ts_host(ACC_I64, 1, &none, NULL)},
+              out;
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 2, in, &out));
+    ts_expect_shape(&out, 2, er);
     acc_array_release(&out);
 }
 
@@ -282,14 +193,15 @@ Test(segmented_fold, order_and_seed_position_with_noncommutative_f)
     }
     const acc_type *pair = pair_type(ACC_I64, ACC_I64);
     acc_node *xs = acc_input(g, pair, 2);
-    acc_node *sn = acc_input(g, sc(ACC_I64), 1);
-    acc_node *r = acc_fold_seg(g, cat_fn(pair), pair_const(7, 10), xs, sn);
+    acc_node *sn = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *r = acc_fold_seg(g, ts_cat_fn(g, pair, M), pair_const(7, 10), xs,
+                               sn);
     void *bufs[2] = {d, tens};
     acc_array in[2] = {ts_host_array(pair, 2, em, bufs),
-                       host_i64(1, &ns, seg)};
+                       ts_host(ACC_I64, 1, &ns, seg)};
     acc_array out;
-    expect_ok(ts_run(ctx, g, 1, &r, 2, in, &out));
-    expect_shape(&out, 2, er);
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 2, in, &out));
+    ts_expect_shape(&out, 2, er);
     for (int row = 0; row < 2; row++) {
         int at = row * 12;
         for (int s = 0; s < 4; s++) {
@@ -319,13 +231,13 @@ Test(segmented_fold, tuple_elements_componentwise)
     acc_node *f = acc_lambda(g, 2, ps, acc_tuple(g, 2, items));
     acc_node *zi[2] = {ts_i32(g, 100), ts_f32(g, -1.0f)};
     acc_node *xs = acc_input(g, pair, 1);
-    acc_node *sn = acc_input(g, sc(ACC_I64), 1);
+    acc_node *sn = acc_input(g, ts_sc(ACC_I64), 1);
     acc_node *r = acc_fold_seg(g, f, acc_tuple(g, 2, zi), xs, sn);
     void *bufs[2] = {a, b};
     acc_array in[2] = {ts_host_array(pair, 1, &n, bufs),
-                       host_i64(1, &ns, seg)};
+                       ts_host(ACC_I64, 1, &ns, seg)};
     acc_array out;
-    expect_ok(ts_run(ctx, g, 1, &r, 2, in, &out));
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 2, in, &out));
     int at = 0;
     for (int s = 0; s < 3; s++) {
         int32_t sum = 100;
@@ -345,7 +257,7 @@ Test(segmented_fold, tuple_elements_componentwise)
 Test(segmented_fold, offsets_language_example)
 {
     int64_t m[50], em[2] = {5, 10}, off[5] = {0, 1, 5, 5, 8};
-    iota(m, 50);
+    ts_iota(m, 50);
     check_sums(2, em, m, off, 5, 1, 0);
 }
 
@@ -374,15 +286,19 @@ Test(segmented_fold, fold1seg_matrix_keep_last_and_min)
     int64_t m[50], em[2] = {5, 10}, seg[3] = {2, 5, 3}, ns = 3, er[2] = {5, 3};
     for (int k = 0; k < 50; k++)
         m[k] = (k * 7919) % 97;
-    acc_node *xs = acc_input(g, sc(ACC_I64), 2);
-    acc_node *sn = acc_input(g, sc(ACC_I64), 1);
-    acc_node *a = acc_param(g, sc(ACC_I64)), *b = acc_param(g, sc(ACC_I64));
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 2);
+    acc_node *sn = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *a = acc_param(g, ts_sc(ACC_I64)),
+             *b = acc_param(g, ts_sc(ACC_I64));
     acc_node *ps[2] = {a, b};
     acc_node *rs[2] = {acc_fold1_seg(g, acc_lambda(g, 2, ps, b), xs, sn),
-                       acc_fold1_seg(g, binop_fn(ACC_OP_MIN), xs, sn)};
-    acc_array in[2] = {host_i64(2, em, m), host_i64(1, &ns, seg)}, out[2];
-    expect_ok(ts_run(ctx, g, 2, rs, 2, in, out));
-    expect_shape(&out[0], 2, er);
+                       acc_fold1_seg(g, ts_binop_fn(g, ACC_I64, ACC_OP_MIN), xs,
+                                     sn)};
+    acc_array in[2] = {ts_host(ACC_I64, 2, em, m),
+                       ts_host(ACC_I64, 1, &ns, seg)},
+              out[2];
+    ts_expect_ok(g, ts_run(ctx, g, 2, rs, 2, in, out));
+    ts_expect_shape(&out[0], 2, er);
     for (int row = 0; row < 5; row++) {
         int at = row * 10;
         for (int s = 0; s < 3; s++) {
@@ -407,13 +323,13 @@ Test(segmented_fold, fold1seg_order_with_noncommutative_f)
     }
     const acc_type *pair = pair_type(ACC_I64, ACC_I64);
     acc_node *xs = acc_input(g, pair, 1);
-    acc_node *sn = acc_input(g, sc(ACC_I64), 1);
-    acc_node *r = acc_fold1_seg(g, cat_fn(pair), xs, sn);
+    acc_node *sn = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *r = acc_fold1_seg(g, ts_cat_fn(g, pair, M), xs, sn);
     void *bufs[2] = {d, tens};
     acc_array in[2] = {ts_host_array(pair, 1, &n, bufs),
-                       host_i64(1, &ns, seg)};
+                       ts_host(ACC_I64, 1, &ns, seg)};
     acc_array out;
-    expect_ok(ts_run(ctx, g, 1, &r, 2, in, &out));
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 2, in, &out));
     int at = 0;
     for (int s = 0; s < 2; s++) {
         int64_t a = d[at++], p = 10;
@@ -428,17 +344,20 @@ Test(segmented_fold, fold1seg_order_with_noncommutative_f)
 Test(segmented_fold, fold1seg_empty_segment_is_a_runtime_error)
 {
     int64_t x[5] = {1, 2, 3, 4, 5}, n = 5, seg[3] = {2, 0, 3}, ns = 3;
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
-    acc_node *sn = acc_input(g, sc(ACC_I64), 1);
-    acc_node *r = acc_fold1_seg(g, binop_fn(ACC_OP_ADD), xs, sn);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *sn = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *r = acc_fold1_seg(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD), xs, sn);
     acc_program *p = NULL;
-    expect_ok(acc_compile(ctx, g, 1, &r, &p));
-    acc_array in[2] = {host_i64(1, &n, x), host_i64(1, &ns, seg)}, out;
-    expect_error(run(p, 2, in, 1, &out), ACC_ERR_RUNTIME, "fold1Seg");
+    ts_expect_ok(g, acc_compile(ctx, g, 1, &r, &p));
+    acc_array in[2] = {ts_host(ACC_I64, 1, &n, x),
+                       ts_host(ACC_I64, 1, &ns, seg)},
+              out;
+    ts_expect_error(ts_run_program(p, 2, in, 1, &out), ACC_ERR_RUNTIME,
+                    "fold1Seg");
     cr_assert_null(out.data[0]);
     seg[1] = 1;
     seg[2] = 2;
-    expect_ok(run(p, 2, in, 1, &out));
+    ts_expect_ok(g, ts_run_program(p, 2, in, 1, &out));
     cr_assert_eq(((const int64_t *)out.data[0])[0], 3);
     cr_assert_eq(((const int64_t *)out.data[0])[1], 3);
     cr_assert_eq(((const int64_t *)out.data[0])[2], 9);
@@ -456,19 +375,20 @@ static void check_bad_segments(int offsets, const int64_t *bad, int64_t nb,
                                const int64_t *good, int64_t ng)
 {
     int64_t x[5] = {1, 2, 4, 8, 16}, n = 5;
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
-    acc_node *sn = acc_input(g, sc(ACC_I64), 1);
-    acc_node *f = binop_fn(ACC_OP_ADD);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *sn = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *f = ts_binop_fn(g, ACC_I64, ACC_OP_ADD);
     acc_node *r = offsets ? acc_fold_seg_offsets(g, f, ts_i64(g, 0), xs, sn)
                           : acc_fold_seg(g, f, ts_i64(g, 0), xs, sn);
     acc_program *p = NULL;
-    expect_ok(acc_compile(ctx, g, 1, &r, &p));
-    acc_array in[2] = {host_i64(1, &n, x), host_i64(1, &nb, (int64_t *)bad)};
+    ts_expect_ok(g, acc_compile(ctx, g, 1, &r, &p));
+    acc_array in[2] = {ts_host(ACC_I64, 1, &n, x),
+                       ts_host(ACC_I64, 1, &nb, (int64_t *)bad)};
     acc_array out;
-    expect_error(run(p, 2, in, 1, &out), want, name);
+    ts_expect_error(ts_run_program(p, 2, in, 1, &out), want, name);
     cr_assert_null(out.data[0]);
-    in[1] = host_i64(1, &ng, (int64_t *)good);
-    expect_ok(run(p, 2, in, 1, &out));
+    in[1] = ts_host(ACC_I64, 1, &ng, (int64_t *)good);
+    ts_expect_ok(g, ts_run_program(p, 2, in, 1, &out));
     const int64_t *o = out.data[0];
     int64_t at = 0;
     for (int64_t s = 0; s < (offsets ? ng - 1 : ng); s++) {
@@ -527,49 +447,61 @@ Test(segmented_fold, empty_offsets_vector_is_a_runtime_error)
 
 Test(segmented_fold, segments_must_be_a_vector_of_i64)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 2);
-    acc_node *sn = acc_input(g, sc(ACC_I32), 1);
-    expect_builder_error(acc_fold_seg(g, binop_fn(ACC_OP_ADD), ts_i64(g, 0),
-                                      xs, sn), ACC_ERR_TYPE, "foldSeg");
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 2);
+    acc_node *sn = acc_input(g, ts_sc(ACC_I32), 1);
+    ts_expect_refused(ctx, g,
+                      acc_fold_seg(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD),
+                                   ts_i64(g, 0), xs, sn),
+                      ACC_ERR_TYPE, "foldSeg");
 }
 
 Test(segmented_fold, segments_of_rank_2_are_refused)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 2);
-    acc_node *sn = acc_input(g, sc(ACC_I64), 2);
-    expect_builder_error(acc_fold1_seg(g, binop_fn(ACC_OP_ADD), xs, sn),
-                         ACC_ERR_TYPE, "fold1Seg");
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 2);
+    acc_node *sn = acc_input(g, ts_sc(ACC_I64), 2);
+    ts_expect_refused(ctx, g,
+                      acc_fold1_seg(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD), xs,
+                                    sn),
+                      ACC_ERR_TYPE, "fold1Seg");
 }
 
 Test(segmented_fold, rank0_array_is_refused)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 0);
-    acc_node *sn = acc_input(g, sc(ACC_I64), 1);
-    expect_builder_error(acc_fold_seg_offsets(g, binop_fn(ACC_OP_ADD),
-                                              ts_i64(g, 0), xs, sn),
-                         ACC_ERR_SHAPE, "foldSeg'");
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 0);
+    acc_node *sn = acc_input(g, ts_sc(ACC_I64), 1);
+    ts_expect_refused(ctx, g,
+                      acc_fold_seg_offsets(g,
+                                           ts_binop_fn(g, ACC_I64, ACC_OP_ADD),
+                                           ts_i64(g, 0), xs, sn),
+                      ACC_ERR_SHAPE, "foldSeg'");
 }
 
 Test(segmented_fold, seed_of_the_wrong_type)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
-    acc_node *sn = acc_input(g, sc(ACC_I64), 1);
-    expect_builder_error(acc_fold_seg(g, binop_fn(ACC_OP_ADD), ts_i32(g, 0),
-                                      xs, sn), ACC_ERR_TYPE, "foldSeg");
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *sn = acc_input(g, ts_sc(ACC_I64), 1);
+    ts_expect_refused(ctx, g,
+                      acc_fold_seg(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD),
+                                   ts_i32(g, 0), xs, sn),
+                      ACC_ERR_TYPE, "foldSeg");
 }
 
 Test(segmented_fold, missing_seed)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
-    acc_node *sn = acc_input(g, sc(ACC_I64), 1);
-    expect_builder_error(acc_fold_seg(g, binop_fn(ACC_OP_ADD), NULL, xs, sn),
-                         ACC_ERR_INVALID_ARGUMENT, "foldSeg");
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *sn = acc_input(g, ts_sc(ACC_I64), 1);
+    ts_expect_refused(ctx, g,
+                      acc_fold_seg(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD), NULL,
+                                   xs, sn),
+                      ACC_ERR_INVALID_ARGUMENT, "foldSeg");
 }
 
 Test(segmented_fold, function_of_the_wrong_type)
 {
-    acc_node *xs = acc_input(g, sc(ACC_F64), 1);
-    acc_node *sn = acc_input(g, sc(ACC_I64), 1);
-    expect_builder_error(acc_fold1_seg(g, binop_fn(ACC_OP_ADD), xs, sn),
-                         ACC_ERR_TYPE, "fold1Seg");
+    acc_node *xs = acc_input(g, ts_sc(ACC_F64), 1);
+    acc_node *sn = acc_input(g, ts_sc(ACC_I64), 1);
+    ts_expect_refused(ctx, g,
+                      acc_fold1_seg(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD), xs,
+                                    sn),
+                      ACC_ERR_TYPE, "fold1Seg");
 }

@@ -21,82 +21,28 @@ static acc_graph *g;
 
 static void setup(void)
 {
-    ctx = ts_context(ACC_BACKEND_INTERP);
-    g = ts_graph(ctx);
+    ts_fixture_open(&ctx, &g);
 }
 
 static void teardown(void)
 {
-    acc_graph_free(g);
-    acc_context_destroy(ctx);
-    g = NULL;
-    ctx = NULL;
+    ts_fixture_close(&ctx, &g);
 }
 
 TestSuite(stdlib, .init = setup, .fini = teardown);
 
 /* ---- small builders and checks ------------------------------------------ */
 
-/* Replaces g by a new graph, for helpers that build one program per call. */
-static void fresh_graph(void)
-{
-    acc_graph_free(g);
-    g = ts_graph(ctx);
-}
-
-static const acc_type *sc(acc_scalar s)
-{
-    return acc_type_scalar(s);
-}
-
 static acc_node *in(acc_scalar s, int32_t rank)
 {
-    return acc_input(g, sc(s), rank);
-}
-
-static acc_array arr(acc_scalar s, int32_t rank, const int64_t *ext, void *buf)
-{
-    return ts_host_array(sc(s), rank, ext, &buf);
+    return acc_input(g, ts_sc(s), rank);
 }
 
 /* \x -> even x on scalar type s */
 static acc_node *even_fn(acc_scalar s)
 {
-    acc_node *x = acc_param(g, sc(s));
+    acc_node *x = acc_param(g, ts_sc(s));
     return acc_lambda(g, 1, &x, acc_even(g, x));
-}
-
-/* \a b -> a `op` b on scalar type s */
-static acc_node *binop_fn(acc_scalar s, acc_primop op)
-{
-    acc_node *a = acc_param(g, sc(s)), *b = acc_param(g, sc(s));
-    acc_node *ps[2] = {a, b};
-    return acc_lambda(g, 2, ps, acc_binop(g, op, a, b));
-}
-
-static acc_node *shape_of(size_t rank, const int64_t *ext)
-{
-    acc_node *c[ACC_MAX_RANK];
-    for (size_t d = 0; d < rank; d++)
-        c[d] = ts_i64(g, ext[d]);
-    return acc_index(g, rank, c);
-}
-
-static void expect_ok(acc_status st)
-{
-    cr_assert_eq(st, ACC_OK, "status %s: %s (graph: %s)",
-                 acc_status_string(st), acc_last_error(),
-                 acc_graph_last_error(g));
-}
-
-static void expect_shape(const acc_array *a, int32_t rank,
-                         const int64_t *ext)
-{
-    cr_assert_eq(a->rank, rank, "rank %d, expected %d", (int)a->rank,
-                 (int)rank);
-    for (int32_t d = 0; d < rank; d++)
-        cr_assert_eq(a->extents[d], ext[d], "extent %d is %lld, expected %lld",
-                     (int)d, (long long)a->extents[d], (long long)ext[d]);
 }
 
 /* Output a has the given shape, and leaf `leaf` holds want[] (elements of
@@ -104,7 +50,7 @@ static void expect_shape(const acc_array *a, int32_t rank,
 static void expect_leaf(const acc_array *a, size_t leaf, int32_t rank,
                         const int64_t *ext, const void *want, size_t size)
 {
-    expect_shape(a, rank, ext);
+    ts_expect_shape(a, rank, ext);
     int64_t n = acc_array_size(a);
     for (int64_t i = 0; i < n; i++)
         cr_assert_eq(memcmp((const char *)a->data[leaf] + i * (int64_t)size,
@@ -118,7 +64,7 @@ static void expect_leaf(const acc_array *a, size_t leaf, int32_t rank,
 static void run_ok(size_t n_res, acc_node *const *res, size_t n_in,
                    const acc_array *ins, acc_array *outs)
 {
-    expect_ok(ts_run(ctx, g, n_res, res, n_in, ins, outs));
+    ts_expect_ok(g, ts_run(ctx, g, n_res, res, n_in, ins, outs));
 }
 
 static void release(acc_array *outs, size_t n)
@@ -152,11 +98,14 @@ Test(stdlib, even_and_odd_on_signed_and_unsigned_scalars)
     static const int64_t vals[] = {-3, -2, -1, 0, 1, 2, 7, 100};
     for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
         uint8_t e = 9, o = 9, u = 9;
-        expect_ok(ts_eval_scalar(ctx, g, acc_even(g, ts_i32(g, (int32_t)vals[i])),
-                                 &e, 1));
-        expect_ok(ts_eval_scalar(ctx, g, acc_odd(g, ts_i64(g, vals[i])), &o, 1));
-        expect_ok(ts_eval_scalar(ctx, g, acc_odd(g, ts_int(g, ACC_U8, vals[i])),
-                                 &u, 1));
+        ts_expect_ok(g, ts_eval_scalar(ctx, g,
+                                       acc_even(g, ts_i32(g, (int32_t)vals[i])),
+                                       &e, 1));
+        ts_expect_ok(g, ts_eval_scalar(ctx, g, acc_odd(g, ts_i64(g, vals[i])),
+                                       &o, 1));
+        ts_expect_ok(g, ts_eval_scalar(ctx, g,
+                                       acc_odd(g, ts_int(g, ACC_U8, vals[i])),
+                                       &u, 1));
         cr_assert_eq(e, vals[i] % 2 == 0, "even %lld", (long long)vals[i]);
         cr_assert_eq(o, vals[i] % 2 != 0, "odd %lld", (long long)vals[i]);
         cr_assert_eq(u, (uint8_t)vals[i] % 2 != 0, "odd (u8) %lld",
@@ -183,7 +132,8 @@ Test(stdlib, sum_and_product_of_a_vector_and_a_matrix)
     acc_node *xs = in(ACC_I32, 1), *ms = in(ACC_F64, 2);
     acc_node *r[4] = {acc_sum(g, xs), acc_product(g, xs), acc_sum(g, ms),
                       acc_product(g, ms)};
-    acc_array ins[2] = {arr(ACC_I32, 1, &n, v), arr(ACC_F64, 2, ext, m)};
+    acc_array ins[2] = {ts_host(ACC_I32, 1, &n, v),
+                        ts_host(ACC_F64, 2, ext, m)};
     acc_array out[4];
     run_ok(4, r, 2, ins, out);
     int32_t s = 0, p = 1;
@@ -209,7 +159,7 @@ Test(stdlib, sum_and_product_of_empty_rows_are_0_and_1)
     int64_t ext[2] = {2, 0}, zeros[2] = {0, 0}, ones[2] = {1, 1};
     acc_node *ms = in(ACC_I64, 2);
     acc_node *r[2] = {acc_sum(g, ms), acc_product(g, ms)};
-    acc_array a = arr(ACC_I64, 2, ext, NULL), out[2];
+    acc_array a = ts_host(ACC_I64, 2, ext, NULL), out[2];
     run_ok(2, r, 1, &a, out);
     EXPECT(&out[0], 1, ext, zeros);
     EXPECT(&out[1], 1, ext, ones);
@@ -228,7 +178,8 @@ Test(stdlib, maximum_and_minimum_of_a_vector_and_a_matrix)
     acc_node *xs = in(ACC_F32, 1), *ms = in(ACC_I16, 2);
     acc_node *r[4] = {acc_maximum(g, xs), acc_minimum(g, xs),
                       acc_maximum(g, ms), acc_minimum(g, ms)};
-    acc_array ins[2] = {arr(ACC_F32, 1, &n, v), arr(ACC_I16, 2, ext, m)};
+    acc_array ins[2] = {ts_host(ACC_F32, 1, &n, v),
+                        ts_host(ACC_I16, 2, ext, m)};
     acc_array out[4];
     run_ok(4, r, 2, ins, out);
     float hi = v[0], lo = v[0];
@@ -256,7 +207,7 @@ Test(stdlib, maximum_of_an_empty_row_is_a_runtime_error)
 {
     int64_t ext[2] = {3, 0};
     acc_node *r = acc_maximum(g, in(ACC_I32, 2));
-    acc_array a = arr(ACC_I32, 2, ext, NULL);
+    acc_array a = ts_host(ACC_I32, 2, ext, NULL);
     cr_assert_eq(run_status(r, 1, &a), ACC_ERR_RUNTIME);
 }
 
@@ -271,7 +222,8 @@ Test(stdlib, and_or_all_any_on_a_vector_and_a_matrix)
     acc_node *r[4] = {acc_and(g, bs), acc_or(g, bs),
                       acc_all_of(g, even_fn(ACC_I32), ms),
                       acc_any(g, even_fn(ACC_I32), ms)};
-    acc_array ins[2] = {arr(ACC_BOOL, 1, &n, b), arr(ACC_I32, 2, ext, m)};
+    acc_array ins[2] = {ts_host(ACC_BOOL, 1, &n, b),
+                        ts_host(ACC_I32, 2, ext, m)};
     acc_array out[4];
     run_ok(4, r, 2, ins, out);
     uint8_t all_b = 1, any_b = 0, all_r[4], any_r[4];
@@ -300,7 +252,7 @@ Test(stdlib, and_or_of_empty_rows_are_true_and_false)
     uint8_t t[2] = {1, 1}, f[2] = {0, 0};
     acc_node *bs = in(ACC_BOOL, 2);
     acc_node *r[2] = {acc_and(g, bs), acc_or(g, bs)};
-    acc_array a = arr(ACC_BOOL, 2, ext, NULL), out[2];
+    acc_array a = ts_host(ACC_BOOL, 2, ext, NULL), out[2];
     run_ok(2, r, 1, &a, out);
     EXPECT(&out[0], 1, ext, t);
     EXPECT(&out[1], 1, ext, f);
@@ -321,11 +273,13 @@ Test(stdlib, fold_all_of_a_matrix_and_a_rank3_array)
     for (int i = 0; i < 24; i++)
         c[i] = mix(i + 5) * 3;
     acc_node *ms = in(ACC_I64, 2), *cs = in(ACC_I64, 3);
-    acc_node *r[3] = {
-        acc_fold_all(g, binop_fn(ACC_I64, ACC_OP_ADD), ts_i64(g, 100), ms),
-        acc_fold_all(g, binop_fn(ACC_I64, ACC_OP_ADD), ts_i64(g, 0), cs),
-        acc_fold1_all(g, binop_fn(ACC_I64, ACC_OP_MAX), cs)};
-    acc_array ins[2] = {arr(ACC_I64, 2, e2, m), arr(ACC_I64, 3, e3, c)};
+    acc_node *r[3] = {acc_fold_all(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD),
+                                   ts_i64(g, 100), ms),
+                      acc_fold_all(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD),
+                                   ts_i64(g, 0), cs),
+                      acc_fold1_all(g, ts_binop_fn(g, ACC_I64, ACC_OP_MAX),
+                                    cs)};
+    acc_array ins[2] = {ts_host(ACC_I64, 2, e2, m), ts_host(ACC_I64, 3, e3, c)};
     acc_array out[3];
     run_ok(3, r, 2, ins, out);
     int64_t s2 = 100, s3 = 0, hi = c[0];
@@ -345,9 +299,9 @@ Test(stdlib, fold_all_of_an_empty_array_gives_z)
 {
     int64_t ext[2] = {4, 0};
     double z = 2.5;
-    acc_node *r = acc_fold_all(g, binop_fn(ACC_F64, ACC_OP_ADD),
+    acc_node *r = acc_fold_all(g, ts_binop_fn(g, ACC_F64, ACC_OP_ADD),
                                ts_f64(g, 2.5), in(ACC_F64, 2));
-    acc_array a = arr(ACC_F64, 2, ext, NULL), out;
+    acc_array a = ts_host(ACC_F64, 2, ext, NULL), out;
     run_ok(1, &r, 1, &a, &out);
     EXPECT(&out, 0, NULL, &z);
     release(&out, 1);
@@ -356,9 +310,9 @@ Test(stdlib, fold_all_of_an_empty_array_gives_z)
 Test(stdlib, fold1_all_of_an_empty_array_is_a_runtime_error)
 {
     int64_t ext[3] = {2, 0, 3};
-    acc_node *r = acc_fold1_all(g, binop_fn(ACC_F64, ACC_OP_ADD),
+    acc_node *r = acc_fold1_all(g, ts_binop_fn(g, ACC_F64, ACC_OP_ADD),
                                 in(ACC_F64, 3));
-    acc_array a = arr(ACC_F64, 3, ext, NULL);
+    acc_array a = ts_host(ACC_F64, 3, ext, NULL);
     cr_assert_eq(run_status(r, 1, &a), ACC_ERR_RUNTIME);
 }
 
@@ -367,8 +321,8 @@ Test(stdlib, fold1_all_of_an_empty_array_is_a_runtime_error)
 Test(stdlib, enum_from_n_on_a_vector_and_a_matrix)
 {
     int64_t n = 6, ext[2] = {3, 4};
-    acc_node *r[2] = {acc_enum_from_n(g, shape_of(1, &n), ts_i32(g, -2)),
-                      acc_enum_from_n(g, shape_of(2, ext), ts_f64(g, 0.5))};
+    acc_node *r[2] = {acc_enum_from_n(g, ts_shape(g, 1, &n), ts_i32(g, -2)),
+                      acc_enum_from_n(g, ts_shape(g, 2, ext), ts_f64(g, 0.5))};
     acc_array out[2];
     run_ok(2, r, 0, NULL, out);
     int32_t v[6];
@@ -385,10 +339,12 @@ Test(stdlib, enum_from_n_on_a_vector_and_a_matrix)
 Test(stdlib, enum_from_step_n_on_ranks_0_to_3_and_empty)
 {
     int64_t e3[3] = {2, 2, 3}, e2[2] = {0, 5};
-    acc_node *r[3] = {
-        acc_enum_from_step_n(g, shape_of(3, e3), ts_i64(g, 10), ts_i64(g, -3)),
-        acc_enum_from_step_n(g, shape_of(0, NULL), ts_i64(g, 7), ts_i64(g, 2)),
-        acc_enum_from_step_n(g, shape_of(2, e2), ts_i64(g, 1), ts_i64(g, 1))};
+    acc_node *r[3] = {acc_enum_from_step_n(g, ts_shape(g, 3, e3), ts_i64(g, 10),
+                                           ts_i64(g, -3)),
+                      acc_enum_from_step_n(g, ts_shape(g, 0, NULL),
+                                           ts_i64(g, 7), ts_i64(g, 2)),
+                      acc_enum_from_step_n(g, ts_shape(g, 2, e2), ts_i64(g, 1),
+                                           ts_i64(g, 1))};
     acc_array out[3];
     run_ok(3, r, 0, NULL, out);
     int64_t c[12], seven = 7;
@@ -396,7 +352,7 @@ Test(stdlib, enum_from_step_n_on_ranks_0_to_3_and_empty)
         c[i] = 10 - 3 * i;
     EXPECT(&out[0], 3, e3, c);
     EXPECT(&out[1], 0, NULL, &seven);
-    expect_shape(&out[2], 2, e2);
+    ts_expect_shape(&out[2], 2, e2);
     release(out, 3);
 }
 
@@ -412,8 +368,9 @@ Test(stdlib, zip_then_unzip_is_the_identity_on_two_ranks)
     acc_node *z1 = acc_unzip(g, acc_zip(g, xs, ys));
     acc_node *z2 = acc_unzip(g, acc_zip(g, ps, qs));
     acc_node *r[2] = {z1, z2};
-    acc_array ins[4] = {arr(ACC_I32, 1, &n, a), arr(ACC_F64, 1, &n, b),
-                        arr(ACC_BOOL, 2, ext, m1), arr(ACC_I16, 2, ext, m2)};
+    acc_array ins[4] = {ts_host(ACC_I32, 1, &n, a), ts_host(ACC_F64, 1, &n, b),
+                        ts_host(ACC_BOOL, 2, ext, m1),
+                        ts_host(ACC_I16, 2, ext, m2)};
     acc_array out[4];
     run_ok(2, r, 4, ins, out);
     EXPECT(&out[0], 1, &n, a);
@@ -432,7 +389,7 @@ Test(stdlib, zip_intersects_extents_and_stores_both_leaves)
         b[i] = 100 + i;
     acc_node *xs = in(ACC_I64, 2), *ys = in(ACC_I64, 2);
     acc_node *r = acc_zip(g, xs, ys);
-    acc_array ins[2] = {arr(ACC_I64, 2, ea, a), arr(ACC_I64, 2, eb, b)};
+    acc_array ins[2] = {ts_host(ACC_I64, 2, ea, a), ts_host(ACC_I64, 2, eb, b)};
     acc_array out;
     run_ok(1, &r, 2, ins, &out);
     cr_assert_eq(acc_type_get_kind(out.type), ACC_TYPE_TUPLE);
@@ -457,7 +414,7 @@ Test(stdlib, unzip_of_a_triple_and_of_indices)
     acc_node *ix = acc_get(g, acc_unzip(g, acc_indexed(g, in(ACC_U8, 2))), 0);
     acc_node *r[2] = {acc_unzip(g, pair), acc_unzip(g, ix)};
     uint8_t m[6] = {0};
-    acc_array ins[2] = {arr(ACC_I32, 1, &n, a), arr(ACC_U8, 2, ext, m)};
+    acc_array ins[2] = {ts_host(ACC_I32, 1, &n, a), ts_host(ACC_U8, 2, ext, m)};
     acc_array out[4];
     run_ok(2, r, 2, ins, out);
     int64_t rows[6], cols[6];
@@ -484,7 +441,8 @@ Test(stdlib, indexed_pairs_elements_with_their_index_on_two_ranks)
     int64_t n = 5, ext[2] = {2, 3}, m[6] = {10, 11, 12, 13, 14, 15};
     acc_node *vs = in(ACC_F32, 1), *ms = in(ACC_I64, 2);
     acc_node *r[2] = {acc_indexed(g, vs), acc_indexed(g, ms)};
-    acc_array ins[2] = {arr(ACC_F32, 1, &n, v), arr(ACC_I64, 2, ext, m)};
+    acc_array ins[2] = {ts_host(ACC_F32, 1, &n, v),
+                        ts_host(ACC_I64, 2, ext, m)};
     acc_array out[2];
     run_ok(2, r, 2, ins, out);
     int64_t iv[5] = {0, 1, 2, 3, 4}, rows[6], cols[6];
@@ -514,10 +472,11 @@ static void check_rows(acc_node *(*f)(acc_node *), int64_t n, row_ref ref)
         m[i] = 100 * (i / n) + i % n;
         v[i % n] = i % n;
     }
-    fresh_graph();
+    ts_fresh_graph(ctx, &g);
     acc_node *vs = in(ACC_I64, 1), *ms = in(ACC_I64, 2);
     acc_node *r[2] = {f(vs), f(ms)};
-    acc_array ins[2] = {arr(ACC_I64, 1, &n, v), arr(ACC_I64, 2, ext, m)};
+    acc_array ins[2] = {ts_host(ACC_I64, 1, &n, v),
+                        ts_host(ACC_I64, 2, ext, m)};
     acc_array out[2];
     run_ok(2, r, 2, ins, out);
     int64_t wv[16], wm[48], len = ref(v, n, wv);
@@ -663,7 +622,7 @@ Test(stdlib, transpose_of_a_matrix_and_a_rank3_array)
         m[i] = i;
     acc_node *ms = in(ACC_I32, 2), *cs = in(ACC_I32, 3);
     acc_node *r[2] = {acc_transpose(g, ms), acc_transpose(g, cs)};
-    acc_array ins[2] = {arr(ACC_I32, 2, em, m), arr(ACC_I32, 3, ec, c)};
+    acc_array ins[2] = {ts_host(ACC_I32, 2, em, m), ts_host(ACC_I32, 3, ec, c)};
     acc_array out[2];
     run_ok(2, r, 2, ins, out);
     int32_t wm[12], wc[24];
@@ -692,14 +651,15 @@ Test(stdlib, flatten_of_ranks_0_2_and_3)
     acc_node *ss = in(ACC_I64, 0), *ms = in(ACC_I64, 2), *cs = in(ACC_I64, 3);
     acc_node *r[3] = {acc_flatten(g, ss), acc_flatten(g, ms),
                       acc_flatten(g, cs)};
-    acc_array ins[3] = {arr(ACC_I64, 0, NULL, &s), arr(ACC_I64, 2, e2, m),
-                        arr(ACC_I64, 3, e3, NULL)};
+    acc_array ins[3] = {ts_host(ACC_I64, 0, NULL, &s),
+                        ts_host(ACC_I64, 2, e2, m),
+                        ts_host(ACC_I64, 3, e3, NULL)};
     acc_array out[3];
     run_ok(3, r, 3, ins, out);
     int64_t one = 1, six = 6, zero = 0;
     EXPECT(&out[0], 1, &one, &s);
     EXPECT(&out[1], 1, &six, m);
-    expect_shape(&out[2], 1, &zero);
+    ts_expect_shape(&out[2], 1, &zero);
     release(out, 3);
 }
 
@@ -712,10 +672,10 @@ static void check_concat(int64_t xr, int64_t xc, int64_t yr, int64_t yc)
         x[i] = 100 * (i / xc) + i % xc;
     for (int64_t i = 0; i < yr * yc; i++)
         y[i] = -(100 * (i / yc) + i % yc) - 1;
-    fresh_graph();
+    ts_fresh_graph(ctx, &g);
     acc_node *xs = in(ACC_I64, 2), *ys = in(ACC_I64, 2);
     acc_node *r = acc_concat(g, xs, ys);
-    acc_array ins[2] = {arr(ACC_I64, 2, ex, x), arr(ACC_I64, 2, ey, y)};
+    acc_array ins[2] = {ts_host(ACC_I64, 2, ex, x), ts_host(ACC_I64, 2, ey, y)};
     acc_array out;
     run_ok(1, &r, 2, ins, &out);
     int64_t rows = xr < yr ? xr : yr, cols = xc + yc, w[128];
@@ -743,7 +703,8 @@ Test(stdlib, concat_of_vectors_with_tuple_elements)
     acc_node *xs = in(ACC_I32, 1), *ys = in(ACC_I32, 1);
     acc_node *r = acc_unzip(g, acc_concat(g, acc_zip(g, xs, xs),
                                           acc_zip(g, ys, ys)));
-    acc_array ins[2] = {arr(ACC_I32, 1, &na, a), arr(ACC_I32, 1, &nb, b)};
+    acc_array ins[2] = {ts_host(ACC_I32, 1, &na, a),
+                        ts_host(ACC_I32, 1, &nb, b)};
     acc_array out[2];
     run_ok(1, &r, 2, ins, out);
     int32_t w[5] = {1, 2, 3, 7, 8};
@@ -762,8 +723,9 @@ Test(stdlib, gather_with_vector_and_matrix_indices)
     acc_node *xs = in(ACC_F64, 1);
     acc_node *iv_in = in(ACC_I64, 1), *im_in = in(ACC_I64, 2);
     acc_node *r[2] = {acc_gather(g, iv_in, xs), acc_gather(g, im_in, xs)};
-    acc_array ins[3] = {arr(ACC_F64, 1, &ns, src), arr(ACC_I64, 1, &ni, iv),
-                        arr(ACC_I64, 2, ei, im)};
+    acc_array ins[3] = {ts_host(ACC_F64, 1, &ns, src),
+                        ts_host(ACC_I64, 1, &ni, iv),
+                        ts_host(ACC_I64, 2, ei, im)};
     acc_array out[2];
     run_ok(2, r, 3, ins, out);
     double wv[4], wm[6];
@@ -793,7 +755,8 @@ Test(stdlib, gather_with_index_elements_from_a_matrix)
     int64_t es[2] = {2, 3}, et[2] = {3, 2};
     acc_node *xs = in(ACC_I32, 2);
     acc_node *r = acc_gather(g, swapped_indices(in(ACC_U8, 2)), xs);
-    acc_array ins[2] = {arr(ACC_I32, 2, es, src), arr(ACC_U8, 2, et, like)};
+    acc_array ins[2] = {ts_host(ACC_I32, 2, es, src),
+                        ts_host(ACC_U8, 2, et, like)};
     acc_array out;
     run_ok(1, &r, 2, ins, &out);
     int32_t w[6];
@@ -810,7 +773,8 @@ Test(stdlib, gather_out_of_range_is_a_runtime_error)
     int64_t n = 2, iv[1] = {2}, ni = 1;
     acc_node *is = in(ACC_I64, 1), *xs = in(ACC_F64, 1);
     acc_node *r = acc_gather(g, is, xs);
-    acc_array ins[2] = {arr(ACC_I64, 1, &ni, iv), arr(ACC_F64, 1, &n, src)};
+    acc_array ins[2] = {ts_host(ACC_I64, 1, &ni, iv),
+                        ts_host(ACC_F64, 1, &n, src)};
     cr_assert_eq(run_status(r, 2, ins), ACC_ERR_RUNTIME);
 }
 
@@ -820,8 +784,9 @@ Test(stdlib, scatter_into_a_vector_intersecting_to_and_xs)
     int64_t to[4] = {4, 0, 2, 5}, nt = 4, xs[3] = {40, 0, 20}, nx = 3;
     acc_node *ts = in(ACC_I64, 1), *ds = in(ACC_I64, 1), *vs = in(ACC_I64, 1);
     acc_node *r = acc_scatter(g, ts, ds, vs);
-    acc_array ins[3] = {arr(ACC_I64, 1, &nt, to), arr(ACC_I64, 1, &nd, dflt),
-                        arr(ACC_I64, 1, &nx, xs)};
+    acc_array ins[3] = {ts_host(ACC_I64, 1, &nt, to),
+                        ts_host(ACC_I64, 1, &nd, dflt),
+                        ts_host(ACC_I64, 1, &nx, xs)};
     acc_array out;
     run_ok(1, &r, 3, ins, &out);
     int64_t w[6];
@@ -839,7 +804,8 @@ Test(stdlib, scatter_with_index_targets_into_a_matrix)
     int64_t es[2] = {2, 3}, ed[2] = {3, 2};
     acc_node *xs = in(ACC_F32, 2), *ds = in(ACC_F32, 2);
     acc_node *r = acc_scatter(g, swapped_indices(xs), ds, xs);
-    acc_array ins[2] = {arr(ACC_F32, 2, es, src), arr(ACC_F32, 2, ed, dflt)};
+    acc_array ins[2] = {ts_host(ACC_F32, 2, es, src),
+                        ts_host(ACC_F32, 2, ed, dflt)};
     acc_array out;
     run_ok(1, &r, 2, ins, &out);
     float w[6];
@@ -859,10 +825,10 @@ static void check_filter_even(int32_t rank, const int64_t *ext,
                               const int32_t *vals)
 {
     int64_t rows = rank == 2 ? ext[0] : 1, cols = ext[rank - 1];
-    fresh_graph();
+    ts_fresh_graph(ctx, &g);
     acc_node *xs = in(ACC_I32, rank);
     acc_node *r = acc_filter(g, even_fn(ACC_I32), xs);
-    acc_array a = arr(ACC_I32, rank, ext, (void *)vals), out[2];
+    acc_array a = ts_host(ACC_I32, rank, ext, (void *)vals), out[2];
     run_ok(1, &r, 1, &a, out);
     int32_t kept[64];
     int64_t counts[8], total = 0;
@@ -912,7 +878,8 @@ Test(stdlib, compact_with_a_mask_intersects_extents)
         xs[i] = i * 1.25;
     acc_node *ks = in(ACC_BOOL, 2), *vs = in(ACC_F64, 2);
     acc_node *r = acc_compact(g, ks, vs);
-    acc_array ins[2] = {arr(ACC_BOOL, 2, ek, keep), arr(ACC_F64, 2, ex, xs)};
+    acc_array ins[2] = {ts_host(ACC_BOOL, 2, ek, keep),
+                        ts_host(ACC_F64, 2, ex, xs)};
     acc_array out[2];
     run_ok(1, &r, 2, ins, out);
     double kept[8];
@@ -937,7 +904,8 @@ Test(stdlib, compact_of_tuple_elements_on_a_vector)
     acc_node *xs = in(ACC_I16, 1);
     acc_node *c = acc_compact(g, in(ACC_BOOL, 1), acc_indexed(g, xs));
     acc_node *r[2] = {acc_unzip(g, acc_get(g, c, 0)), acc_get(g, c, 1)};
-    acc_array ins[2] = {arr(ACC_I16, 1, &n, a), arr(ACC_BOOL, 1, &n, keep)};
+    acc_array ins[2] = {ts_host(ACC_I16, 1, &n, a),
+                        ts_host(ACC_BOOL, 1, &n, keep)};
     acc_array out[3];
     run_ok(2, r, 2, ins, out);
     int64_t wi[3] = {1, 2, 5};
@@ -960,7 +928,7 @@ Test(stdlib, a_null_argument_fails_the_graph)
 
 Test(stdlib, an_earlier_error_passes_through_unchanged)
 {
-    acc_node *bad = acc_input(g, sc(ACC_I32), -1);
+    acc_node *bad = acc_input(g, ts_sc(ACC_I32), -1);
     cr_assert_null(bad);
     const char *first = acc_graph_last_error(g);
     char copy[256];

@@ -24,63 +24,17 @@ static acc_graph *g;
 
 static void setup(void)
 {
-    ctx = ts_context(ACC_BACKEND_INTERP);
-    g = ts_graph(ctx);
+    ts_fixture_open(&ctx, &g);
 }
 
 static void teardown(void)
 {
-    acc_graph_free(g);
-    acc_context_destroy(ctx);
-    g = NULL;
-    ctx = NULL;
+    ts_fixture_close(&ctx, &g);
 }
 
 TestSuite(stencil, .init = setup, .fini = teardown);
 
 /* ---- small builders --------------------------------------------------- */
-
-static const acc_type *sc(acc_scalar s)
-{
-    return acc_type_scalar(s);
-}
-
-static acc_node *lam1(acc_node *p, acc_node *body)
-{
-    return acc_lambda(g, 1, &p, body);
-}
-
-static acc_node *lam2(acc_node *a, acc_node *b, acc_node *body)
-{
-    acc_node *ps[2] = {a, b};
-    return acc_lambda(g, 2, ps, body);
-}
-
-static acc_node *bin(acc_primop op, acc_node *a, acc_node *b)
-{
-    return acc_binop(g, op, a, b);
-}
-
-static void expect_ok(acc_status st)
-{
-    cr_assert_eq(st, ACC_OK, "status %s: %s (graph: %s)",
-                 acc_status_string(st), acc_last_error(),
-                 acc_graph_last_error(g));
-}
-
-static void expect_builder_error(acc_status want, const char *op)
-{
-    cr_assert_eq(acc_graph_status(g), want, "status %s, expected %s (%s)",
-                 acc_status_string(acc_graph_status(g)),
-                 acc_status_string(want), acc_graph_last_error(g));
-    cr_assert(ts_contains_ci(acc_graph_last_error(g), op), "message: %s",
-              acc_graph_last_error(g));
-    acc_graph_free(g);
-    g = ts_graph(ctx);
-    int64_t v = 0;
-    expect_ok(ts_eval_scalar(ctx, g, ts_i64(g, 7), &v, sizeof v));
-    cr_assert_eq(v, 7);
-}
 
 /* The nested tuple type of a neighbourhood (outermost dimension
  * outermost). */
@@ -180,8 +134,9 @@ static acc_node *weighted_body(acc_node *t, const acc_type *type,
                                int64_t *pos, acc_node *acc)
 {
     if (acc_type_get_kind(type) == ACC_TYPE_SCALAR) {
-        acc_node *term = bin(ACC_OP_MUL, t, ts_i64(g, weight((*pos)++)));
-        return acc ? bin(ACC_OP_ADD, acc, term) : term;
+        acc_node *term = acc_binop(g, ACC_OP_MUL, t,
+                                   ts_i64(g, weight((*pos)++)));
+        return acc ? acc_binop(g, ACC_OP_ADD, acc, term) : term;
     }
     for (size_t i = 0; i < acc_type_get_arity(type); i++)
         acc = weighted_body(acc_get(g, t, i), acc_type_get_field(type, i),
@@ -204,9 +159,10 @@ static acc_node *boundary_arg(const side *s)
     acc_node *ix = acc_param(g, acc_type_shape(s->rank));
     acc_node *v = ts_i64(g, 1000);
     for (int32_t d = 0; d < s->rank; d++)
-        v = bin(ACC_OP_ADD, v, bin(ACC_OP_MUL, acc_get(g, ix, (size_t)d),
-                                   ts_i64(g, (d + 1) * 100)));
-    return lam1(ix, v);
+        v = acc_binop(g, ACC_OP_ADD, v,
+                      acc_binop(g, ACC_OP_MUL, acc_get(g, ix, (size_t)d),
+                                ts_i64(g, (d + 1) * 100)));
+    return ts_lam1(g, ix, v);
 }
 
 static int64_t *input_values(const side *s, int64_t *size)
@@ -225,34 +181,32 @@ static int64_t *input_values(const side *s, int64_t *size)
  * f nb1 nb2 = weighted nb1 + 1000003 * weighted nb2) in a fresh graph. */
 static void check_case(const side *s, int n_sides)
 {
-    acc_graph_free(g);
-    g = ts_graph(ctx);
+    ts_fresh_graph(ctx, &g);
     acc_node *xs[2], *r;
     acc_array in[2];
     int64_t *data[2], sizes[2];
     const acc_type *nt[2];
     acc_node *ps[2];
     for (int i = 0; i < n_sides; i++) {
-        xs[i] = acc_input(g, sc(ACC_I64), s[i].rank);
+        xs[i] = acc_input(g, ts_sc(ACC_I64), s[i].rank);
         data[i] = input_values(&s[i], &sizes[i]);
-        void *buf = data[i];
-        in[i] = ts_host_array(sc(ACC_I64), s[i].rank, s[i].ext, &buf);
-        nt[i] = nb_type(sc(ACC_I64), s[i].rank, s[i].w);
+        in[i] = ts_host(ACC_I64, s[i].rank, s[i].ext, data[i]);
+        nt[i] = nb_type(ts_sc(ACC_I64), s[i].rank, s[i].w);
         ps[i] = acc_param(g, nt[i]);
     }
     if (n_sides == 1) {
-        r = acc_stencil(g, lam1(ps[0], weighted(ps[0], nt[0])), s[0].w,
+        r = acc_stencil(g, ts_lam1(g, ps[0], weighted(ps[0], nt[0])), s[0].w,
                         s[0].b, boundary_arg(&s[0]), xs[0]);
     } else {
-        acc_node *body = bin(ACC_OP_ADD, weighted(ps[0], nt[0]),
-                             bin(ACC_OP_MUL, ts_i64(g, 1000003),
-                                 weighted(ps[1], nt[1])));
-        r = acc_stencil2(g, lam2(ps[0], ps[1], body), s[0].w, s[0].b,
+        acc_node *body = acc_binop(g, ACC_OP_ADD, weighted(ps[0], nt[0]),
+                                   acc_binop(g, ACC_OP_MUL, ts_i64(g, 1000003),
+                                             weighted(ps[1], nt[1])));
+        r = acc_stencil2(g, ts_lam2(g, ps[0], ps[1], body), s[0].w, s[0].b,
                          boundary_arg(&s[0]), xs[0], s[1].w, s[1].b,
                          boundary_arg(&s[1]), xs[1]);
     }
     acc_array out;
-    expect_ok(ts_run(ctx, g, 1, &r, (size_t)n_sides, in, &out));
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, (size_t)n_sides, in, &out));
     int64_t ext[3], size = 1;
     for (int32_t d = 0; d < s[0].rank; d++) {
         ext[d] = s[0].ext[d];
@@ -295,9 +249,9 @@ Test(stencil, blur_3x3_with_clamp)
     int64_t ext[2] = {R, C};
     for (int k = 0; k < R * C; k++)
         img[k] = (float)((k * 37) % 11) * 0.5f - 1.0f;
-    acc_node *xs = acc_input(g, sc(ACC_F32), 2);
+    acc_node *xs = acc_input(g, ts_sc(ACC_F32), 2);
     const int32_t w[2] = {3, 3};
-    const acc_type *nt = nb_type(sc(ACC_F32), 2, w);
+    const acc_type *nt = nb_type(ts_sc(ACC_F32), 2, w);
     acc_node *p = acc_param(g, nt);
     acc_node *v[9];
     for (int i = 0; i < 9; i++)
@@ -305,13 +259,15 @@ Test(stencil, blur_3x3_with_clamp)
     const float k[9] = {1, 2, 1, 2, 4, 2, 1, 2, 1};
     acc_node *s = v[0];
     for (int i = 1; i < 9; i++)
-        s = bin(ACC_OP_ADD, s, k[i] == 1 ? v[i]
-                : bin(ACC_OP_MUL, ts_f32(g, k[i]), v[i]));
-    acc_node *f = lam1(p, bin(ACC_OP_FDIV, s, ts_f32(g, 16)));
+        s = acc_binop(g, ACC_OP_ADD, s,
+                      k[i] == 1
+                          ? v[i]
+                          : acc_binop(g, ACC_OP_MUL, ts_f32(g, k[i]), v[i]));
+    acc_node *f = ts_lam1(g, p, acc_binop(g, ACC_OP_FDIV, s, ts_f32(g, 16)));
     acc_node *r = acc_stencil(g, f, w, ACC_BOUNDARY_CLAMP, NULL, xs);
     void *buf = img;
-    acc_array in = ts_host_array(sc(ACC_F32), 2, ext, &buf), out;
-    expect_ok(ts_run(ctx, g, 1, &r, 1, &in, &out));
+    acc_array in = ts_host_array(ts_sc(ACC_F32), 2, ext, &buf), out;
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 1, &in, &out));
     const float *o = out.data[0];
     for (int y = 0; y < R; y++)
         for (int x = 0; x < C; x++) {
@@ -417,24 +373,26 @@ Test(stencil, tuple_elements_with_a_constant_boundary)
     int32_t a[4] = {1, 2, 3, 4};
     double b[4] = {0.25, 1.5, -2.0, 8.0};
     int64_t n = 4;
-    const acc_type *fs[2] = {sc(ACC_I32), sc(ACC_F64)};
+    const acc_type *fs[2] = {ts_sc(ACC_I32), ts_sc(ACC_F64)};
     const acc_type *e = acc_type_tuple(ctx, 2, fs);
     acc_node *xs = acc_input(g, e, 1);
     const int32_t w[1] = {3};
     acc_node *p = acc_param(g, nb_type(e, 1, w));
     acc_node *l = acc_get(g, p, 0), *c = acc_get(g, p, 1);
     acc_node *rt = acc_get(g, p, 2);
-    acc_node *res[2] = {
-        bin(ACC_OP_ADD, bin(ACC_OP_ADD, acc_get(g, l, 0),
-                            bin(ACC_OP_MUL, acc_get(g, c, 0), ts_i32(g, 10))),
-            bin(ACC_OP_MUL, acc_get(g, rt, 0), ts_i32(g, 100))),
-        bin(ACC_OP_SUB, acc_get(g, l, 1), acc_get(g, rt, 1))};
+    acc_node *res[2] =
+        {acc_binop(g, ACC_OP_ADD,
+                   acc_binop(g, ACC_OP_ADD, acc_get(g, l, 0),
+                             acc_binop(g, ACC_OP_MUL, acc_get(g, c, 0),
+                                       ts_i32(g, 10))),
+                   acc_binop(g, ACC_OP_MUL, acc_get(g, rt, 0), ts_i32(g, 100))),
+         acc_binop(g, ACC_OP_SUB, acc_get(g, l, 1), acc_get(g, rt, 1))};
     acc_node *cv[2] = {ts_i32(g, -1), ts_f64(g, 0.5)};
-    acc_node *r = acc_stencil(g, lam1(p, acc_tuple(g, 2, res)), w,
+    acc_node *r = acc_stencil(g, ts_lam1(g, p, acc_tuple(g, 2, res)), w,
                               ACC_BOUNDARY_CONSTANT, acc_tuple(g, 2, cv), xs);
     void *bufs[2] = {a, b};
     acc_array in = ts_host_array(e, 1, &n, bufs), out[2];
-    expect_ok(ts_run(ctx, g, 1, &r, 1, &in, out));
+    ts_expect_ok(g, ts_run(ctx, g, 1, &r, 1, &in, out));
     const int32_t *oa = out[0].data[0];
     const double *ob = out[0].data[1];
     for (int i = 0; i < 4; i++) {
@@ -451,123 +409,123 @@ Test(stencil, tuple_elements_with_a_constant_boundary)
 static acc_node *sum3_fn(void)
 {
     const int32_t w[1] = {3};
-    acc_node *p = acc_param(g, nb_type(sc(ACC_I64), 1, w));
-    return lam1(p, acc_get(g, p, 1));
+    acc_node *p = acc_param(g, nb_type(ts_sc(ACC_I64), 1, w));
+    return ts_lam1(g, p, acc_get(g, p, 1));
 }
 
 Test(stencil, even_width_is_refused)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     const int32_t w[1] = {4};
     cr_assert_null(acc_stencil(g, sum3_fn(), w, ACC_BOUNDARY_CLAMP, NULL,
                                xs));
-    expect_builder_error(ACC_ERR_SHAPE, "stencil");
+    ts_expect_builder_error(ctx, &g, ACC_ERR_SHAPE, "stencil");
 }
 
 Test(stencil, widths_outside_3_to_9_are_refused)
 {
     const int32_t bad[3] = {1, 11, -3};
     for (int i = 0; i < 3; i++) {
-        acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+        acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
         cr_assert_null(acc_stencil(g, sum3_fn(), &bad[i], ACC_BOUNDARY_CLAMP,
                                    NULL, xs));
-        expect_builder_error(ACC_ERR_SHAPE, "stencil");
+        ts_expect_builder_error(ctx, &g, ACC_ERR_SHAPE, "stencil");
     }
 }
 
 Test(stencil, even_width_in_the_second_dimension_is_refused)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 2);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 2);
     const int32_t w[2] = {3, 6};
     cr_assert_null(acc_stencil(g, sum3_fn(), w, ACC_BOUNDARY_CLAMP, NULL,
                                xs));
-    expect_builder_error(ACC_ERR_SHAPE, "stencil");
+    ts_expect_builder_error(ctx, &g, ACC_ERR_SHAPE, "stencil");
 }
 
 Test(stencil, stencil2_even_width_is_refused)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     const int32_t w[1] = {3}, bad[1] = {8};
     cr_assert_null(acc_stencil2(g, sum3_fn(), w, ACC_BOUNDARY_CLAMP, NULL, xs,
                                 bad, ACC_BOUNDARY_CLAMP, NULL, xs));
-    expect_builder_error(ACC_ERR_SHAPE, "stencil2");
+    ts_expect_builder_error(ctx, &g, ACC_ERR_SHAPE, "stencil2");
 }
 
 Test(stencil, rank_0_and_rank_4_are_refused)
 {
     const int32_t w[4] = {3, 3, 3, 3};
-    acc_node *s0 = acc_input(g, sc(ACC_I64), 0);
+    acc_node *s0 = acc_input(g, ts_sc(ACC_I64), 0);
     cr_assert_null(acc_stencil(g, sum3_fn(), w, ACC_BOUNDARY_CLAMP, NULL, s0));
-    expect_builder_error(ACC_ERR_SHAPE, "stencil");
-    acc_node *s4 = acc_input(g, sc(ACC_I64), 4);
+    ts_expect_builder_error(ctx, &g, ACC_ERR_SHAPE, "stencil");
+    acc_node *s4 = acc_input(g, ts_sc(ACC_I64), 4);
     cr_assert_null(acc_stencil(g, sum3_fn(), w, ACC_BOUNDARY_CLAMP, NULL, s4));
-    expect_builder_error(ACC_ERR_SHAPE, "stencil");
+    ts_expect_builder_error(ctx, &g, ACC_ERR_SHAPE, "stencil");
 }
 
 /* The parameter must be the nested tuple: a flat tuple of 9 for a 3x3
  * neighbourhood is refused. */
 Test(stencil, function_must_take_the_nested_neighbourhood)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 2);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 2);
     const int32_t w[2] = {3, 3}, flat[1] = {9};
-    acc_node *p = acc_param(g, nb_type(sc(ACC_I64), 1, flat));
-    cr_assert_null(acc_stencil(g, lam1(p, acc_get(g, p, 4)), w,
+    acc_node *p = acc_param(g, nb_type(ts_sc(ACC_I64), 1, flat));
+    cr_assert_null(acc_stencil(g, ts_lam1(g, p, acc_get(g, p, 4)), w,
                                ACC_BOUNDARY_CLAMP, NULL, xs));
-    expect_builder_error(ACC_ERR_TYPE, "stencil");
+    ts_expect_builder_error(ctx, &g, ACC_ERR_TYPE, "stencil");
 }
 
 Test(stencil, clamp_takes_no_argument)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     const int32_t w[1] = {3};
     cr_assert_null(acc_stencil(g, sum3_fn(), w, ACC_BOUNDARY_CLAMP,
                                ts_i64(g, 0), xs));
-    expect_builder_error(ACC_ERR_INVALID_ARGUMENT, "stencil");
+    ts_expect_builder_error(ctx, &g, ACC_ERR_INVALID_ARGUMENT, "stencil");
 }
 
 Test(stencil, constant_must_have_the_element_type)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     const int32_t w[1] = {3};
     cr_assert_null(acc_stencil(g, sum3_fn(), w, ACC_BOUNDARY_CONSTANT,
                                ts_f64(g, 0), xs));
-    expect_builder_error(ACC_ERR_TYPE, "stencil");
+    ts_expect_builder_error(ctx, &g, ACC_ERR_TYPE, "stencil");
 }
 
 Test(stencil, function_boundary_must_take_an_index)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     const int32_t w[1] = {3};
-    acc_node *v = acc_param(g, sc(ACC_I64));
+    acc_node *v = acc_param(g, ts_sc(ACC_I64));
     cr_assert_null(acc_stencil(g, sum3_fn(), w, ACC_BOUNDARY_FUNCTION,
-                               lam1(v, v), xs));
-    expect_builder_error(ACC_ERR_TYPE, "stencil");
+                               ts_lam1(g, v, v), xs));
+    ts_expect_builder_error(ctx, &g, ACC_ERR_TYPE, "stencil");
 }
 
 Test(stencil, unknown_boundary_is_refused)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
     const int32_t w[1] = {3};
     cr_assert_null(acc_stencil(g, sum3_fn(), w, (acc_boundary)42, NULL, xs));
-    expect_builder_error(ACC_ERR_INVALID_ARGUMENT, "stencil");
+    ts_expect_builder_error(ctx, &g, ACC_ERR_INVALID_ARGUMENT, "stencil");
 }
 
 Test(stencil, stencil2_ranks_must_agree)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 1);
-    acc_node *ys = acc_input(g, sc(ACC_I64), 2);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *ys = acc_input(g, ts_sc(ACC_I64), 2);
     const int32_t w[2] = {3, 3};
     cr_assert_null(acc_stencil2(g, sum3_fn(), w, ACC_BOUNDARY_CLAMP, NULL, xs,
                                 w, ACC_BOUNDARY_CLAMP, NULL, ys));
-    expect_builder_error(ACC_ERR_SHAPE, "stencil2");
+    ts_expect_builder_error(ctx, &g, ACC_ERR_SHAPE, "stencil2");
 }
 
 /* A 9x9x9 neighbourhood has more scalar leaves than a value type may. */
 Test(stencil, too_large_neighbourhood_is_refused)
 {
-    acc_node *xs = acc_input(g, sc(ACC_I64), 3);
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 3);
     const int32_t w[3] = {9, 9, 9};
     cr_assert_null(acc_stencil(g, sum3_fn(), w, ACC_BOUNDARY_CLAMP, NULL,
                                xs));
-    expect_builder_error(ACC_ERR_UNSUPPORTED, "stencil");
+    ts_expect_builder_error(ctx, &g, ACC_ERR_UNSUPPORTED, "stencil");
 }

@@ -65,6 +65,28 @@ acc_node *ts_blackscholes(acc_context *ctx, acc_graph *g)
     return acc_map(g, acc_lambda(g, 1, &o, acc_tuple(g, 2, pair)), opts);
 }
 
+/* sieveMarks ps n =
+ *   permute' (+) (fill [n] 0)
+ *     (expand (\p -> quot (n - p) p)
+ *             (\p k -> let m = (k + 2) * p
+ *                      in (if m < n then [m] else ignore, 1)) ps) */
+acc_node *ts_sieve_marks(acc_graph *g, acc_node *ps, acc_node *n_scalar)
+{
+    acc_node *n = acc_the(g, n_scalar);
+    acc_node *p = acc_param(g, ts_sc(ACC_I64));
+    acc_node *size = ts_lam1(g, p, acc_binop(g, ACC_OP_QUOT, sub(g, n, p), p));
+    acc_node *q = acc_param(g, ts_sc(ACC_I64)),
+             *k = acc_param(g, ts_sc(ACC_I64));
+    acc_node *m = mul(g, add(g, k, ts_i64(g, 2)), q);
+    acc_node *target = acc_cond(g, acc_binop(g, ACC_OP_LT, m, n), ts_idx1(g, m),
+                                acc_ignore(g, 1));
+    acc_node *pair[2] = {target, ts_i32(g, 1)};
+    acc_node *get = ts_lam2(g, q, k, acc_tuple(g, 2, pair));
+    acc_node *zeros = acc_fill(g, ts_idx1(g, n), ts_i32(g, 0));
+    return acc_permute_pairs(g, ts_binop_fn(g, ACC_I32, ACC_OP_ADD), zeros,
+                             acc_expand(g, size, get, ps));
+}
+
 static double cnd_ref(double d)
 {
     double k = 1.0 / (1.0 + 0.2316419 * fabs(d));

@@ -75,9 +75,7 @@ acc_status ts_eval_scalar(acc_context *ctx, acc_graph *g, acc_node *expr,
     cr_assert_eq(acc_program_num_outputs(prog), 1,
                  "ts_eval_scalar: program has %zu outputs, expected 1",
                  acc_program_num_outputs(prog));
-    memset(&out, 0, sizeof out);
-    out.struct_size = sizeof out;
-    st = acc_run(prog, 0, NULL, 1, &out);
+    st = ts_run_program(prog, 0, NULL, 1, &out);
     if (st == ACC_OK) {
         cr_assert_eq(out.rank, 0, "ts_eval_scalar: result rank %d",
                      (int)out.rank);
@@ -94,17 +92,12 @@ acc_status ts_run(acc_context *ctx, acc_graph *g, size_t n_results,
 {
     acc_program *prog = NULL;
     acc_status st;
-    size_t n_out;
 
     st = acc_compile(ctx, g, n_results, results, &prog);
     if (st != ACC_OK)
         return st;
-    n_out = acc_program_num_outputs(prog);
-    for (size_t i = 0; i < n_out; i++) {
-        memset(&outputs[i], 0, sizeof outputs[i]);
-        outputs[i].struct_size = sizeof outputs[i];
-    }
-    st = acc_run(prog, n_in, inputs, n_out, outputs);
+    st = ts_run_program(prog, n_in, inputs, acc_program_num_outputs(prog),
+                        outputs);
     acc_program_free(prog);
     return st;
 }
@@ -126,6 +119,93 @@ acc_array ts_host_array(const acc_type *elem, int32_t rank,
             a.data[i] = data[i];
     }
     return a;
+}
+
+const acc_type *ts_sc(acc_scalar s)
+{
+    return acc_type_scalar(s);
+}
+
+acc_node *ts_lam1(acc_graph *g, acc_node *p, acc_node *body)
+{
+    return acc_lambda(g, 1, &p, body);
+}
+
+acc_node *ts_lam2(acc_graph *g, acc_node *a, acc_node *b, acc_node *body)
+{
+    acc_node *ps[2] = {a, b};
+
+    return acc_lambda(g, 2, ps, body);
+}
+
+acc_node *ts_binop_fn(acc_graph *g, acc_scalar s, acc_primop op)
+{
+    acc_node *a = acc_param(g, ts_sc(s)), *b = acc_param(g, ts_sc(s));
+
+    return ts_lam2(g, a, b, acc_binop(g, op, a, b));
+}
+
+acc_node *ts_idx1(acc_graph *g, acc_node *i)
+{
+    return acc_index(g, 1, &i);
+}
+
+acc_node *ts_idx2(acc_graph *g, acc_node *i, acc_node *j)
+{
+    acc_node *c[2] = {i, j};
+
+    return acc_index(g, 2, c);
+}
+
+acc_node *ts_shape(acc_graph *g, size_t rank, const int64_t *ext)
+{
+    acc_node *c[ACC_MAX_RANK];
+
+    for (size_t d = 0; d < rank; d++)
+        c[d] = ts_i64(g, ext[d]);
+    return acc_index(g, rank, c);
+}
+
+acc_node *ts_shape1(acc_graph *g, int64_t a)
+{
+    return ts_shape(g, 1, &a);
+}
+
+acc_node *ts_shape2(acc_graph *g, int64_t a, int64_t b)
+{
+    int64_t ext[2] = {a, b};
+
+    return ts_shape(g, 2, ext);
+}
+
+/* (a, p) . (b, q) = (a*q + b, p*q) mod m: a digit d is (d, 10). */
+acc_node *ts_cat_fn(acc_graph *g, const acc_type *pair, int64_t m)
+{
+    acc_node *x = acc_param(g, pair), *y = acc_param(g, pair);
+    acc_node *mod = ts_i64(g, m);
+    acc_node *a = acc_get(g, x, 0), *p = acc_get(g, x, 1);
+    acc_node *b = acc_get(g, y, 0), *q = acc_get(g, y, 1);
+    acc_node *items[2] = {
+        acc_binop(g, ACC_OP_REM,
+                  acc_binop(g, ACC_OP_ADD, acc_binop(g, ACC_OP_MUL, a, q), b),
+                  mod),
+        acc_binop(g, ACC_OP_REM, acc_binop(g, ACC_OP_MUL, p, q), mod)};
+
+    return ts_lam2(g, x, y, acc_tuple(g, 2, items));
+}
+
+uint32_t ts_rnd(uint64_t *state, uint32_t n)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return (uint32_t)(*state % n);
+}
+
+void ts_iota(int64_t *buf, int64_t n)
+{
+    for (int64_t k = 0; k < n; k++)
+        buf[k] = k;
 }
 
 acc_node *ts_i64(acc_graph *g, int64_t v)

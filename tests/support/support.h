@@ -52,6 +52,83 @@ acc_status ts_run(acc_context *ctx, acc_graph *g, size_t n_results,
 acc_array ts_host_array(const acc_type *elem, int32_t rank,
                         const int64_t *extents, void *const *data);
 
+/* ---- fixture (fixtures.c) ---- */
+
+/* Opens an interpreter context into *ctx and, unless g is NULL, a graph. */
+void ts_fixture_open(acc_context **ctx, acc_graph **g);
+/* ts_fixture_open with ACC_DISABLE=fusion set (IR as sharing leaves it). */
+void ts_fixture_open_unfused(acc_context **ctx, acc_graph **g);
+/* Frees *g (unless g is NULL), destroys *ctx, and resets both to NULL. */
+void ts_fixture_close(acc_context **ctx, acc_graph **g);
+/* Frees *g and replaces it by a new graph of `ctx`. */
+void ts_fresh_graph(acc_context *ctx, acc_graph **g);
+
+/* ---- compiling and running (fixtures.c) ---- */
+
+/* Compiles `results` of `g`; fails the test unless acc_compile is ACC_OK. */
+acc_program *ts_compile_n(acc_context *ctx, acc_graph *g, size_t n_results,
+                          acc_node *const *results);
+/* ts_compile_n of the one result `result`. */
+acc_program *ts_compile(acc_context *ctx, acc_graph *g, acc_node *result);
+/* A zeroed output descriptor with struct_size set, for the library to fill. */
+acc_array ts_empty_output(void);
+/* acc_run into `n_out` library-allocated outputs (release them on ACC_OK). */
+acc_status ts_run_program(acc_program *p, size_t n_in, const acc_array *in,
+                          size_t n_out, acc_array *out);
+/* ts_run_program on one vector of `n` scalars `s` at `data`, one output. */
+acc_status ts_run_vec(acc_program *p, acc_scalar s, void *data, int64_t n,
+                      acc_array *out);
+/* ts_host_array of scalar element type `s` over the one buffer `buf`. */
+acc_array ts_host(acc_scalar s, int32_t rank, const int64_t *extents,
+                  void *buf);
+
+/* ---- expectations (expect.c); each fails the test on a mismatch ---- */
+
+/* `st` is ACC_OK; the message shows acc_last_error and g's last error. */
+void ts_expect_ok(acc_graph *g, acc_status st);
+/* `a` has rank `rank` and extents ext[0 .. rank-1]. */
+void ts_expect_shape(const acc_array *a, int32_t rank, const int64_t *ext);
+/* `a` has `n` elements and its first leaf (i64) equals want[0 .. n-1]. */
+void ts_expect_i64(const acc_array *a, const int64_t *want, int64_t n);
+/* `got` is `want` and acc_last_error mentions `name` (any case). */
+void ts_expect_error(acc_status got, acc_status want, const char *name);
+/* *g has builder error `want` naming `op`; a fresh *g then still runs. */
+void ts_expect_builder_error(acc_context *ctx, acc_graph **g, acc_status want,
+                             const char *op);
+/* `n` is NULL and g has the builder error `want` mentioning `name`. */
+void ts_expect_null_node(acc_graph *g, acc_node *n, acc_status want,
+                         const char *name);
+/* ts_expect_null_node, and acc_compile of `n` fails leaving no program. */
+void ts_expect_refused(acc_context *ctx, acc_graph *g, acc_node *n,
+                       acc_status want, const char *name);
+
+/* ---- builders (support.c) ---- */
+
+/* The scalar type `s` (shorthand for acc_type_scalar). */
+const acc_type *ts_sc(acc_scalar s);
+/* \p -> body */
+acc_node *ts_lam1(acc_graph *g, acc_node *p, acc_node *body);
+/* \a b -> body */
+acc_node *ts_lam2(acc_graph *g, acc_node *a, acc_node *b, acc_node *body);
+/* \a b -> a `op` b on scalar type `s`. */
+acc_node *ts_binop_fn(acc_graph *g, acc_scalar s, acc_primop op);
+/* The index [i]. */
+acc_node *ts_idx1(acc_graph *g, acc_node *i);
+/* The index [i, j]. */
+acc_node *ts_idx2(acc_graph *g, acc_node *i, acc_node *j);
+/* The shape ext[0 .. rank-1] (rank <= ACC_MAX_RANK) of i64 constants. */
+acc_node *ts_shape(acc_graph *g, size_t rank, const int64_t *ext);
+/* The shape [a] of an i64 constant. */
+acc_node *ts_shape1(acc_graph *g, int64_t a);
+/* The shape [a, b] of i64 constants. */
+acc_node *ts_shape2(acc_graph *g, int64_t a, int64_t b);
+/* Digit strings (v, 10^len) appended mod m: associative, not commutative. */
+acc_node *ts_cat_fn(acc_graph *g, const acc_type *pair, int64_t m);
+/* The next xorshift64 step of *state, reduced to 0 .. n-1. */
+uint32_t ts_rnd(uint64_t *state, uint32_t n);
+/* Fills buf[0 .. n-1] with 0, 1, 2, ... */
+void ts_iota(int64_t *buf, int64_t n);
+
 /* Scalar constants of the named type (shorthand for acc_const_*). */
 acc_node *ts_i64(acc_graph *g, int64_t v);
 acc_node *ts_i32(acc_graph *g, int32_t v);
@@ -76,5 +153,7 @@ acc_node *ts_blackscholes(acc_context *ctx, acc_graph *g);
 /* The same formula in double precision. */
 void ts_blackscholes_ref(double price, double strike, double years,
                          double *call, double *put);
+/* sieveMarks ps n of LANGUAGE.md §3.6: per x < n, its marks (i32). */
+acc_node *ts_sieve_marks(acc_graph *g, acc_node *ps, acc_node *n_scalar);
 
 #endif /* ACCEL_TESTS_SUPPORT_H */

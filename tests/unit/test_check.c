@@ -15,16 +15,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+static acc_context *ctx;
+static acc_graph *g;
+
 /* These tests damage the IR as sharing recovery leaves it. */
-static void sharing_only(void)
+static void setup(void)
 {
-    setenv("ACC_DISABLE", "fusion", 1);
+    ts_fixture_open_unfused(&ctx, &g);
 }
 
-TestSuite(check, .init = sharing_only);
+static void teardown(void)
+{
+    ts_fixture_close(&ctx, &g);
+}
+
+TestSuite(check, .init = setup, .fini = teardown);
 
 /* map (\x -> let v = x * x in if v > 10 then v else 0) xs */
-static acc_program *sample(acc_context *ctx, acc_graph *g)
+static acc_program *sample(void)
 {
     const acc_type *i64 = acc_type_scalar(ACC_I64);
     acc_node *xs = acc_input(g, i64, 1);
@@ -32,11 +40,8 @@ static acc_program *sample(acc_context *ctx, acc_graph *g)
     acc_node *sq = acc_binop(g, ACC_OP_MUL, x, x);
     acc_node *body = acc_cond(g, acc_binop(g, ACC_OP_GT, sq, ts_i64(g, 10)),
                               sq, ts_i64(g, 0));
-    acc_node *m = acc_map(g, acc_lambda(g, 1, &x, body), xs);
-    acc_program *p = NULL;
-    cr_assert_eq(acc_compile(ctx, g, 1, &m, &p), ACC_OK, "%s",
-                 acc_last_error());
-    return p;
+    acc_node *m = acc_map(g, ts_lam1(g, x, body), xs);
+    return ts_compile(ctx, g, m);
 }
 
 static ir_node *find(ir_program *ir, ir_op op)
@@ -47,24 +52,26 @@ static ir_node *find(ir_program *ir, ir_op op)
     return NULL;
 }
 
+/* The checker refuses p's (damaged) IR with ACC_ERR_TYPE, its message in
+ * d. */
+static void expect_type_error(acc_program *p, diag *d)
+{
+    diag_clear(d);
+    cr_assert_eq(check_program(&p->ir, d), ACC_ERR_TYPE);
+}
+
 Test(check, accepts_what_the_compiler_produces)
 {
-    acc_context *ctx = ts_context(ACC_BACKEND_INTERP);
-    acc_graph *g = ts_graph(ctx);
-    acc_program *p = sample(ctx, g);
+    acc_program *p = sample();
     diag d;
     diag_clear(&d);
     cr_assert_eq(check_program(&p->ir, &d), ACC_OK, "%s", d.message);
     acc_program_free(p);
-    acc_graph_free(g);
-    acc_context_destroy(ctx);
 }
 
 Test(check, names_a_primitive_by_its_operator)
 {
-    acc_context *ctx = ts_context(ACC_BACKEND_INTERP);
-    acc_graph *g = ts_graph(ctx);
-    acc_program *p = sample(ctx, g);
+    acc_program *p = sample();
     ir_node *gt = NULL;
     for (uint32_t i = 0; i < p->ir.n_nodes; i++)
         if (p->ir.nodes[i]->op == IR_PRIM &&
@@ -73,61 +80,46 @@ Test(check, names_a_primitive_by_its_operator)
     cr_assert(gt);
     gt->type = acc_type_scalar(ACC_I64);
     diag d;
-    diag_clear(&d);
-    cr_assert_eq(check_program(&p->ir, &d), ACC_ERR_TYPE);
+    expect_type_error(p, &d);
     cr_expect(strstr(d.message, "check: >: result: expected bool, found i64"),
               "%s", d.message);
     acc_program_free(p);
-    acc_graph_free(g);
-    acc_context_destroy(ctx);
 }
 
 Test(check, names_the_operation_when_branch_types_differ)
 {
-    acc_context *ctx = ts_context(ACC_BACKEND_INTERP);
-    acc_graph *g = ts_graph(ctx);
-    acc_program *p = sample(ctx, g);
+    acc_program *p = sample();
     ir_node *cond = find(&p->ir, IR_COND);
     cr_assert(cond);
     cond->args[2]->type = acc_type_scalar(ACC_F32); /* the else constant */
     diag d;
-    diag_clear(&d);
-    cr_assert_eq(check_program(&p->ir, &d), ACC_ERR_TYPE);
+    expect_type_error(p, &d);
     cr_expect(strstr(d.message, "if") && strstr(d.message, "else branch"),
               "%s", d.message);
     cr_expect(strstr(d.message, "expected i64") && strstr(d.message,
                                                          "found f32"),
               "%s", d.message);
     acc_program_free(p);
-    acc_graph_free(g);
-    acc_context_destroy(ctx);
 }
 
 Test(check, rejects_a_variable_outside_its_let)
 {
-    acc_context *ctx = ts_context(ACC_BACKEND_INTERP);
-    acc_graph *g = ts_graph(ctx);
-    acc_program *p = sample(ctx, g);
+    acc_program *p = sample();
     ir_node *let = find(&p->ir, IR_LET);
     cr_assert(let, "x * x is shared, so it is let-bound");
     ir_node *var = find(&p->ir, IR_VAR);
     cr_assert(var);
     let->args[0] = var; /* the bound term now refers to its own variable */
     diag d;
-    diag_clear(&d);
-    cr_assert_eq(check_program(&p->ir, &d), ACC_ERR_TYPE);
+    expect_type_error(p, &d);
     cr_expect(strstr(d.message, "variable") && strstr(d.message, "outside"),
               "%s", d.message);
     acc_program_free(p);
-    acc_graph_free(g);
-    acc_context_destroy(ctx);
 }
 
 Test(check, rejects_a_parameter_outside_its_lambda)
 {
-    acc_context *ctx = ts_context(ACC_BACKEND_INTERP);
-    acc_graph *g = ts_graph(ctx);
-    acc_program *p = sample(ctx, g);
+    acc_program *p = sample();
     ir_node *map = find(&p->ir, IR_MAP);
     ir_node *lam = map->args[0];
     ir_node *param = lam->args[0];
@@ -143,20 +135,15 @@ Test(check, rejects_a_parameter_outside_its_lambda)
     ir_node *map2 = ir_program_node(&p->ir, IR_MAP, map->type, 2, map_args);
     p->ir.root = map2;
     diag d;
-    diag_clear(&d);
-    cr_assert_eq(check_program(&p->ir, &d), ACC_ERR_TYPE);
+    expect_type_error(p, &d);
     cr_expect(strstr(d.message, "parameter") && strstr(d.message, "not closed"),
               "%s", d.message);
     acc_program_free(p);
-    acc_graph_free(g);
-    acc_context_destroy(ctx);
 }
 
 Test(check, rejects_a_function_of_the_wrong_parameter_type)
 {
-    acc_context *ctx = ts_context(ACC_BACKEND_INTERP);
-    acc_graph *g = ts_graph(ctx);
-    acc_program *p = sample(ctx, g);
+    acc_program *p = sample();
     ir_node *map = find(&p->ir, IR_MAP);
     /* \(p : u8) -> 0 given to a map over i64 */
     ir_node *param = ir_program_node(&p->ir, IR_PARAM, acc_type_scalar(ACC_U8),
@@ -168,14 +155,11 @@ Test(check, rejects_a_function_of_the_wrong_parameter_type)
     lam->u.lambda.n_params = 1;
     map->args[0] = lam;
     diag d;
-    diag_clear(&d);
-    cr_assert_eq(check_program(&p->ir, &d), ACC_ERR_TYPE);
+    expect_type_error(p, &d);
     cr_expect(strstr(d.message, "map") && strstr(d.message, "expected i64") &&
                   strstr(d.message, "found u8"),
               "%s", d.message);
     acc_program_free(p);
-    acc_graph_free(g);
-    acc_context_destroy(ctx);
 }
 
 /* ---- switches ----------------------------------------------------------- */
@@ -205,8 +189,7 @@ static void redirect(void)
 Test(dump, prints_the_program_after_sharing, .init = redirect)
 {
     setenv("ACC_DUMP", "sharing", 1);
-    acc_context *ctx = ts_context(ACC_BACKEND_INTERP);
-    acc_graph *g = ts_graph(ctx);
+    ts_fixture_open(&ctx, &g);
     acc_node *three = acc_binop(g, ACC_OP_ADD, ts_i64(g, 1), ts_i64(g, 2));
     acc_node *r = acc_unit(g, acc_binop(g, ACC_OP_MUL, three, three));
     acc_program *p = NULL;
@@ -217,6 +200,5 @@ Test(dump, prints_the_program_after_sharing, .init = redirect)
                             "  unit (let v0 = 1 + 2\n"
                             "  in v0 * v0)\n\n");
     acc_program_free(p);
-    acc_graph_free(g);
-    acc_context_destroy(ctx);
+    ts_fixture_close(&ctx, &g);
 }

@@ -55,28 +55,21 @@ static census take_census(const acc_program *p)
     return c;
 }
 
+static acc_context *ctx;
+static acc_graph *g;
+
 /* These tests look at the IR as sharing recovery leaves it. */
-static void sharing_only(void)
+static void setup(void)
 {
-    setenv("ACC_DISABLE", "fusion", 1);
+    ts_fixture_open_unfused(&ctx, &g);
 }
 
-TestSuite(sharing, .init = sharing_only);
-
-static acc_program *compile1(acc_context *ctx, acc_graph *g, acc_node *r)
+static void teardown(void)
 {
-    acc_program *p = NULL;
-    acc_status st = acc_compile(ctx, g, 1, &r, &p);
-    cr_assert_eq(st, ACC_OK, "compile: %s", acc_last_error());
-    return p;
+    ts_fixture_close(&ctx, &g);
 }
 
-static acc_node *lam2(acc_graph *g, const acc_type *t, acc_primop op)
-{
-    acc_node *a = acc_param(g, t), *b = acc_param(g, t);
-    acc_node *ps[2] = {a, b};
-    return acc_lambda(g, 2, ps, acc_binop(g, op, a, b));
-}
+TestSuite(sharing, .init = setup, .fini = teardown);
 
 /* ---- the paper's example -------------------------------------------------- */
 
@@ -84,14 +77,12 @@ static acc_node *lam2(acc_graph *g, const acc_type *t, acc_primop op)
  * in (-) (inc nine) nine */
 Test(sharing, paper_example_recovers_the_source_bindings)
 {
-    acc_context *ctx = ts_context(ACC_BACKEND_INTERP);
-    acc_graph *g = ts_graph(ctx);
     acc_node *one = ts_i64(g, 1);
     acc_node *three = acc_binop(g, ACC_OP_ADD, one, ts_i64(g, 2));
     acc_node *nine = acc_binop(g, ACC_OP_MUL, three, three);
     acc_node *inc_nine = acc_binop(g, ACC_OP_ADD, one, nine);
     acc_node *e = acc_binop(g, ACC_OP_SUB, inc_nine, nine);
-    acc_program *p = compile1(ctx, g, acc_unit(g, e));
+    acc_program *p = ts_compile(ctx, g, acc_unit(g, e));
 
     /* unit (let v_nine = (let v_three = 1 + 2 in v_three * v_three)
      *       in (1 + v_nine) - v_nine) */
@@ -120,24 +111,13 @@ Test(sharing, paper_example_recovers_the_source_bindings)
     acc_program_free(p);
     cr_assert_eq(ts_eval_scalar(ctx, g, e, &v, sizeof v), ACC_OK);
     cr_assert_eq(v, 1);
-    acc_graph_free(g);
-    acc_context_destroy(ctx);
 }
 
 /* ---- Black-Scholes ---------------------------------------------------------- */
 
-static acc_node *add(acc_graph *g, acc_node *a, acc_node *b)
-{ return acc_binop(g, ACC_OP_ADD, a, b); }
-static acc_node *sub(acc_graph *g, acc_node *a, acc_node *b)
-{ return acc_binop(g, ACC_OP_SUB, a, b); }
-static acc_node *mul(acc_graph *g, acc_node *a, acc_node *b)
-{ return acc_binop(g, ACC_OP_MUL, a, b); }
-
 Test(sharing, blackscholes_computes_each_shared_term_once)
 {
-    acc_context *ctx = ts_context(ACC_BACKEND_INTERP);
-    acc_graph *g = ts_graph(ctx);
-    acc_program *p = compile1(ctx, g, ts_blackscholes(ctx, g));
+    acc_program *p = ts_compile(ctx, g, ts_blackscholes(ctx, g));
     census c = take_census(p);
     /* exp: one per cnd call (two) and one in x_expRT; log and sqrt once */
     cr_assert_eq(c.by_prim[ACC_OP_EXP], 3, "exp nodes: %u", c.by_prim[ACC_OP_EXP]);
@@ -155,14 +135,13 @@ Test(sharing, blackscholes_computes_each_shared_term_once)
         strike[i] = 1.0f + (float)(i % 17) * 0.9f;
         years[i] = 0.25f + (float)(i % 9) * 0.5f;
     }
-    acc_array in, out;
+    acc_array out;
     int64_t ext[1] = {N};
-    acc_array_init(&in, acc_node_type(g->inputs[0])->elem, 1, ext);
-    in.data[0] = price;
-    in.data[1] = strike;
-    in.data[2] = years;
-    memset(&out, 0, sizeof out);
-    cr_assert_eq(acc_run(p, 1, &in, 1, &out), ACC_OK, "%s", acc_last_error());
+    void *leaves[3] = {price, strike, years};
+    acc_array in = ts_host_array(acc_node_type(g->inputs[0])->elem, 1, ext,
+                                 leaves);
+    cr_assert_eq(ts_run_program(p, 1, &in, 1, &out), ACC_OK, "%s",
+                 acc_last_error());
     memcpy(call, out.data[0], sizeof call);
     memcpy(put, out.data[1], sizeof put);
     acc_array_release(&out);
@@ -175,26 +154,22 @@ Test(sharing, blackscholes_computes_each_shared_term_once)
                   "put %d: %g vs %g", i, put[i], pr);
     }
     acc_program_free(p);
-    acc_graph_free(g);
-    acc_context_destroy(ctx);
 }
 
 /* ---- array level -------------------------------------------------------------- */
 
 Test(sharing, shared_array_is_bound_once_and_used_through_variables)
 {
-    acc_context *ctx = ts_context(ACC_BACKEND_INTERP);
-    acc_graph *g = ts_graph(ctx);
     const acc_type *i64 = acc_type_scalar(ACC_I64);
     acc_node *a = acc_input(g, i64, 1);
     acc_node *x = acc_param(g, i64);
     acc_node *b = acc_map(g, acc_lambda(g, 1, &x, acc_binop(g, ACC_OP_MUL, x,
                                                             ts_i64(g, 3))), a);
     acc_node *bb[2] = {b, b};
-    acc_node *z = acc_zipwith(g, lam2(g, i64, ACC_OP_SUB), 2, bb);
+    acc_node *z = acc_zipwith(g, ts_binop_fn(g, ACC_I64, ACC_OP_SUB), 2, bb);
     acc_node *zz[2] = {z, b};
-    acc_node *r = acc_zipwith(g, lam2(g, i64, ACC_OP_ADD), 2, zz);
-    acc_program *p = compile1(ctx, g, r);
+    acc_node *r = acc_zipwith(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD), 2, zz);
+    acc_program *p = ts_compile(ctx, g, r);
     const ir_node *root = p->ir.root;
     cr_assert_eq(root->op, IR_LET);
     cr_assert_eq(root->args[0]->op, IR_MAP, "the map is bound at the top");
@@ -204,43 +179,34 @@ Test(sharing, shared_array_is_bound_once_and_used_through_variables)
     cr_assert_eq(c.lets, 1);
     cr_assert_eq(c.vars, 3);
 
-    int64_t data[5] = {1, 2, 3, 4, 5}, ext[1] = {5};
-    void *ptrs[1] = {data};
-    acc_array in = ts_host_array(i64, 1, ext, ptrs), out;
-    memset(&out, 0, sizeof out);
-    cr_assert_eq(acc_run(p, 1, &in, 1, &out), ACC_OK);
+    int64_t data[5] = {1, 2, 3, 4, 5};
+    acc_array out;
+    cr_assert_eq(ts_run_vec(p, ACC_I64, data, 5, &out), ACC_OK);
     for (int i = 0; i < 5; i++)
         cr_expect_eq(((int64_t *)out.data[0])[i], 3 * data[i]);
     acc_array_release(&out);
     acc_program_free(p);
-    acc_graph_free(g);
-    acc_context_destroy(ctx);
 }
 
 /* ---- a DAG with 2^60 paths ----------------------------------------------------- */
 
 Test(sharing, sixty_doublings_recover_in_linear_time)
 {
-    acc_context *ctx = ts_context(ACC_BACKEND_INTERP);
-    acc_graph *g = ts_graph(ctx);
     acc_node *in = acc_input(g, acc_type_scalar(ACC_I64), 0);
     acc_node *x = acc_the(g, in);
     for (int i = 0; i < 60; i++)
         x = acc_binop(g, ACC_OP_ADD, x, x);
-    acc_program *p = compile1(ctx, g, acc_unit(g, x));
+    acc_program *p = ts_compile(ctx, g, acc_unit(g, x));
     census c = take_census(p);
     cr_assert_eq(c.lets, 60, "x0 .. x59 are bound, got %u", c.lets);
     cr_assert_eq(c.by_prim[ACC_OP_ADD], 60);
     int64_t one = 1;
-    void *ptrs[1] = {&one};
-    acc_array a = ts_host_array(acc_type_scalar(ACC_I64), 0, NULL, ptrs), out;
-    memset(&out, 0, sizeof out);
-    cr_assert_eq(acc_run(p, 1, &a, 1, &out), ACC_OK, "%s", acc_last_error());
+    acc_array a = ts_host(ACC_I64, 0, NULL, &one), out;
+    cr_assert_eq(ts_run_program(p, 1, &a, 1, &out), ACC_OK, "%s",
+                 acc_last_error());
     cr_assert_eq(*(int64_t *)out.data[0], (int64_t)1 << 60);
     acc_array_release(&out);
     acc_program_free(p);
-    acc_graph_free(g);
-    acc_context_destroy(ctx);
 }
 
 /* ---- lambdas ---------------------------------------------------------------- */
@@ -263,20 +229,20 @@ static const ir_node *find_op(const ir_node *n, ir_op op, uint8_t *seen)
  * term k = 3 * 7 used only inside the while body. */
 Test(sharing, term_used_only_inside_a_lambda_is_bound_inside_it)
 {
-    acc_context *ctx = ts_context(ACC_BACKEND_INTERP);
-    acc_graph *g = ts_graph(ctx);
     const acc_type *i64 = acc_type_scalar(ACC_I64);
     acc_node *k = acc_binop(g, ACC_OP_MUL, ts_i64(g, 3), ts_i64(g, 7));
     acc_node *s1 = acc_param(g, i64), *s2 = acc_param(g, i64);
     acc_node *cond = acc_lambda(g, 1, &s1, acc_binop(g, ACC_OP_LT, s1,
                                                      ts_i64(g, 100)));
-    acc_node *body = acc_lambda(g, 1, &s2, add(g, add(g, s2, k), k));
+    acc_node *body = acc_lambda(g, 1, &s2,
+                                acc_binop(g, ACC_OP_ADD,
+                                          acc_binop(g, ACC_OP_ADD, s2, k), k));
     acc_node *ix = acc_param(g, acc_type_shape(1));
     acc_node *loop = acc_while(g, cond, body, acc_get(g, ix, 0));
     acc_node *dim = ts_i64(g, 4);
     acc_node *gen = acc_generate(g, acc_index(g, 1, &dim),
                                  acc_lambda(g, 1, &ix, loop));
-    acc_program *p = compile1(ctx, g, gen);
+    acc_program *p = ts_compile(ctx, g, gen);
     uint8_t *seen = calloc(p->ir.n_nodes, 1);
     const ir_node *w = find_op(p->ir.root, IR_WHILE, seen);
     cr_assert(w);
@@ -290,8 +256,8 @@ Test(sharing, term_used_only_inside_a_lambda_is_bound_inside_it)
     cr_assert_eq(c.lets, 1);
 
     acc_array out;
-    memset(&out, 0, sizeof out);
-    cr_assert_eq(acc_run(p, 0, NULL, 1, &out), ACC_OK, "%s", acc_last_error());
+    cr_assert_eq(ts_run_program(p, 0, NULL, 1, &out), ACC_OK, "%s",
+                 acc_last_error());
     for (int64_t i = 0; i < 4; i++) {
         int64_t s = i;
         while (s < 100)
@@ -300,8 +266,6 @@ Test(sharing, term_used_only_inside_a_lambda_is_bound_inside_it)
     }
     acc_array_release(&out);
     acc_program_free(p);
-    acc_graph_free(g);
-    acc_context_destroy(ctx);
 }
 
 /* A term whose uses are all behind lazy edges is not hoisted above them:
@@ -309,8 +273,6 @@ Test(sharing, term_used_only_inside_a_lambda_is_bound_inside_it)
  * not divide by zero when x is 0. */
 Test(sharing, no_speculation_past_conditionals)
 {
-    acc_context *ctx = ts_context(ACC_BACKEND_INTERP);
-    acc_graph *g = ts_graph(ctx);
     const acc_type *i64 = acc_type_scalar(ACC_I64);
     acc_node *xs = acc_input(g, i64, 1);
     acc_node *x = acc_param(g, i64);
@@ -319,19 +281,16 @@ Test(sharing, no_speculation_past_conditionals)
                                 acc_binop(g, ACC_OP_NE, x, ts_i64(g, 0)),
                                 acc_binop(g, ACC_OP_GT, q, ts_i64(g, 2)));
     acc_node *f = acc_lambda(g, 1, &x, acc_cond(g, guard, q, ts_i64(g, -1)));
-    acc_program *p = compile1(ctx, g, acc_map(g, f, xs));
-    int64_t data[4] = {0, 1, 5, 3}, ext[1] = {4};
-    void *ptrs[1] = {data};
-    acc_array in = ts_host_array(i64, 1, ext, ptrs), out;
-    memset(&out, 0, sizeof out);
-    cr_assert_eq(acc_run(p, 1, &in, 1, &out), ACC_OK, "%s", acc_last_error());
+    acc_program *p = ts_compile(ctx, g, acc_map(g, f, xs));
+    int64_t data[4] = {0, 1, 5, 3};
+    acc_array out;
+    cr_assert_eq(ts_run_vec(p, ACC_I64, data, 4, &out), ACC_OK, "%s",
+                 acc_last_error());
     int64_t want[4] = {-1, 10, -1, 3};
     for (int i = 0; i < 4; i++)
         cr_expect_eq(((int64_t *)out.data[0])[i], want[i]);
     acc_array_release(&out);
     acc_program_free(p);
-    acc_graph_free(g);
-    acc_context_destroy(ctx);
 }
 
 /* A term shared by two scalar arguments of one array operation (the shape
@@ -339,42 +298,36 @@ Test(sharing, no_speculation_past_conditionals)
  * each of them separately, never across them. */
 Test(sharing, term_shared_by_shape_and_function_of_one_operation)
 {
-    acc_context *ctx = ts_context(ACC_BACKEND_INTERP);
-    acc_graph *g = ts_graph(ctx);
     const acc_type *i64 = acc_type_scalar(ACC_I64);
     acc_node *xs = acc_input(g, i64, 1);
     acc_node *len = acc_get(g, acc_shape(g, xs), 0);
     acc_node *h = acc_binop(g, ACC_OP_QUOT, len, ts_i64(g, 2));
     /* half = (h + h) - h: h is shared inside half, so recovering one root
      * rewrites half's arguments */
-    acc_node *half = sub(g, add(g, h, h), h);
+    acc_node *half = acc_binop(g, ACC_OP_SUB, acc_binop(g, ACC_OP_ADD, h, h),
+                               h);
     acc_node *ix = acc_param(g, acc_type_shape(1));
-    acc_node *src = add(g, acc_get(g, ix, 0), half);
+    acc_node *src = acc_binop(g, ACC_OP_ADD, acc_get(g, ix, 0), half);
     acc_node *p = acc_lambda(g, 1, &ix, acc_index(g, 1, &src));
     acc_node *r = acc_backpermute(g, acc_index(g, 1, &half), p, xs);
-    acc_program *prog = compile1(ctx, g, r);
-    int64_t data[7] = {10, 11, 12, 13, 14, 15, 16}, ext[1] = {7};
-    void *ptrs[1] = {data};
-    acc_array in = ts_host_array(i64, 1, ext, ptrs), out;
-    memset(&out, 0, sizeof out);
-    cr_assert_eq(acc_run(prog, 1, &in, 1, &out), ACC_OK, "%s",
+    acc_program *prog = ts_compile(ctx, g, r);
+    int64_t data[7] = {10, 11, 12, 13, 14, 15, 16};
+    acc_array out;
+    cr_assert_eq(ts_run_vec(prog, ACC_I64, data, 7, &out), ACC_OK, "%s",
                  acc_last_error());
     cr_assert_eq(out.extents[0], 3);
     for (int i = 0; i < 3; i++)
         cr_expect_eq(((int64_t *)out.data[0])[i], data[i + 3]);
     acc_array_release(&out);
     acc_program_free(prog);
-    acc_graph_free(g);
-    acc_context_destroy(ctx);
 }
 
 /* The printer shows the bindings in the text syntax. */
 Test(sharing, printer_shows_lets)
 {
-    acc_context *ctx = ts_context(ACC_BACKEND_INTERP);
-    acc_graph *g = ts_graph(ctx);
     acc_node *three = acc_binop(g, ACC_OP_ADD, ts_i64(g, 1), ts_i64(g, 2));
-    acc_program *p = compile1(ctx, g, acc_unit(g, mul(g, three, three)));
+    acc_program *p =
+        ts_compile(ctx, g, acc_unit(g, acc_binop(g, ACC_OP_MUL, three, three)));
     strbuf b = {0};
     ir_print_program(&b, &p->ir);
     cr_assert(b.text);
@@ -382,34 +335,26 @@ Test(sharing, printer_shows_lets)
     cr_expect(strstr(b.text, "in v0 * v0)"), "%s", b.text);
     sb_free(&b);
     acc_program_free(p);
-    acc_graph_free(g);
-    acc_context_destroy(ctx);
 }
 
 /* ---- property: random DAGs -------------------------------------------------- */
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint32_t rnd(uint32_t n)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state % n);
-}
 
 /* A random scalar DAG over parameter x; arithmetic wraps, so any shape is
  * well defined.  Returns the root and the number of distinct nodes. */
-static acc_node *random_dag(acc_graph *g, acc_node *x, int size)
+static acc_node *random_dag(acc_node *x, int size)
 {
     acc_node *pool[64];
     int n = 0;
     pool[n++] = x;
-    pool[n++] = ts_i64(g, 1 + rnd(9));
+    pool[n++] = ts_i64(g, 1 + ts_rnd(&rng_state, 9));
     static const acc_primop ops[] = {ACC_OP_ADD, ACC_OP_SUB, ACC_OP_MUL,
                                      ACC_OP_BXOR, ACC_OP_MAX};
     while (n < size) {
-        acc_node *a = pool[rnd((uint32_t)n)], *b = pool[rnd((uint32_t)n)];
-        pool[n++] = acc_binop(g, ops[rnd(5)], a, b);
+        acc_node *a = pool[ts_rnd(&rng_state, (uint32_t)n)],
+                 *b = pool[ts_rnd(&rng_state, (uint32_t)n)];
+        pool[n++] = acc_binop(g, ops[ts_rnd(&rng_state, 5)], a, b);
     }
     /* combine the last few so most nodes are reachable */
     acc_node *r = pool[n - 1];
@@ -456,15 +401,12 @@ static uint32_t shared_inner_nodes(const acc_node *root, uint32_t n_nodes)
     return shared;
 }
 
-static int64_t run_map(acc_context *ctx, acc_graph *g, acc_node *map,
-                       int64_t *data, int64_t n, int64_t *result)
+static int64_t run_map(acc_node *map, int64_t *data, int64_t n, int64_t *result)
 {
-    acc_program *p = compile1(ctx, g, map);
-    int64_t ext[1] = {n};
-    void *ptrs[1] = {data};
-    acc_array in = ts_host_array(acc_type_scalar(ACC_I64), 1, ext, ptrs), out;
-    memset(&out, 0, sizeof out);
-    cr_assert_eq(acc_run(p, 1, &in, 1, &out), ACC_OK, "%s", acc_last_error());
+    acc_program *p = ts_compile(ctx, g, map);
+    acc_array out;
+    cr_assert_eq(ts_run_vec(p, ACC_I64, data, n, &out), ACC_OK, "%s",
+                 acc_last_error());
     memcpy(result, out.data[0], (size_t)n * sizeof *result);
     acc_array_release(&out);
     acc_program_free(p);
@@ -473,19 +415,18 @@ static int64_t run_map(acc_context *ctx, acc_graph *g, acc_node *map,
 
 Test(sharing, random_dags_evaluate_the_same_with_and_without_recovery)
 {
-    acc_context *ctx = ts_context(ACC_BACKEND_INTERP);
     for (int round = 0; round < 40; round++) {
-        acc_graph *g = ts_graph(ctx);
+        ts_fresh_graph(ctx, &g);
         acc_node *xs = acc_input(g, acc_type_scalar(ACC_I64), 1);
         acc_node *x = acc_param(g, acc_type_scalar(ACC_I64));
-        acc_node *body = random_dag(g, x, 8 + (int)rnd(20));
+        acc_node *body = random_dag(x, 8 + (int)ts_rnd(&rng_state, 20));
         acc_node *map = acc_map(g, acc_lambda(g, 1, &x, body), xs);
         cr_assert(map, "%s", acc_graph_last_error(g));
 
         int64_t data[6] = {0, 1, -3, 7, 1000, -99}, with[6], without[6];
-        run_map(ctx, g, map, data, 6, with);
+        run_map(map, data, 6, with);
         setenv("ACC_DISABLE", "sharing,fusion", 1);
-        run_map(ctx, g, map, data, 6, without);
+        run_map(map, data, 6, without);
         setenv("ACC_DISABLE", "fusion", 1);
         for (int i = 0; i < 6; i++)
             cr_expect_eq(with[i], without[i], "round %d, x = %lld", round,
@@ -499,7 +440,7 @@ Test(sharing, random_dags_evaluate_the_same_with_and_without_recovery)
         uint32_t with_x = seen[x->id] ? 0 : 1;
         free(seen);
         uint32_t shared = shared_inner_nodes(body, g->n_nodes);
-        acc_program *p = compile1(ctx, g, map);
+        acc_program *p = ts_compile(ctx, g, map);
         census c = take_census(p);
         cr_expect_eq(c.nodes, distinct + with_x + 3, "round %d: %u nodes, %u "
                      "distinct", round, c.nodes, distinct);
@@ -507,7 +448,5 @@ Test(sharing, random_dags_evaluate_the_same_with_and_without_recovery)
                      round, c.lets, shared);
         cr_expect_eq(c.multi_parent, 0, "round %d: not a tree", round);
         acc_program_free(p);
-        acc_graph_free(g);
     }
-    acc_context_destroy(ctx);
 }

@@ -291,6 +291,15 @@ static rt_array *eval_single(interp *st, const ir_node *n)
     return NULL;
 }
 
+/* The backend's kernel for n when it has one, else the interpreter. */
+static int eval_single_hooked(interp *st, const ir_node *n, rt_array **out)
+{
+    int r = st->hook ? st->hook->eval_array(st->hook->state, st, n, out) : -1;
+    if (r < 0)
+        r = (out[0] = eval_single(st, n)) != NULL;
+    return r;
+}
+
 /* Tuples of arrays and their components share the component arrays. */
 static int eval_structural(interp *st, const ir_node *n, rt_array **out)
 {
@@ -348,8 +357,10 @@ const interp_value *interp_eval_array(interp *st, const ir_node *n)
         ok = interp_eval_scan(st, n, arrays); /* one or two arrays */
     else if (n->op == IR_ACOND || n->op == IR_AWHILE || n->op == IR_PARAM)
         ok = interp_eval_control(st, n, arrays); /* tuples of arrays */
+    else if (n->op == IR_FOREIGN)
+        ok = interp_eval_foreign(st, n, arrays);
     else
-        ok = (arrays[0] = eval_single(st, n)) != NULL;
+        ok = eval_single_hooked(st, n, arrays);
     if (!ok) {
         for (size_t i = 0; i < count; i++)
             rt_release(arrays[i]);
@@ -372,8 +383,16 @@ rt_array *interp_array_of(interp *st, const ir_node *n)
 acc_status interp_run(const ir_program *p, rt_array *const *inputs,
                       rt_array **outputs, interp_stats *stats, diag *d)
 {
+    return interp_run_hooked(p, NULL, inputs, outputs, stats, d);
+}
+
+acc_status interp_run_hooked(const ir_program *p, const interp_hook *hook,
+                             rt_array *const *inputs, rt_array **outputs,
+                             interp_stats *stats, diag *d)
+{
     interp st = {0};
     st.p = p;
+    st.hook = hook;
     st.inputs = inputs;
     st.d = d;
     st.slots = calloc(p->n_slots ? p->n_slots : 1, sizeof *st.slots);

@@ -237,6 +237,7 @@ const ir_value *interp_eval(interp *st, const ir_node *n)
     case IR_VAR: return st->vars[n->u.let.var];
     case IR_ALL: return interp_slot(st, n); /* the unit value: no leaves */
     case IR_BOUNDS: return eval_bounds(st, n);
+    case IR_FOREIGN_EXP: return interp_eval_foreign_exp(st, n);
     default: break;
     }
     diag_fail(st->d, ACC_ERR_INTERNAL, "interpreter: %s is not a scalar term",

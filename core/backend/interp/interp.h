@@ -22,4 +22,21 @@ typedef struct interp_stats {
 acc_status interp_run(const ir_program *p, rt_array *const *inputs,
                       rt_array **outputs, interp_stats *stats, diag *d);
 
+/* A compiling backend's hook: the interpreter stays the host-side
+ * scheduler and asks eval_array first for every array node it computes
+ * with an operation of its own.  eval_array returns 1 with the node's
+ * array in *out, 0 after recording an error on the run's diag, or -1 to
+ * let the interpreter evaluate the node itself. */
+struct interp;
+typedef struct interp_hook {
+    int (*eval_array)(void *state, struct interp *st, const ir_node *n,
+                      rt_array **out);
+    void *state;
+} interp_hook;
+
+/* interp_run with a hook (NULL: none). */
+acc_status interp_run_hooked(const ir_program *p, const interp_hook *hook,
+                             rt_array *const *inputs, rt_array **outputs,
+                             interp_stats *stats, diag *d);
+
 #endif

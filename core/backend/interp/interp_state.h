@@ -26,6 +26,7 @@ typedef struct interp {
     interp_value *arrays; /* per node id */
     const ir_value **vars; /* per let variable: the bound scalar value */
     interp_stats stats;
+    const interp_hook *hook;  /* a compiling backend's kernels, or NULL */
     struct interp_deps *deps; /* eval_control.c: per array function, the
                                  body nodes its parameters reach */
 } interp;
@@ -102,5 +103,11 @@ int interp_eval_control(interp *st, const ir_node *n, rt_array **out);
 const interp_value *interp_apply_array(interp *st, const ir_node *lam,
                                        rt_array *const *const *args);
 void interp_release_control(interp *st);
+
+/* Foreign nodes (eval_foreign.c): the chosen implementation, or the
+ * fallback.  interp_eval_foreign fills out[] (one array per leaf of the
+ * node's type). */
+int interp_eval_foreign(interp *st, const ir_node *n, rt_array **out);
+const ir_value *interp_eval_foreign_exp(interp *st, const ir_node *n);
 
 #endif

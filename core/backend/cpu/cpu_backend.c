@@ -1,0 +1,52 @@
+/*
+ * cpu_backend.c — the per-context part of the CPU backend (see
+ * cpu_backend.h).
+ */
+#include "core/backend/cpu/cpu_backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+int cpu_backend_probe(char *why, size_t why_len)
+{
+    cpu_toolchain tc;
+    char reason[512];
+    if (!cpu_toolchain_init(&tc)) {
+        snprintf(why, why_len, "not available: out of host memory");
+        return 0;
+    }
+    int ok = cpu_toolchain_probe(&tc, reason, sizeof reason);
+    if (ok)
+        snprintf(why, why_len, "available: C kernels compiled by '%s'",
+                 tc.desc);
+    else
+        snprintf(why, why_len, "not available: the C compiler '%s' does not "
+                 "work (set ACC_CC or CC to one that does): %s", tc.argv[0],
+                 reason);
+    cpu_toolchain_free(&tc);
+    return ok;
+}
+
+cpu_backend *cpu_backend_create(const char *cache_dir, int32_t threads)
+{
+    cpu_backend *b = calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    if (!cpu_toolchain_init(&b->tc) || !(b->cache = cache_create(cache_dir)) ||
+        !(b->pool = pool_create(threads > 0 ? threads
+                                            : pool_default_threads()))) {
+        cpu_backend_destroy(b);
+        return NULL;
+    }
+    return b;
+}
+
+void cpu_backend_destroy(cpu_backend *b)
+{
+    if (!b)
+        return;
+    pool_destroy(b->pool);
+    cache_destroy(b->cache);
+    cpu_toolchain_free(&b->tc);
+    free(b);
+}

@@ -1,0 +1,29 @@
+/*
+ * pool.h — the persistent thread pool of a CPU context.
+ *
+ * pool_for splits [0, n) into chunks of `grain` that the workers and the
+ * calling thread take in turn until none is left; it returns when every
+ * chunk is done.  One parallel-for runs at a time: a call made while the
+ * pool is busy (another thread's run) executes its chunks on the calling
+ * thread alone, so concurrent runs of programs never wait for each other.
+ */
+#ifndef ACC_CORE_BACKEND_CPU_POOL_H
+#define ACC_CORE_BACKEND_CPU_POOL_H
+
+#include <stdint.h>
+
+typedef struct pool pool;
+typedef void (*pool_fn)(void *arg, int64_t lo, int64_t hi);
+
+/* A pool of `threads` threads in all, the caller included (threads - 1
+ * workers); NULL when out of resources. */
+pool *pool_create(int threads);
+void pool_destroy(pool *p);
+/* Threads that take part in pool_for, the caller included. */
+int pool_threads(const pool *p);
+void pool_for(pool *p, int64_t n, int64_t grain, pool_fn fn, void *arg);
+/* The default size: ACC_NUM_THREADS when set to a positive number, else
+ * the number of online processors. */
+int pool_default_threads(void);
+
+#endif

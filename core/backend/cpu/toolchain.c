@@ -1,0 +1,230 @@
+/*
+ * toolchain.c — finding, running and probing the C compiler (see
+ * toolchain.h).  The compiler runs through posix_spawnp with its output in
+ * a log file next to the object; nothing goes through a shell.
+ */
+#include "core/backend/cpu/toolchain.h"
+
+#include "core/codegen/skeletons.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static const char *const cflags[] = {"-O3", "-fPIC", "-shared",
+                                     "-fno-math-errno", "-fno-trapping-math",
+                                     "-ffp-contract=off",
+                                     "-std=c11"};
+enum { N_CFLAGS = sizeof cflags / sizeof cflags[0] };
+
+static const char *compiler_line(void)
+{
+    const char *v = getenv("ACC_CC");
+    if (!v || !*v)
+        v = getenv("CC");
+    return v && *v ? v : "cc";
+}
+
+int cpu_toolchain_init(cpu_toolchain *tc)
+{
+    memset(tc, 0, sizeof *tc);
+    if (!(tc->line = strdup(compiler_line())))
+        return 0;
+    char *save = NULL;
+    for (char *w = strtok_r(tc->line, " \t", &save);
+         w && tc->n_words < CPU_MAX_WORDS; w = strtok_r(NULL, " \t", &save))
+        tc->argv[tc->n_words++] = w;
+    if (tc->n_words == 0)
+        tc->argv[tc->n_words++] = "cc";
+    size_t at = 0;
+    for (int i = 0; i < tc->n_words; i++)
+        at += (size_t)snprintf(tc->desc + at, sizeof tc->desc - at, "%s ",
+                               tc->argv[i]) % (sizeof tc->desc - at);
+    snprintf(tc->desc + at, sizeof tc->desc - at, "%s", CPU_CFLAGS);
+    return 1;
+}
+
+void cpu_toolchain_free(cpu_toolchain *tc)
+{
+    free(tc->line);
+    memset(tc, 0, sizeof *tc);
+}
+
+/* The first part of a log file into err (the compiler's diagnostics). */
+static void read_log(const char *log, char *err, size_t err_len)
+{
+    FILE *f = fopen(log, "r");
+    size_t n = f ? fread(err, 1, err_len - 1, f) : 0;
+    err[n] = '\0';
+    if (f)
+        fclose(f);
+}
+
+/* Whether glibc's vector math library can be linked: the prelude then
+ * lets gcc call its vector exp/log from vectorised loops.  Asked once. */
+static int have_libmvec(void)
+{
+    static int known = -1;
+    if (known < 0) {
+        void *lib = dlopen("libmvec.so.1", RTLD_NOW | RTLD_LOCAL);
+        known = lib != NULL;
+        if (lib)
+            dlclose(lib);
+    }
+    return known;
+}
+
+static int spawn_compiler(const cpu_toolchain *tc, const char *src,
+                          const char *so, const char *log, int *status)
+{
+    const char *argv[CPU_MAX_WORDS + N_CFLAGS + 6];
+    int n = 0;
+    for (int i = 0; i < tc->n_words; i++)
+        argv[n++] = tc->argv[i];
+    for (int i = 0; i < N_CFLAGS; i++)
+        argv[n++] = cflags[i];
+    argv[n++] = "-o";
+    argv[n++] = so;
+    argv[n++] = src;
+    if (have_libmvec())
+        argv[n++] = "-lmvec";
+    argv[n++] = "-lm";
+    argv[n] = NULL;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC,
+                                     0600);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv,
+                          environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0)
+        return rc;
+    while (waitpid(pid, status, 0) < 0)
+        if (errno != EINTR)
+            return errno;
+    return 0;
+}
+
+int cpu_compile(const cpu_toolchain *tc, const char *src, const char *so,
+                char *err, size_t err_len)
+{
+    char log[4096];
+    int status = 0;
+    snprintf(log, sizeof log, "%s.log", so);
+    int rc = spawn_compiler(tc, src, so, log, &status);
+    if (rc != 0) {
+        snprintf(err, err_len, "cannot run the C compiler '%s': %s",
+                 tc->argv[0], strerror(rc));
+        unlink(log);
+        return 0;
+    }
+    int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (!ok) {
+        char out[768];
+        read_log(log, out, sizeof out);
+        snprintf(err, err_len, "the C compiler '%s' failed (%s %d): %s",
+                 tc->argv[0], WIFEXITED(status) ? "exit status" : "signal",
+                 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+                 out);
+    }
+    unlink(log);
+    return ok;
+}
+
+/* ---- the probe ---------------------------------------------------------------- */
+
+static const char probe_source[] =
+    "\nACC_EXPORT int accel_probe(int x);\n"
+    "ACC_EXPORT int accel_probe(int x) { return acc_add_i32(x, 1); }\n";
+
+static int write_file(const char *path, const char *a, const char *b)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return 0;
+    int ok = fputs(a, f) >= 0 && fputs(b, f) >= 0;
+    return fclose(f) == 0 && ok;
+}
+
+/* Loads the probe and calls it. */
+static int load_probe(const char *so, char *why, size_t why_len)
+{
+    void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(why, why_len, "the compiled probe does not load: %s",
+                 dlerror());
+        return 0;
+    }
+    int (*fn)(int) = NULL;
+    void *sym = dlsym(h, "accel_probe");
+    memcpy(&fn, &sym, sizeof fn);
+    int ok = fn && fn(41) == 42;
+    if (!ok)
+        snprintf(why, why_len, "the compiled probe does not run correctly");
+    dlclose(h);
+    return ok;
+}
+
+static int run_probe(const cpu_toolchain *tc, char *why, size_t why_len)
+{
+    const char *tmp = getenv("TMPDIR");
+    char dir[1024], src[1100], so[1100];
+    snprintf(dir, sizeof dir, "%s/accel-probe-XXXXXX",
+             tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        snprintf(why, why_len, "cannot create a folder in %s to probe the C "
+                 "compiler: %s", tmp && *tmp ? tmp : "/tmp", strerror(errno));
+        return 0;
+    }
+    snprintf(src, sizeof src, "%s/probe.c", dir);
+    snprintf(so, sizeof so, "%s/probe.so", dir);
+    int ok = write_file(src, cg_skeleton("cpu/prelude.h.in"), probe_source);
+    if (!ok)
+        snprintf(why, why_len, "cannot write %.400s", src);
+    ok = ok && cpu_compile(tc, src, so, why, why_len);
+    ok = ok && load_probe(so, why, why_len);
+    unlink(src);
+    unlink(so);
+    rmdir(dir);
+    return ok;
+}
+
+typedef struct probe_memo {
+    char desc[640];
+    int ok;
+    char why[512];
+    struct probe_memo *next;
+} probe_memo;
+
+static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+static probe_memo *probes;
+
+int cpu_toolchain_probe(const cpu_toolchain *tc, char *why, size_t why_len)
+{
+    pthread_mutex_lock(&probe_lock);
+    probe_memo *m = probes;
+    while (m && strcmp(m->desc, tc->desc) != 0)
+        m = m->next;
+    if (!m && (m = calloc(1, sizeof *m)) != NULL) {
+        snprintf(m->desc, sizeof m->desc, "%s", tc->desc);
+        m->ok = run_probe(tc, m->why, sizeof m->why);
+        m->next = probes;
+        probes = m;
+    }
+    int ok = m && m->ok;
+    snprintf(why, why_len, "%s", m ? m->why : "out of host memory");
+    pthread_mutex_unlock(&probe_lock);
+    return ok;
+}

@@ -1,0 +1,905 @@
+/*
+ * emit_c.c — scalar IR to C (see emit_c.h).  Two passes over a lambda
+ * body: dm_* computes demanded leaves (of lets, parameters and loop
+ * states, to a fixed point for loops), em_* writes the statements.
+ */
+#include "core/codegen/emit_c.h"
+
+#include "core/base/arena.h"
+#include "core/ir/types.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cg_array {
+    const ir_node *node; /* as read by the code */
+    const ir_node *key;  /* the term it stands for (variables followed) */
+    uint32_t leaves;     /* leaves read by the current function */
+    uint32_t extents;    /* extents read by the current function */
+    int size;            /* size read by the current function */
+} cg_array;
+
+struct cg_emitter {
+    const ir_program *p;
+    arena *ar;
+    uint8_t **var_dem, **param_dem, **while_need;
+    const char ***var_x, ***param_x;
+    cg_array *arrays;
+    size_t n_arrays, cap_arrays;
+    unsigned tmp, site;
+    int indent;
+    int failed;
+    char error[256];
+    uint8_t all[TY_MAX_LEAVES];
+};
+
+/* ---- utilities ------------------------------------------------------------ */
+
+static int fail(cg_emitter *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int fail(cg_emitter *e, const char *fmt, ...)
+{
+    if (!e->failed) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(e->error, sizeof e->error, fmt, ap);
+        va_end(ap);
+        e->failed = 1;
+    }
+    return 0;
+}
+
+static void *alloc(cg_emitter *e, size_t size)
+{
+    void *m = arena_alloc(e->ar, size ? size : 1);
+    if (!m)
+        fail(e, "out of host memory");
+    return m;
+}
+
+static const char *str(cg_emitter *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static const char *str(cg_emitter *e, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    char *s = alloc(e, strlen(buf) + 1);
+    if (s)
+        strcpy(s, buf);
+    return s ? s : "0";
+}
+
+/* One statement at the current indentation. */
+static void line(cg_emitter *e, strbuf *b, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void line(cg_emitter *e, strbuf *b, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    sb_printf(b, "%*s%s\n", 4 * e->indent, "", buf);
+}
+
+static int any(const uint8_t *d, size_t n)
+{
+    for (size_t i = 0; d && i < n; i++)
+        if (d[i])
+            return 1;
+    return 0;
+}
+
+static int or_into(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    int changed = 0;
+    for (size_t i = 0; src && i < n; i++)
+        if (src[i] && !dst[i])
+            changed = dst[i] = 1;
+    return changed;
+}
+
+/* The demand table entry i of `table`, created (all zero) on first use. */
+static uint8_t *slot(cg_emitter *e, uint8_t **table, size_t i, size_t n)
+{
+    if (!table[i])
+        table[i] = alloc(e, n);
+    return table[i];
+}
+
+const char *cg_ctype(acc_scalar s)
+{
+    switch (s) {
+    case ACC_I8: return "int8_t";
+    case ACC_I16: return "int16_t";
+    case ACC_I32: return "int32_t";
+    case ACC_I64: return "int64_t";
+    case ACC_U16: return "uint16_t";
+    case ACC_U32: return "uint32_t";
+    case ACC_U64: return "uint64_t";
+    case ACC_F32: return "float";
+    case ACC_F64: return "double";
+    default: return "uint8_t"; /* bool, u8 */
+    }
+}
+
+const char *cg_kval_field(acc_scalar s)
+{
+    if (ty_is_floating(s))
+        return "f";
+    return ty_is_signed(s) || s == ACC_BOOL ? "i" : "u";
+}
+
+/* The suffix of prelude helpers for type s. */
+static const char *sfx(acc_scalar s)
+{
+    return s == ACC_BOOL ? "u8" : acc_scalar_name(s);
+}
+
+/* ---- the emitter object ------------------------------------------------------ */
+
+cg_emitter *cg_emitter_create(const ir_program *p)
+{
+    cg_emitter *e = calloc(1, sizeof *e);
+    if (!e || !(e->ar = arena_create())) {
+        free(e);
+        return NULL;
+    }
+    e->p = p;
+    size_t nv = p->n_vars + 1, np = p->n_params + 1, nn = p->n_nodes + 1;
+    e->var_dem = alloc(e, nv * sizeof *e->var_dem);
+    e->var_x = alloc(e, nv * sizeof *e->var_x);
+    e->param_dem = alloc(e, np * sizeof *e->param_dem);
+    e->param_x = alloc(e, np * sizeof *e->param_x);
+    e->while_need = alloc(e, nn * sizeof *e->while_need);
+    memset(e->all, 1, sizeof e->all);
+    if (e->failed) {
+        cg_emitter_free(e);
+        return NULL;
+    }
+    return e;
+}
+
+void cg_emitter_free(cg_emitter *e)
+{
+    if (!e)
+        return;
+    arena_destroy(e->ar);
+    free(e->arrays);
+    free(e);
+}
+
+const char *cg_error(const cg_emitter *e)
+{
+    return e->error;
+}
+
+size_t cg_n_arrays(const cg_emitter *e)
+{
+    return e->n_arrays;
+}
+
+const ir_node *cg_array_node(const cg_emitter *e, size_t i)
+{
+    return e->arrays[i].node;
+}
+
+static const ir_node *array_key(const ir_program *p, const ir_node *n)
+{
+    while (n->op == IR_VAR || n->op == IR_LET)
+        n = n->op == IR_VAR ? p->var_bound[n->u.let.var] : n->args[1];
+    return n;
+}
+
+int cg_array_index(cg_emitter *e, const ir_node *node)
+{
+    const ir_node *key = array_key(e->p, node);
+    for (size_t i = 0; i < e->n_arrays; i++)
+        if (e->arrays[i].key == key)
+            return (int)i;
+    if (e->n_arrays == e->cap_arrays) {
+        size_t cap = e->cap_arrays ? 2 * e->cap_arrays : 8;
+        cg_array *grown = realloc(e->arrays, cap * sizeof *grown);
+        if (!grown)
+            return fail(e, "out of host memory") - 1;
+        e->arrays = grown;
+        e->cap_arrays = cap;
+    }
+    e->arrays[e->n_arrays] = (cg_array){node, key, 0, 0, 0};
+    return (int)e->n_arrays++;
+}
+
+void cg_begin_function(cg_emitter *e, int indent)
+{
+    for (size_t i = 0; i < e->n_arrays; i++) {
+        e->arrays[i].leaves = e->arrays[i].extents = 0;
+        e->arrays[i].size = 0;
+    }
+    e->indent = indent;
+}
+
+void cg_array_decls(cg_emitter *e, strbuf *b)
+{
+    for (size_t i = 0; i < e->n_arrays; i++) {
+        const cg_array *a = &e->arrays[i];
+        const acc_type *elem = a->node->type->elem;
+        for (size_t l = 0; l < elem->n_leaves; l++)
+            if (a->leaves >> l & 1)
+                sb_printf(b, "    const %s *const a%zu_%zu = (const %s *)"
+                          "A->in[%zu].data[%zu];\n", cg_ctype(elem->leaves[l]),
+                          i, l, cg_ctype(elem->leaves[l]), i, l);
+        for (int32_t d = 0; d < a->node->type->rank; d++)
+            if (a->extents >> d & 1)
+                sb_printf(b, "    const int64_t a%zu_e%d = A->in[%zu].ext[%d];"
+                          " (void)a%zu_e%d;\n", i, (int)d, i, (int)d, i,
+                          (int)d);
+        if (a->size)
+            sb_printf(b, "    const int64_t a%zu_n = A->in[%zu].size;\n", i, i);
+    }
+}
+
+/* ---- demand analysis ---------------------------------------------------------- */
+
+static void dm(cg_emitter *e, const ir_node *n, const uint8_t *dem);
+
+static int is_array_arg(const ir_node *a)
+{
+    return a->op != IR_LAMBDA && a->type->array_sort;
+}
+
+static void dm_args_all(cg_emitter *e, const ir_node *n, uint32_t from)
+{
+    for (uint32_t i = from; i < n->n_args; i++)
+        if (!is_array_arg(n->args[i]))
+            dm(e, n->args[i], e->all);
+}
+
+static size_t get_offset(const ir_node *n)
+{
+    const acc_type *t = n->args[0]->type;
+    return t->kind == ACC_TYPE_SHAPE ? n->u.field : t->field_offset[n->u.field];
+}
+
+static void dm_get(cg_emitter *e, const ir_node *n, const uint8_t *dem)
+{
+    size_t k = n->args[0]->type->n_leaves, off = get_offset(n);
+    uint8_t *d = alloc(e, k);
+    if (!d)
+        return;
+    memcpy(d + off, dem, n->type->n_leaves);
+    dm(e, n->args[0], d);
+}
+
+static void dm_fields(cg_emitter *e, const ir_node *n, const uint8_t *dem)
+{
+    size_t at = 0;
+    for (uint32_t i = 0; i < n->n_args; i++) {
+        dm(e, n->args[i], dem + at);
+        at += n->args[i]->type->n_leaves;
+    }
+}
+
+/* A loop's state leaves: what is demanded of the result, plus what the
+ * condition and the body read of the state, to a fixed point. */
+static void dm_while(cg_emitter *e, const ir_node *n, const uint8_t *dem)
+{
+    size_t k = n->type->n_leaves;
+    const ir_node *cond = n->args[0], *body = n->args[1];
+    uint8_t *need = slot(e, e->while_need, n->id, k);
+    if (!need)
+        return;
+    or_into(need, dem, k);
+    int changed = 1;
+    while (changed && !e->failed) {
+        dm(e, ir_lambda_body(body), need);
+        dm(e, ir_lambda_body(cond), e->all);
+        changed = or_into(need, e->param_dem[ir_lambda_param(body, 0)
+                                                  ->u.param.slot], k);
+        changed |= or_into(need, e->param_dem[ir_lambda_param(cond, 0)
+                                                   ->u.param.slot], k);
+    }
+    dm(e, n->args[2], need);
+}
+
+static void dm(cg_emitter *e, const ir_node *n, const uint8_t *dem)
+{
+    size_t k = n->type->n_leaves;
+    if (e->failed || (n->op != IR_LET && !any(dem, k)))
+        return;
+    switch (n->op) {
+    case IR_CONST: case IR_ALL: case IR_IGNORE: case IR_SHAPE: case IR_SIZE:
+        return;
+    case IR_PARAM:
+        or_into(slot(e, e->param_dem, n->u.param.slot, k), dem, k);
+        return;
+    case IR_VAR:
+        or_into(slot(e, e->var_dem, n->u.let.var, k), dem, k);
+        return;
+    case IR_PRIM: case IR_CONVERT: case IR_READ: case IR_READ_LINEAR:
+    case IR_BOUNDS:
+        dm_args_all(e, n, 0);
+        return;
+    case IR_COND:
+        dm(e, n->args[0], e->all);
+        dm(e, n->args[1], dem);
+        dm(e, n->args[2], dem);
+        return;
+    case IR_TUPLE: case IR_INDEX: dm_fields(e, n, dem); return;
+    case IR_GET: dm_get(e, n, dem); return;
+    case IR_LET:
+        dm(e, n->args[1], dem);
+        if (any(e->var_dem[n->u.let.var], n->args[0]->type->n_leaves))
+            dm(e, n->args[0], e->var_dem[n->u.let.var]);
+        return;
+    case IR_WHILE: dm_while(e, n, dem); return;
+    default:
+        fail(e, "%s in scalar code", ir_op_name(n->op));
+        return;
+    }
+}
+
+int cg_analyse(cg_emitter *e, const ir_node *lam, const uint8_t *demand)
+{
+    if (lam->op != IR_LAMBDA)
+        return fail(e, "expected a function, found %s", ir_op_name(lam->op));
+    dm(e, ir_lambda_body(lam), demand ? demand : e->all);
+    return !e->failed;
+}
+
+const uint8_t *cg_param_demand(const cg_emitter *e, const ir_node *param)
+{
+    return e->param_dem[param->u.param.slot];
+}
+
+/* ---- emission: constants and temporaries ------------------------------------- */
+
+static const char *const_expr(cg_emitter *e, acc_scalar s, ir_value v)
+{
+    if (s == ACC_BOOL)
+        return v.i ? "((uint8_t)1)" : "((uint8_t)0)";
+    if (ty_is_floating(s)) {
+        const char *cast = s == ACC_F32 ? "(float)" : "";
+        if (v.f - v.f != 0) { /* inf or NaN: keep the exact bits */
+            uint64_t bits;
+            memcpy(&bits, &v.f, sizeof bits);
+            return str(e, "(%sacc_f64_bits(UINT64_C(0x%016" PRIx64 ")))",
+                       cast, bits);
+        }
+        return str(e, "(%s%a)", cast, v.f);
+    }
+    if (ty_is_signed(s)) {
+        if (v.i == INT64_MIN)
+            return "INT64_MIN";
+        return str(e, "((%s)INT64_C(%" PRId64 "))", cg_ctype(s), v.i);
+    }
+    return str(e, "((%s)UINT64_C(%" PRIu64 "))", cg_ctype(s), v.u);
+}
+
+/* A new temporary of type s initialised with expr. */
+static const char *tmp(cg_emitter *e, strbuf *b, acc_scalar s,
+                       const char *expr)
+{
+    const char *name = str(e, "t%u", e->tmp++);
+    line(e, b, "const %s %s = %s;", cg_ctype(s), name, expr);
+    return name;
+}
+
+/* A new mutable temporary, declared without a value. */
+static const char *var_decl(cg_emitter *e, strbuf *b, acc_scalar s)
+{
+    const char *name = str(e, "t%u", e->tmp++);
+    line(e, b, "%s %s;", cg_ctype(s), name);
+    return name;
+}
+
+static const char **exprs(cg_emitter *e, size_t n)
+{
+    return alloc(e, (n ? n : 1) * sizeof(const char *));
+}
+
+static const char **em(cg_emitter *e, strbuf *b, const ir_node *n,
+                       const uint8_t *dem);
+
+/* The single leaf of a scalar operand. */
+static const char *em1(cg_emitter *e, strbuf *b, const ir_node *n)
+{
+    const char **x = em(e, b, n, e->all);
+    return x && x[0] ? x[0] : "0";
+}
+
+/* ---- emission: primitives ------------------------------------------------------ */
+
+static const char *em_logic(cg_emitter *e, strbuf *b, const ir_node *n)
+{
+    int land = n->u.prim == ACC_OP_LAND;
+    const char *a = em1(e, b, n->args[0]);
+    const char *r = var_decl(e, b, ACC_BOOL);
+    line(e, b, "if (%s%s) {", land ? "" : "!", a);
+    e->indent++;
+    const char *rhs = em1(e, b, n->args[1]);
+    line(e, b, "%s = (uint8_t)(%s != 0);", r, rhs);
+    e->indent--;
+    line(e, b, "} else {");
+    line(e, b, "    %s = %s;", r, land ? "0" : "1");
+    line(e, b, "}");
+    return r;
+}
+
+static const char *float_fn(acc_primop op)
+{
+    switch (op) {
+    case ACC_OP_SQRT: return "sqrt";
+    case ACC_OP_EXP: return "exp";
+    case ACC_OP_LOG: return "log";
+    case ACC_OP_SIN: return "sin";
+    case ACC_OP_COS: return "cos";
+    case ACC_OP_TAN: return "tan";
+    case ACC_OP_ASIN: return "asin";
+    case ACC_OP_ACOS: return "acos";
+    case ACC_OP_ATAN: return "atan";
+    case ACC_OP_SINH: return "sinh";
+    case ACC_OP_COSH: return "cosh";
+    case ACC_OP_TANH: return "tanh";
+    case ACC_OP_ATAN2: return "atan2";
+    case ACC_OP_POW: return "pow";
+    case ACC_OP_ABS: return "fabs";
+    default: return NULL;
+    }
+}
+
+static const char *cmp_op(acc_primop op)
+{
+    switch (op) {
+    case ACC_OP_EQ: return "==";
+    case ACC_OP_NE: return "!=";
+    case ACC_OP_LT: return "<";
+    case ACC_OP_LE: return "<=";
+    case ACC_OP_GT: return ">";
+    default: return ">=";
+    }
+}
+
+static const char *helper_name(acc_primop op)
+{
+    switch (op) {
+    case ACC_OP_ADD: return "add";
+    case ACC_OP_SUB: return "sub";
+    case ACC_OP_MUL: return "mul";
+    case ACC_OP_NEG: return "neg";
+    case ACC_OP_ABS: return "abs";
+    case ACC_OP_SIGNUM: return "signum";
+    case ACC_OP_MIN: return "min";
+    case ACC_OP_MAX: return "max";
+    case ACC_OP_QUOT: return "quot";
+    case ACC_OP_REM: return "rem";
+    case ACC_OP_DIV: return "div";
+    case ACC_OP_MOD: return "mod";
+    case ACC_OP_BAND: return "band";
+    case ACC_OP_BOR: return "bor";
+    case ACC_OP_BXOR: return "bxor";
+    case ACC_OP_COMPLEMENT: return "complement";
+    case ACC_OP_SHIFTL: return "shiftl";
+    case ACC_OP_SHIFTR: return "shiftr";
+    case ACC_OP_POPCOUNT: return "popcount";
+    case ACC_OP_CLZ: return "clz";
+    case ACC_OP_LOGBASE: return "logbase";
+    default: return NULL;
+    }
+}
+
+/* Float arithmetic is plain C on float/double (FLT_EVAL_METHOD 0 rounds
+ * every f32 operation to float, as the interpreter does). */
+static const char *float_expr(cg_emitter *e, acc_primop op, acc_scalar t,
+                              const char *a, const char *b)
+{
+    const char *f = t == ACC_F32 ? "f" : "";
+    switch (op) {
+    case ACC_OP_ADD: return str(e, "(%s + %s)", a, b);
+    case ACC_OP_SUB: return str(e, "(%s - %s)", a, b);
+    case ACC_OP_MUL: return str(e, "(%s * %s)", a, b);
+    case ACC_OP_FDIV: return str(e, "(%s / %s)", a, b);
+    case ACC_OP_NEG: return str(e, "(-%s)", a);
+    case ACC_OP_ISNAN: return str(e, "(uint8_t)(isnan(%s) != 0)", a);
+    case ACC_OP_ISINF: return str(e, "(uint8_t)(isinf(%s) != 0)", a);
+    case ACC_OP_SIGNUM: case ACC_OP_MIN: case ACC_OP_MAX: case ACC_OP_LOGBASE:
+        return b ? str(e, "acc_%s_%s(%s, %s)", helper_name(op), sfx(t), a, b)
+                 : str(e, "acc_%s_%s(%s)", helper_name(op), sfx(t), a);
+    default: break;
+    }
+    const char *fn = float_fn(op);
+    if (!fn)
+        return NULL;
+    return b ? str(e, "%s%s(%s, %s)", fn, f, a, b)
+             : str(e, "%s%s(%s)", fn, f, a);
+}
+
+static const char *rounding_expr(cg_emitter *e, acc_primop op, acc_scalar to,
+                                 const char *a)
+{
+    if (to == ACC_BOOL)
+        return str(e, "(uint8_t)(%s != 0)", a);
+    return str(e, "(%s)acc_f2i(%d, %d, %d, (double)%s)", cg_ctype(to), (int)op,
+               ty_bits(to), ty_is_signed(to), a);
+}
+
+/* A runtime check: when `bad` holds, the kernel fails with `kind`. */
+static void check(cg_emitter *e, strbuf *b, const char *bad, const char *kind)
+{
+    line(e, b, "if (%s)", bad);
+    line(e, b, "    ACC_FAIL(%s, %u);", kind, e->site++);
+}
+
+static const char *int_expr(cg_emitter *e, strbuf *b, const ir_node *n,
+                            const char *a, const char *bv)
+{
+    acc_primop op = n->u.prim;
+    acc_scalar t = n->args[0]->type->scalar;
+    const char *h = helper_name(op);
+    switch (op) {
+    case ACC_OP_QUOT: case ACC_OP_REM: case ACC_OP_DIV: case ACC_OP_MOD:
+        check(e, b, str(e, "%s == 0", bv), "ACC_KERR_DIV_ZERO");
+        break;
+    case ACC_OP_SHIFTL: case ACC_OP_SHIFTR:
+        if (ty_is_signed(n->args[1]->type->scalar))
+            check(e, b, str(e, "%s < 0", bv), "ACC_KERR_SHIFT");
+        return str(e, "acc_%s_%s(%s, (uint64_t)%s)", h, sfx(t), a, bv);
+    default: break;
+    }
+    if (!h || (t == ACC_BOOL && op != ACC_OP_MIN && op != ACC_OP_MAX))
+        return NULL;
+    return bv ? str(e, "acc_%s_%s(%s, %s)", h, sfx(t), a, bv)
+              : str(e, "acc_%s_%s(%s)", h, sfx(t), a);
+}
+
+static const char *em_prim(cg_emitter *e, strbuf *b, const ir_node *n)
+{
+    acc_primop op = n->u.prim;
+    acc_scalar t = n->args[0]->type->scalar, rt = n->type->scalar;
+    if (op == ACC_OP_LAND || op == ACC_OP_LOR)
+        return em_logic(e, b, n);
+    const char *a = em1(e, b, n->args[0]);
+    const char *bv = n->n_args == 2 ? em1(e, b, n->args[1]) : NULL;
+    const char *x;
+    if (op >= ACC_OP_EQ && op <= ACC_OP_GE)
+        x = str(e, "(uint8_t)(%s %s %s)", a, cmp_op(op), bv);
+    else if (op == ACC_OP_NOT)
+        x = str(e, "(uint8_t)!%s", a);
+    else if (op >= ACC_OP_TRUNCATE && op <= ACC_OP_CEILING)
+        x = rounding_expr(e, op, rt, a);
+    else if (ty_is_floating(t))
+        x = float_expr(e, op, t, a, bv);
+    else
+        x = int_expr(e, b, n, a, bv);
+    if (!x) {
+        fail(e, "primitive %s on %s", acc_primop_name(op), acc_scalar_name(t));
+        return "0";
+    }
+    return tmp(e, b, rt, x);
+}
+
+static const char *convert_expr(cg_emitter *e, acc_scalar from, acc_scalar to,
+                                const char *a)
+{
+    if (to == ACC_BOOL)
+        return str(e, "(uint8_t)(%s != 0)", a);
+    if (ty_is_floating(to))
+        return str(e, "(%s)%s", cg_ctype(to), a);
+    if (ty_is_floating(from))
+        return rounding_expr(e, ACC_OP_TRUNCATE, to, a);
+    return str(e, "(%s)(uint64_t)%s", cg_ctype(to), a);
+}
+
+/* ---- emission: control ----------------------------------------------------------- */
+
+static const char **em_cond(cg_emitter *e, strbuf *b, const ir_node *n,
+                            const uint8_t *dem)
+{
+    size_t k = n->type->n_leaves;
+    const char **r = exprs(e, k);
+    const char *c = em1(e, b, n->args[0]);
+    for (size_t i = 0; r && i < k; i++)
+        r[i] = dem[i] ? var_decl(e, b, n->type->leaves[i]) : NULL;
+    for (int side = 1; r && side <= 2; side++) {
+        line(e, b, side == 1 ? "if (%s) {" : "} else {", c);
+        e->indent++;
+        const char **x = em(e, b, n->args[side], dem);
+        for (size_t i = 0; x && i < k; i++)
+            if (dem[i])
+                line(e, b, "%s = %s;", r[i], x[i]);
+        e->indent--;
+    }
+    line(e, b, "}");
+    return r;
+}
+
+static const char **em_while(cg_emitter *e, strbuf *b, const ir_node *n)
+{
+    size_t k = n->type->n_leaves;
+    const uint8_t *need = e->while_need[n->id];
+    const ir_node *cond = n->args[0], *body = n->args[1];
+    if (!need) {
+        fail(e, "a loop the analysis did not reach");
+        return NULL;
+    }
+    const char **s = exprs(e, k), **init = em(e, b, n->args[2], need);
+    if (!s || !init)
+        return NULL;
+    for (size_t i = 0; i < k; i++) {
+        s[i] = NULL;
+        if (need[i]) {
+            s[i] = var_decl(e, b, n->type->leaves[i]);
+            line(e, b, "%s = %s;", s[i], init[i]);
+        }
+    }
+    line(e, b, "for (;;) {");
+    e->indent++;
+    e->param_x[ir_lambda_param(cond, 0)->u.param.slot] = s;
+    const char *c = em1(e, b, ir_lambda_body(cond));
+    line(e, b, "if (!%s)", c);
+    line(e, b, "    break;");
+    e->param_x[ir_lambda_param(body, 0)->u.param.slot] = s;
+    const char **x = em(e, b, ir_lambda_body(body), need);
+    const char **next = exprs(e, k);
+    for (size_t i = 0; x && next && i < k; i++) /* all read, then all set */
+        next[i] = need[i] ? tmp(e, b, n->type->leaves[i], x[i]) : NULL;
+    for (size_t i = 0; x && next && i < k; i++)
+        if (need[i])
+            line(e, b, "%s = %s;", s[i], next[i]);
+    e->indent--;
+    line(e, b, "}");
+    return s;
+}
+
+static const char **em_let(cg_emitter *e, strbuf *b, const ir_node *n,
+                           const uint8_t *dem)
+{
+    uint32_t v = n->u.let.var;
+    const uint8_t *d = e->var_dem[v];
+    if (any(d, n->args[0]->type->n_leaves)) {
+        const char **x = em(e, b, n->args[0], d);
+        if (!x)
+            return NULL;
+        e->var_x[v] = x;
+    }
+    return em(e, b, n->args[1], dem);
+}
+
+/* ---- emission: arrays ------------------------------------------------------------- */
+
+static int arg_of(cg_emitter *e, const ir_node *array)
+{
+    int k = cg_array_index(e, array);
+    if (k >= 0 && array->type->rank > 0)
+        e->arrays[k].extents |= (1u << array->type->rank) - 1;
+    return k;
+}
+
+static const char **load_leaves(cg_emitter *e, strbuf *b, int k,
+                                const char *pos, const uint8_t *dem)
+{
+    const acc_type *elem = e->arrays[k].node->type->elem;
+    const char **r = exprs(e, elem->n_leaves);
+    for (size_t l = 0; r && l < elem->n_leaves; l++) {
+        r[l] = NULL;
+        if (!dem[l])
+            continue;
+        e->arrays[k].leaves |= 1u << l;
+        acc_scalar s = elem->leaves[l];
+        r[l] = tmp(e, b, s, s == ACC_BOOL
+                                ? str(e, "(uint8_t)(a%d_%zu[%s] != 0)", k, l, pos)
+                                : str(e, "a%d_%zu[%s]", k, l, pos));
+    }
+    return r;
+}
+
+/* "!(0 <= i0 && i0 < e0 && ...)" for an index against extents. */
+static const char *out_of_range(cg_emitter *e, int32_t rank,
+                                const char *const *ix, const char *const *ext)
+{
+    strbuf c = {0};
+    sb_puts(&c, "!(1");
+    for (int32_t d = 0; d < rank; d++)
+        sb_printf(&c, " && %s >= 0 && %s < %s", ix[d], ix[d], ext[d]);
+    sb_puts(&c, ")");
+    const char *r = str(e, "%s", c.text ? c.text : "0");
+    sb_free(&c);
+    return r;
+}
+
+static const char **array_extents(cg_emitter *e, int k, int32_t rank)
+{
+    const char **x = exprs(e, (size_t)rank);
+    for (int32_t d = 0; x && d < rank; d++)
+        x[d] = str(e, "a%d_e%d", k, (int)d);
+    return x;
+}
+
+static const char **em_read(cg_emitter *e, strbuf *b, const ir_node *n,
+                            const uint8_t *dem)
+{
+    const ir_node *a = n->args[0];
+    int32_t rank = a->type->rank;
+    const char **ix = em(e, b, n->args[1], e->all);
+    int k = arg_of(e, a);
+    if (!ix || k < 0)
+        return NULL;
+    /* extents are needed for the check (skipped for reads fusion proved
+     * in range) and for the position of a multi-dimensional index */
+    int check_it = rank > 0 && !n->in_bounds;
+    const char **ext = check_it || rank > 1 ? array_extents(e, k, rank) : NULL;
+    if ((check_it || rank > 1) && !ext)
+        return NULL;
+    if (check_it)
+        check(e, b, out_of_range(e, rank, ix, ext), "ACC_KERR_BOUNDS");
+    const char *pos = "0";
+    for (int32_t d = 0; d < rank; d++)
+        pos = d == 0 ? ix[0] : str(e, "(%s * %s + %s)", pos, ext[d], ix[d]);
+    return load_leaves(e, b, k, tmp(e, b, ACC_I64, pos), dem);
+}
+
+static const char **em_read_linear(cg_emitter *e, strbuf *b, const ir_node *n,
+                                   const uint8_t *dem)
+{
+    const char *pos = em1(e, b, n->args[1]);
+    int k = cg_array_index(e, n->args[0]);
+    if (k < 0)
+        return NULL;
+    e->arrays[k].size = 1;
+    check(e, b, str(e, "!(%s >= 0 && %s < a%d_n)", pos, pos, k),
+          "ACC_KERR_BOUNDS");
+    return load_leaves(e, b, k, pos, dem);
+}
+
+static const char **em_shape(cg_emitter *e, const ir_node *n)
+{
+    int k = n->op == IR_SHAPE ? arg_of(e, n->args[0])
+                              : cg_array_index(e, n->args[0]);
+    if (k < 0)
+        return NULL;
+    if (n->op == IR_SHAPE)
+        return array_extents(e, k, n->args[0]->type->rank);
+    e->arrays[k].size = 1;
+    const char **x = exprs(e, 1);
+    if (x)
+        x[0] = str(e, "a%d_n", k);
+    return x;
+}
+
+static const char **em_bounds(cg_emitter *e, strbuf *b, const ir_node *n)
+{
+    int32_t rank = n->type->rank;
+    const char **ix = em(e, b, n->args[0], e->all);
+    const char **sh = ix ? em(e, b, n->args[1], e->all) : NULL;
+    if (!sh)
+        return NULL;
+    if (rank > 0)
+        check(e, b, out_of_range(e, rank, ix, sh), "ACC_KERR_BOUNDS");
+    return ix;
+}
+
+static const char **em_fields(cg_emitter *e, strbuf *b, const ir_node *n,
+                              const uint8_t *dem)
+{
+    const char **r = exprs(e, n->type->n_leaves);
+    size_t at = 0;
+    for (uint32_t i = 0; r && i < n->n_args; i++) {
+        size_t k = n->args[i]->type->n_leaves;
+        const char **x = em(e, b, n->args[i], dem + at);
+        if (!x)
+            return NULL;
+        memcpy(r + at, x, k * sizeof *r);
+        at += k;
+    }
+    return r;
+}
+
+static const char **em_get(cg_emitter *e, strbuf *b, const ir_node *n,
+                           const uint8_t *dem)
+{
+    size_t k = n->args[0]->type->n_leaves, off = get_offset(n);
+    uint8_t *d = alloc(e, k);
+    if (!d)
+        return NULL;
+    memcpy(d + off, dem, n->type->n_leaves);
+    const char **x = em(e, b, n->args[0], d);
+    return x ? x + off : NULL;
+}
+
+static const char **em_bound(cg_emitter *e, const char **x, size_t k,
+                             const uint8_t *dem, const char *what)
+{
+    for (size_t i = 0; i < k; i++)
+        if (dem[i] && (!x || !x[i])) {
+            fail(e, "%s used outside the kernel that binds it", what);
+            return NULL;
+        }
+    return x;
+}
+
+static const char **em_one(cg_emitter *e, const char *x)
+{
+    const char **r = exprs(e, 1);
+    if (r)
+        r[0] = x;
+    return r;
+}
+
+static const char **em_ignore(cg_emitter *e, const ir_node *n)
+{
+    const char **r = exprs(e, (size_t)n->type->rank);
+    for (int32_t d = 0; r && d < n->type->rank; d++)
+        r[d] = "INT64_MIN";
+    return r;
+}
+
+static const char **em(cg_emitter *e, strbuf *b, const ir_node *n,
+                       const uint8_t *dem)
+{
+    size_t k = n->type->n_leaves;
+    if (e->failed)
+        return NULL;
+    if (!any(dem, k) && n->op != IR_LET)
+        return exprs(e, k);
+    switch (n->op) {
+    case IR_CONST: return em_one(e, const_expr(e, n->type->scalar, n->u.lit));
+    case IR_PARAM:
+        return em_bound(e, e->param_x[n->u.param.slot], k, dem, "a parameter");
+    case IR_VAR:
+        return em_bound(e, e->var_x[n->u.let.var], k, dem, "a variable");
+    case IR_PRIM: return em_one(e, em_prim(e, b, n));
+    case IR_CONVERT: {
+        const char *a = em1(e, b, n->args[0]);
+        return em_one(e, tmp(e, b, n->type->scalar,
+                             convert_expr(e, n->args[0]->type->scalar,
+                                          n->type->scalar, a)));
+    }
+    case IR_COND: return em_cond(e, b, n, dem);
+    case IR_TUPLE: case IR_INDEX: return em_fields(e, b, n, dem);
+    case IR_GET: return em_get(e, b, n, dem);
+    case IR_LET: return em_let(e, b, n, dem);
+    case IR_WHILE: return em_while(e, b, n);
+    case IR_READ: return em_read(e, b, n, dem);
+    case IR_READ_LINEAR: return em_read_linear(e, b, n, dem);
+    case IR_SHAPE: case IR_SIZE: return em_shape(e, n);
+    case IR_BOUNDS: return em_bounds(e, b, n);
+    case IR_IGNORE: return em_ignore(e, n);
+    case IR_ALL: return exprs(e, 0);
+    default: break;
+    }
+    fail(e, "%s in scalar code", ir_op_name(n->op));
+    return NULL;
+}
+
+int cg_emit_lambda(cg_emitter *e, strbuf *b, const ir_node *lam,
+                   const char *const *const *args, const uint8_t *demand,
+                   const char **out)
+{
+    const uint8_t *dem = demand ? demand : e->all;
+    for (uint32_t i = 0; i < lam->u.lambda.n_params; i++)
+        e->param_x[ir_lambda_param(lam, i)->u.param.slot] =
+            (const char **)args[i];
+    const ir_node *body = ir_lambda_body(lam);
+    const char **x = em(e, b, body, dem);
+    if (!x || e->failed)
+        return 0;
+    for (size_t i = 0; i < body->type->n_leaves; i++)
+        out[i] = dem[i] ? x[i] : NULL;
+    return 1;
+}
+
+int cg_emit_load(cg_emitter *e, strbuf *b, const ir_node *node,
+                 const char *pos, const char **out)
+{
+    int k = cg_array_index(e, node);
+    const char **x = k >= 0 ? load_leaves(e, b, k, pos, e->all) : NULL;
+    if (!x || e->failed)
+        return 0;
+    memcpy(out, x, node->type->elem->n_leaves * sizeof *out);
+    return 1;
+}

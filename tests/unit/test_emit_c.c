@@ -1,0 +1,213 @@
+/*
+ * test_emit_c.c — properties of the C the CPU code generator emits:
+ * unused tuple components are neither loaded nor computed, the index is
+ * unravelled only when read, primitive commutative combiners get
+ * interleaved accumulators, equal programs give byte-identical source
+ * (whatever their node numbering), and the source compiles warning-free
+ * under -Wall -Wextra (when a C compiler is available).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "core/codegen/kernel_cpu.h"
+#include "core/exec/program.h"
+#include "support.h"
+
+static acc_context *ctx;
+
+static void setup(void)
+{
+    ctx = ts_context(ACC_BACKEND_INTERP);
+}
+
+static void teardown(void)
+{
+    acc_context_destroy(ctx);
+}
+
+TestSuite(emit_c, .init = setup, .fini = teardown);
+
+/* The source of the kernel of the last plan step of `result` (compiled on
+ * the interpreter, which still plans the steps).  malloc'd. */
+static char *kernel_source(acc_graph *g, acc_node *result)
+{
+    acc_program *p = NULL;
+    cr_assert_eq(acc_compile(ctx, g, 1, &result, &p), ACC_OK, "%s",
+                 acc_last_error());
+    cr_assert(p->plan.n_steps > 0);
+    cg_kernel k;
+    char why[256];
+    const ir_node *n = p->plan.steps[p->plan.n_steps - 1].node;
+    cr_assert_eq(cg_cpu_kernel(&p->ir, n, &k, why, sizeof why), 1, "%s", why);
+    char *src = k.source;
+    k.source = NULL;
+    cg_kernel_free(&k);
+    acc_program_free(p);
+    return src;
+}
+
+/* generate (shape xs) (\ix -> let t = xs ! ix; u = (sqrt a, exp a) in
+ *                              fst t * 2 + fst u) over xs : Vector (f64, f64, i32) */
+static acc_node *build_dce(acc_graph *g)
+{
+    const acc_type *f64 = acc_type_scalar(ACC_F64);
+    const acc_type *fields[3] = {f64, f64, acc_type_scalar(ACC_I32)};
+    acc_node *xs = acc_input(g, acc_type_tuple(ctx, 3, fields), 1);
+    acc_node *ix = acc_param(g, acc_type_shape(1));
+    acc_node *t = acc_read(g, xs, ix);
+    acc_node *a = acc_get(g, t, 0);
+    acc_node *u = acc_tuple(g, 2, (acc_node *[]){acc_unop(g, ACC_OP_SQRT, a),
+                                                 acc_unop(g, ACC_OP_EXP, a)});
+    acc_node *body = acc_binop(g, ACC_OP_ADD,
+                               acc_binop(g, ACC_OP_MUL, a, ts_f64(g, 2.0)),
+                               acc_get(g, u, 0));
+    return acc_generate(g, acc_shape(g, xs), acc_lambda(g, 1, &ix, body));
+}
+
+Test(emit_c, unused_components_are_neither_loaded_nor_computed)
+{
+    acc_graph *g = ts_graph(ctx);
+    char *src = kernel_source(g, build_dce(g));
+    cr_expect(strstr(src, "a0_0[") != NULL, "leaf 0 is loaded");
+    cr_expect(strstr(src, "a0_1") == NULL, "leaf 1 is never used");
+    cr_expect(strstr(src, "a0_2") == NULL, "leaf 2 is never used");
+    const char *kernel = strstr(src, "BEGIN generate");
+    cr_assert_not_null(kernel);
+    cr_expect(strstr(kernel, " sqrt(") != NULL);
+    cr_expect(strstr(kernel, " exp(") == NULL, "the unused exp is not computed");
+    free(src);
+    acc_graph_free(g);
+}
+
+Test(emit_c, index_unravelled_only_when_read)
+{
+    acc_graph *g = ts_graph(ctx);
+    acc_node *ix = acc_param(g, acc_type_shape(2));
+    acc_node *sh = acc_index(g, 2, (acc_node *[]){ts_i64(g, 3), ts_i64(g, 4)});
+    acc_node *r = acc_generate(g, sh, acc_lambda(g, 1, &ix, ts_f32(g, 1.5f)));
+    char *src = kernel_source(g, r);
+    cr_expect(strstr(src, "#define ACC_NEEDS_INDEX 0") != NULL);
+    free(src);
+    acc_graph_free(g);
+    g = ts_graph(ctx);
+    ix = acc_param(g, acc_type_shape(2));
+    sh = acc_index(g, 2, (acc_node *[]){ts_i64(g, 3), ts_i64(g, 4)});
+    r = acc_generate(g, sh, acc_lambda(g, 1, &ix, acc_get(g, ix, 1)));
+    src = kernel_source(g, r);
+    cr_expect(strstr(src, "#define ACC_NEEDS_INDEX 1") != NULL);
+    free(src);
+    acc_graph_free(g);
+}
+
+static acc_node *build_fold(acc_graph *g, acc_primop op, int junk)
+{
+    const acc_type *i32 = acc_type_scalar(ACC_I32);
+    for (int i = 0; i < junk; i++) /* shifts the node numbering */
+        acc_binop(g, ACC_OP_ADD, ts_i32(g, i), ts_i32(g, 1));
+    acc_node *xs = acc_input(g, i32, 2);
+    acc_node *a = acc_param(g, i32), *b = acc_param(g, i32);
+    acc_node *f = acc_lambda(g, 2, (acc_node *[]){a, b}, acc_binop(g, op, a, b));
+    acc_node *v = acc_param(g, i32);
+    acc_node *gm = acc_lambda(g, 1, &v, acc_binop(g, ACC_OP_MUL, v, v));
+    return acc_map(g, gm, acc_fold(g, f, ts_i32(g, 7), acc_map(g, gm, xs)));
+}
+
+Test(emit_c, lanes_for_commutative_primitives_only)
+{
+    acc_graph *g = ts_graph(ctx);
+    char *src = kernel_source(g, build_fold(g, ACC_OP_ADD, 0));
+    cr_expect(strstr(src, "#define ACC_LANES 8") != NULL);
+    free(src);
+    acc_graph_free(g);
+    g = ts_graph(ctx);
+    src = kernel_source(g, build_fold(g, ACC_OP_SUB, 0));
+    cr_expect(strstr(src, "#define ACC_LANES 1") != NULL);
+    free(src);
+    acc_graph_free(g);
+}
+
+Test(emit_c, equal_programs_give_identical_source)
+{
+    acc_graph *g1 = ts_graph(ctx), *g2 = ts_graph(ctx);
+    char *s1 = kernel_source(g1, build_fold(g1, ACC_OP_MAX, 0));
+    char *s2 = kernel_source(g2, build_fold(g2, ACC_OP_MAX, 25));
+    cr_expect_str_eq(s1, s2);
+    free(s1);
+    free(s2);
+    acc_graph_free(g1);
+    acc_graph_free(g2);
+}
+
+/* Compiles src with strict warnings with every one of cc, gcc and clang
+ * that is installed. */
+static void expect_clean_compile(const char *src)
+{
+    static const char *const compilers[] = {"cc", "gcc", "clang"};
+    char dir[] = "/tmp/accel-emit-XXXXXX", path[64], cmd[512];
+    int tried = 0;
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/k.c", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(src, f);
+    fclose(f);
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(cmd, sizeof cmd, "%s --version > /dev/null 2>&1",
+                 compilers[i]);
+        if (system(cmd) != 0)
+            continue;
+        tried++;
+        snprintf(cmd, sizeof cmd, "%s -std=c11 -O2 -Wall -Wextra -Werror "
+                 "-fsyntax-only %s 2>&1", compilers[i], path);
+        cr_expect_eq(system(cmd), 0, "%s: warnings in %s", compilers[i], path);
+    }
+    unlink(path);
+    rmdir(dir);
+    if (!tried)
+        cr_skip_test("no C compiler");
+}
+
+/* generate [10] (\[i] -> let (a, k) = while (\(a, k) -> k < i && a < 100)
+ *   (\(a, k) -> (a * 2, k + 1)) (1, 0) in if a > 50 || k == 0 then a else k) */
+static acc_node *build_loop(acc_graph *g)
+{
+    acc_node *init = acc_tuple(g, 2, (acc_node *[]){ts_i64(g, 1), ts_i64(g, 0)});
+    acc_node *ix = acc_param(g, acc_type_shape(1)), *i = acc_get(g, ix, 0);
+    acc_node *s1 = acc_param(g, acc_node_type(init));
+    acc_node *s2 = acc_param(g, acc_node_type(init));
+    acc_node *c = acc_binop(g, ACC_OP_LAND,
+                            acc_binop(g, ACC_OP_LT, acc_get(g, s1, 1), i),
+                            acc_binop(g, ACC_OP_LT, acc_get(g, s1, 0),
+                                      ts_i64(g, 100)));
+    acc_node *next = acc_tuple(g, 2, (acc_node *[]){
+        acc_binop(g, ACC_OP_MUL, acc_get(g, s2, 0), ts_i64(g, 2)),
+        acc_binop(g, ACC_OP_ADD, acc_get(g, s2, 1), ts_i64(g, 1))});
+    acc_node *w = acc_while(g, acc_lambda(g, 1, &s1, c),
+                            acc_lambda(g, 1, &s2, next), init);
+    acc_node *a = acc_get(g, w, 0), *k = acc_get(g, w, 1);
+    acc_node *pick = acc_binop(g, ACC_OP_LOR,
+                               acc_binop(g, ACC_OP_GT, a, ts_i64(g, 50)),
+                               acc_binop(g, ACC_OP_EQ, k, ts_i64(g, 0)));
+    acc_node *sh = acc_index(g, 1, (acc_node *[]){ts_i64(g, 10)});
+    return acc_generate(g, sh, acc_lambda(g, 1, &ix, acc_cond(g, pick, a, k)));
+}
+
+Test(emit_c, generated_source_compiles_without_warnings)
+{
+    acc_graph *g = ts_graph(ctx);
+    char *src = kernel_source(g, build_dce(g));
+    expect_clean_compile(src);
+    free(src);
+    src = kernel_source(g, build_fold(g, ACC_OP_QUOT, 0));
+    expect_clean_compile(src);
+    free(src);
+    src = kernel_source(g, build_loop(g));
+    expect_clean_compile(src);
+    cr_expect(strstr(src, "for (;;)") != NULL);
+    free(src);
+    acc_graph_free(g);
+}
