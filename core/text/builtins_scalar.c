@@ -262,15 +262,28 @@ text_val *text_bi_while(text_elab *el, const text_builtin *b,
     return text_ret(el, text_mk(el, CK_WHILE, t, pos, 3, cond, body, init));
 }
 
-/* foreign "name" fallback arg: until foreign nodes exist, the fallback
- * applied to the argument (the name is checked to be a string). */
+/* foreign "name" fallback arg (foreignExp for scalars): a foreign node;
+ * the implementation registered under the name runs where it exists, the
+ * fallback (a function of the argument) everywhere else. */
 text_val *text_bi_foreign(text_elab *el, const text_builtin *b,
                           text_val **args, text_pos pos)
 {
+    int scalar = b->op == 1;
     if (args[0]->kind != VK_STRING)
         text_type_error(el, pos, "the first argument of '%s' must be a string "
                         "literal naming the implementation", b->name);
-    return text_apply(el, args[1], 1, &args[2], pos);
+    text_core *arg = text_arg(el, b, args, 2, pos);
+    text_type *t = arg->type;
+    if (text_ty_is_array_sort(t) == scalar)
+        text_type_error(el, pos, "the argument of '%s' has type %s, expected %s",
+                        b->name, text_ty_name(el->st, t),
+                        scalar ? "a scalar value" : "an array or a tuple of "
+                                                    "arrays");
+    text_core *fallback = text_arg_fun(el, b, args, 1, 1, &t, NULL, pos);
+    text_core *c = text_mk(el, scalar ? CK_FOREIGN_EXP : CK_FOREIGN,
+                           fallback->type, pos, 2, fallback, arg);
+    c->name = args[0]->text;
+    return text_ret(el, c);
 }
 
 static text_val *array_query(text_elab *el, const text_builtin *b,

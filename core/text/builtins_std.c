@@ -182,7 +182,9 @@ static text_val *scatter(text_elab *el, const text_builtin *b,
     return std(el, b, def->type, pos, 3, to, def, xs);
 }
 
-/* fft xs, ifft xs: the prelude's vector or matrix transform by rank. */
+/* fft xs, ifft xs: foreign nodes "fft.forward" / "fft.inverse" (the fftw
+ * plugin where it is loaded) whose fallback is the prelude's vector or
+ * matrix transform, by rank. */
 text_val *text_bi_fft(text_elab *el, const text_builtin *b, text_val **args,
                       text_pos pos)
 {
@@ -202,7 +204,11 @@ text_val *text_bi_fft(text_elab *el, const text_builtin *b, text_val **args,
                         "f64, but its argument has type %s", b->name,
                         text_ty_name(el->st, xs->type));
     text_val *f = text_prelude_fn(el, names[b->op][r - 1], pos);
-    return text_apply(el, f, 1, args, pos);
+    text_type *t = xs->type;
+    text_core *fallback = text_reify(el, f, 1, &t, "the transform", pos);
+    text_core *c = text_mk(el, CK_FOREIGN, xs->type, pos, 2, fallback, xs);
+    c->name = b->op ? "fft.inverse" : "fft.forward";
+    return text_ret(el, c);
 }
 
 text_val *text_bi_std(text_elab *el, const text_builtin *b, text_val **args,

@@ -243,6 +243,8 @@ static acc_node *build(text_elab *el, text_core *c, acc_node **a)
     case CK_ACOND: return acc_acond(g, a[0], a[1], a[2]);
     case CK_AWHILE: return acc_awhile(g, a[0], a[1], a[2]);
     case CK_STD: return std(el, c, a);
+    case CK_FOREIGN: return acc_foreign(g, c->name, a[0], a[1]);
+    case CK_FOREIGN_EXP: return acc_foreign_exp(g, c->name, a[0], a[1]);
     }
     return NULL;
 }

@@ -6,21 +6,10 @@
  * user's text, and its names are visible to programs unless they define
  * the same name.
  *
- * The BLAS functions are already written as `foreign "blas.*" fallback
- * arg`: the foreign builtin elaborates to the fallback applied to the
- * argument today, and becomes a real foreign node when foreign nodes land,
- * with no change here.  fft/ifft will be wrapped the same way
- * ("fft.forward", "fft.inverse") once a foreign node can dispatch on rank.
- *
- * The FFT fallback is an out-of-place radix-2 Cooley-Tukey transform of
- * every row: a bit-reversal backpermute, then log2 n butterfly stages in
- * an awhile (each stage one generate reading the previous stage).  Forward
- * uses e^(-2 pi i jk/n); inverse uses the conjugate twiddles and divides
- * by n.  Matrices are transformed along rows, then along columns (through
- * transposes).  A length that is not a power of two cannot be expressed as
- * an error message through the builder; the fallback then takes the other
- * branch of an acond, a reshape to [0, 0] that fails at run time with
- * ACC_ERR_SHAPE ("reshape: cannot reshape an array of shape [r, n] ...").
+ * The BLAS functions are written as `foreign "blas.*" fallback arg`, and
+ * fft/ifft (builtins_std.c) are foreign nodes "fft.forward"/"fft.inverse"
+ * whose fallbacks are the transforms below: a plugin computes them where
+ * one is loaded, the pure code everywhere else.
  */
 #include "core/text/text_elab.h"
 

@@ -66,7 +66,7 @@ typedef enum text_ck {
     CK_BACKPERMUTE, CK_RESHAPE, CK_FOLD, CK_FOLD1, CK_REPLICATE, CK_SLICE,
     CK_FOLD_SEG, CK_FOLD_SEG_OFFSETS, CK_FOLD1_SEG, CK_SCAN, CK_SCAN_SEG,
     CK_PERMUTE, CK_PERMUTE_PAIRS, CK_STENCIL, CK_STENCIL2, CK_EXPAND,
-    CK_ACOND, CK_AWHILE, CK_STD
+    CK_ACOND, CK_AWHILE, CK_STD, CK_FOREIGN, CK_FOREIGN_EXP
 } text_ck;
 
 /* The standard library functions that elaborate to one acc_* call. */
@@ -98,6 +98,7 @@ struct text_core {
     int neg;             /* CK_INT: written with a minus sign       */
     double fval;         /* CK_FLOAT                                */
     text_stencil_info *stencil;
+    const char *name;    /* CK_FOREIGN, CK_FOREIGN_EXP: the name    */
     acc_node *node;      /* the builder node, once emitted          */
 };
 
