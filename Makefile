@@ -79,7 +79,8 @@ demo: build
 # Benchmarks (bench/README.md): a table on stdout, a CSV in $(BUILD).
 bench: build
 	$(call banner,"bench: accel against hand-written baselines")
-	./$(BUILD)/bench/accel_bench $(BUILD)/bench-results.csv
+	ACC_PLUGIN_PATH=$(CURDIR)/$(BUILD)/plugins \
+	    ./$(BUILD)/bench/accel_bench $(BUILD)/bench-results.csv
 
 install: build
 	$(CMAKE) --install $(BUILD) --prefix $(PREFIX)

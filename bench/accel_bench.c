@@ -64,7 +64,20 @@ static const char programs[] =
     "                            (\\(zx, zy, n) -> (zx*zx - zy*zy + cx, "
     "2.0*zx*zy + cy, n + 1))\n"
     "                            (0.0, 0.0, 0)\n"
-    "    in n)\n";
+    "    in n)\n"
+    "\n"
+    "fft2 (xs : Matrix (f32, f32)) : Matrix (f32, f32) = fft xs\n"
+    "\n"
+    "highpass (cut : i64) (xs : Matrix (f32, f32)) : Matrix (f32, f32) =\n"
+    "  let f = fft xs;\n"
+    "      g = generate (shape f) (\\[i, j] ->\n"
+    "            let [h, w] = shape f;\n"
+    "                di = min i (h - i);\n"
+    "                dj = min j (w - j)\n"
+    "            in if di < cut && dj < cut then (0.0, 0.0) else f ! [i, j])\n"
+    "  in ifft g\n"
+    "\n"
+    "matmul (a : Matrix f32) (b : Matrix f32) : Matrix f32 = gemm a b\n";
 
 /* ---- timing and reporting ------------------------------------------------- */
 
@@ -383,6 +396,127 @@ static void bench_smvm(bench *b)
     free(mine);
 }
 
+/* ---- foreign functions: a plugin against the pure fallback ----------------- */
+
+/* A context like the main one with `plugin` loaded (NULL when it cannot be
+ * loaded: the row is then reported as skipped). */
+static acc_context *plugin_context(const bench *b, const char *plugin)
+{
+    acc_context_options o;
+    acc_context_options_init(&o);
+    o.num_threads = b->threads;
+    acc_context *ctx = NULL;
+    if (acc_context_create(&o, &ctx) != ACC_OK)
+        return NULL;
+    if (acc_plugin_load(ctx, plugin) != ACC_OK) {
+        printf("%-22s (plugin %s not loaded: %s)\n", plugin, plugin,
+               acc_last_error());
+        acc_context_destroy(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+/* Median time of `entry` on ctx; the last run's outputs stay in out. */
+static double time_entry(const bench *b, acc_context *ctx, const char *entry,
+                         size_t n_in, const acc_array *in, acc_array *out)
+{
+    acc_program *p = NULL;
+    if (acc_compile_text(ctx, programs, (size_t)-1, entry, &p) != ACC_OK) {
+        fprintf(stderr, "accel_bench: cannot compile %s: %s\n", entry,
+                acc_last_error());
+        exit(1);
+    }
+    double t[64];
+    for (int r = 0; r < b->runs; r++) {
+        memset(out, 0, sizeof *out);
+        double s = now_ms();
+        run_or_die(p, n_in, in, 1, out);
+        t[r] = now_ms() - s;
+        if (r + 1 < b->runs)
+            acc_array_release(out);
+    }
+    acc_program_free(p);
+    return median(t, b->runs);
+}
+
+static int close_enough(const acc_array *x, const acc_array *y, float rel)
+{
+    int64_t n = acc_array_size(x);
+    size_t leaves = acc_type_leaf_count(x->type);
+    double scale = 0;
+    for (size_t l = 0; l < leaves; l++)
+        for (int64_t i = 0; i < n; i++)
+            scale = fmax(scale, fabs(((float *)x->data[l])[i]));
+    for (size_t l = 0; l < leaves; l++)
+        for (int64_t i = 0; i < n; i++)
+            if (fabsf(((float *)x->data[l])[i] - ((float *)y->data[l])[i]) >
+                rel * (1 + scale))
+                return 0;
+    return 1;
+}
+
+/* One foreign benchmark: the same text program with and without the
+ * plugin. */
+static void foreign_row(bench *b, const char *plugin, const char *entry,
+                        const char *size, size_t n_in, const acc_array *in)
+{
+    acc_context *with = plugin_context(b, plugin);
+    if (!with)
+        return;
+    acc_array fast, pure;
+    double t_plugin = time_entry(b, with, entry, n_in, in, &fast);
+    double t_pure = time_entry(b, b->ctx, entry, n_in, in, &pure);
+    char label[48];
+    snprintf(label, sizeof label, "%s (%s)", entry, plugin);
+    report(b, label, size, t_plugin, "pure fallback", t_pure,
+           close_enough(&pure, &fast, 1e-3f));
+    acc_array_release(&fast);
+    acc_array_release(&pure);
+    acc_context_destroy(with);
+}
+
+static void bench_foreign(bench *b)
+{
+    int64_t side = 512, ext[2] = {side, side};
+    size_t n = (size_t)(side * side);
+    float *re = alloc_or_die(n * 4), *im = alloc_or_die(n * 4);
+    for (size_t i = 0; i < n; i++) {
+        re[i] = (float)((i * 7) % 13) - 6.0f;
+        im[i] = (float)((i * 3) % 5) - 2.0f;
+    }
+    const acc_type *f32 = acc_type_scalar(ACC_F32);
+    const acc_type *fields[2] = {f32, f32};
+    acc_array sig;
+    acc_array_init(&sig, acc_type_tuple(b->ctx, 2, fields), 2, ext);
+    sig.data[0] = re;
+    sig.data[1] = im;
+    foreign_row(b, "fftw", "fft2", "512x512 complex", 1, &sig);
+    int64_t cut = 32;
+    acc_array hp_in[2] = {scalar(ACC_I64, &cut), sig};
+    foreign_row(b, "fftw", "highpass", "512x512, cut 32", 2, hp_in);
+    int64_t m = (int64_t)(1024 * sqrt(b->scale)), mext[2];
+    m = m < 8 ? 8 : m;
+    mext[0] = mext[1] = m;
+    float *a = alloc_or_die((size_t)(m * m) * 4), *c = alloc_or_die((size_t)(m * m) * 4);
+    for (int64_t i = 0; i < m * m; i++) {
+        a[i] = (float)(i % 17) * 0.125f - 1.0f;
+        c[i] = (float)(i % 11) * 0.25f - 1.25f;
+    }
+    acc_array mats[2];
+    acc_array_init(&mats[0], f32, 2, mext);
+    acc_array_init(&mats[1], f32, 2, mext);
+    mats[0].data[0] = a;
+    mats[1].data[0] = c;
+    char size[64];
+    snprintf(size, sizeof size, "%lldx%lld f32", (long long)m, (long long)m);
+    foreign_row(b, "cblas", "matmul", size, 2, mats);
+    free(re);
+    free(im);
+    free(a);
+    free(c);
+}
+
 /* ---- compile latency and per-run overhead ----------------------------------- */
 
 static acc_context *new_context(const bench *b, const char *cache_dir)
@@ -500,6 +634,7 @@ int main(int argc, char **argv)
     bench_blackscholes(&b);
     bench_mandelbrot(&b);
     bench_smvm(&b);
+    bench_foreign(&b);
     bench_compile(&b, "dotp");
     bench_compile(&b, "blackscholes");
     bench_overhead(&b);
