@@ -150,15 +150,30 @@ def info():
     with open(os.path.join(home, "accel", "sub", "k.bin"), "wb") as f:
         f.write(b"x" * 100)
     env = dict(os.environ, XDG_CACHE_HOME=home)
+    env.pop("ACC_PLUGIN_PATH", None)
     p = subprocess.run([ACCEL, "info"], capture_output=True, text=True,
                        env=env)
     expect(p.returncode == 0 and p.stderr == "", p.stderr)
     out = p.stdout
     for want in ("accel ", "ABI", "interp", "cpu", "cuda", "auto",
-                 "plugins: none", "kernel cache: %s/accel (100 bytes in 1 "
-                 "file)" % home):
+                 "plugins (ACC_PLUGIN_PATH=unset):", "kernel cache: %s/accel "
+                 "(100 bytes in 1 file)" % home):
         expect(want in out, "info lacks %r:\n%s" % (want, out))
     expect("interp  yes" in out, out)
+    # without a path the built-in plugins are found only when installed
+    expect("cblas  loaded" in out or
+           ("cblas  not loaded:" in out and "not found" in out), out)
+    # the build's plugin folder (build/bin/accel -> build/plugins)
+    plugins = os.path.join(os.path.dirname(os.path.dirname(ACCEL)), "plugins")
+    if os.path.exists(os.path.join(plugins, "accel_cblas.so")):
+        env["ACC_PLUGIN_PATH"] = plugins
+        p = subprocess.run([ACCEL, "info"], capture_output=True, text=True,
+                           env=env)
+        expect(p.returncode == 0, p.stderr)
+        for want in ("cblas  loaded", "foreign implementations:",
+                     "blas.dot cblas.dot"):
+            expect(want in p.stdout, "info lacks %r:\n%s" % (want, p.stdout))
+        del env["ACC_PLUGIN_PATH"]
     env["XDG_CACHE_HOME"] = tmp("absent")
     p = subprocess.run([ACCEL, "info"], capture_output=True, text=True,
                        env=env)

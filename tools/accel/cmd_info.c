@@ -94,6 +94,34 @@ static void print_cache(void)
            files == 1 ? "" : "s");
 }
 
+/* The built-in plugins: loaded from ACC_PLUGIN_PATH or the install
+ * folder when found (or why not), then every implementation registered. */
+static void print_plugins(acc_context *ctx)
+{
+    static const char *const builtin[] = {"cblas", "fftw"};
+    const char *path = getenv("ACC_PLUGIN_PATH");
+    printf("plugins (ACC_PLUGIN_PATH=%s):\n", path && *path ? path : "unset");
+    for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++) {
+        if (acc_plugin_load(ctx, builtin[i]) == ACC_OK) {
+            printf("  %-6s loaded\n", builtin[i]);
+            continue;
+        }
+        const char *why = acc_last_error();
+        printf("  %-6s not loaded: %.*s\n", builtin[i],
+               (int)strcspn(why, "\n"), why);
+    }
+    char *list = NULL;
+    if (acc_foreign_list(ctx, &list) == ACC_OK && list && *list) {
+        printf("foreign implementations:\n");
+        for (const char *line = list; *line;) {
+            size_t n = strcspn(line, "\n");
+            printf("  %.*s\n", (int)n, line);
+            line += n + (line[n] == '\n');
+        }
+    }
+    acc_free(list);
+}
+
 int cli_cmd_info(int argc, char **argv)
 {
     size_t n_pos = 0;
@@ -113,7 +141,7 @@ int cli_cmd_info(int argc, char **argv)
            (unsigned)acc_abi_version(), (unsigned)ACC_ABI_VERSION,
            acc_abi_version() == ACC_ABI_VERSION ? "" : " (MISMATCH)");
     print_backends(ctx);
-    printf("plugins: none (plugin loading is not implemented yet)\n");
+    print_plugins(ctx);
     print_cache();
     acc_context_destroy(ctx);
     return fflush(stdout) == 0 ? CLI_OK

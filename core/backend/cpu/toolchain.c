@@ -34,6 +34,20 @@ static const char *compiler_line(void)
     return v && *v ? v : "cc";
 }
 
+/* Whether glibc's vector math library can be linked: the prelude then
+ * lets gcc call its vector exp/log from vectorised loops.  Asked once. */
+static int have_libmvec(void)
+{
+    static int known = -1;
+    if (known < 0) {
+        void *lib = dlopen("libmvec.so.1", RTLD_NOW | RTLD_LOCAL);
+        known = lib != NULL;
+        if (lib)
+            dlclose(lib);
+    }
+    return known;
+}
+
 int cpu_toolchain_init(cpu_toolchain *tc)
 {
     memset(tc, 0, sizeof *tc);
@@ -45,11 +59,17 @@ int cpu_toolchain_init(cpu_toolchain *tc)
         tc->argv[tc->n_words++] = w;
     if (tc->n_words == 0)
         tc->argv[tc->n_words++] = "cc";
+    /* The description names everything that shapes a kernel binary (it is
+     * part of the cache key): the compiler words, the flags, the libraries. */
     size_t at = 0;
     for (int i = 0; i < tc->n_words; i++)
         at += (size_t)snprintf(tc->desc + at, sizeof tc->desc - at, "%s ",
                                tc->argv[i]) % (sizeof tc->desc - at);
-    snprintf(tc->desc + at, sizeof tc->desc - at, "%s", CPU_CFLAGS);
+    for (int i = 0; i < N_CFLAGS; i++)
+        at += (size_t)snprintf(tc->desc + at, sizeof tc->desc - at, "%s ",
+                               cflags[i]) % (sizeof tc->desc - at);
+    snprintf(tc->desc + at, sizeof tc->desc - at, "%s-lm",
+             have_libmvec() ? "-lmvec " : "");
     return 1;
 }
 
@@ -67,20 +87,6 @@ static void read_log(const char *log, char *err, size_t err_len)
     err[n] = '\0';
     if (f)
         fclose(f);
-}
-
-/* Whether glibc's vector math library can be linked: the prelude then
- * lets gcc call its vector exp/log from vectorised loops.  Asked once. */
-static int have_libmvec(void)
-{
-    static int known = -1;
-    if (known < 0) {
-        void *lib = dlopen("libmvec.so.1", RTLD_NOW | RTLD_LOCAL);
-        known = lib != NULL;
-        if (lib)
-            dlclose(lib);
-    }
-    return known;
 }
 
 static int spawn_compiler(const cpu_toolchain *tc, const char *src,

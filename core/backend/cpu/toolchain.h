@@ -2,7 +2,8 @@
  * toolchain.h — the C compiler of the CPU backend.
  *
  * The compiler is $ACC_CC, else $CC, else `cc` (a command line: words
- * separated by spaces, so "ccache gcc" works), run with CPU_CFLAGS.  The
+ * separated by spaces, so "ccache gcc" works), run with the flags listed
+ * once in toolchain.c (they are part of the cache key).  The
  * flags are portable on purpose (no -march=native): a cached kernel must
  * run on any machine that shares the cache folder.  Whether a toolchain
  * works is probed once per process and compiler command, by compiling,
@@ -13,7 +14,6 @@
 
 #include <stddef.h>
 
-#define CPU_CFLAGS "-O2 -fPIC -shared -fno-math-errno -ffp-contract=off -std=c11"
 
 enum { CPU_MAX_WORDS = 32 };
 
