@@ -225,6 +225,7 @@ static cache_entry *load(const char *path, const char *key)
         e->run = symbol(h, "accel_kernel_run");
         e->part = symbol(h, "accel_kernel_part");
         e->finish = symbol(h, "accel_kernel_finish");
+        e->block = symbol(h, "accel_kernel_block");
     }
     if (!e || !e->run) {
         free(e);

@@ -34,6 +34,7 @@ typedef struct cache_entry {
     void (*run)(void);    /* accel_kernel_run */
     void (*part)(void);   /* accel_kernel_part, when exported */
     void (*finish)(void); /* accel_kernel_finish, when exported */
+    void (*block)(void);  /* accel_kernel_block, when exported */
     struct cache_entry *next;
 } cache_entry;
 

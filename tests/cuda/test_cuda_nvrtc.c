@@ -83,12 +83,12 @@ Test(cuda_probe, names_what_is_missing)
 {
     char reason[1024];
     int available = cuda_probe(reason, sizeof reason);
-    cr_expect(!available, "no build of accel has a CUDA code generator yet");
+    cr_expect(!available, "no build of accel can launch CUDA kernels yet");
     cr_expect(strncmp(reason, "not available: ", 15) == 0, "%s", reason);
     cr_expect(strstr(reason, "libcuda.so.1 not found") ||
                   strstr(reason, "no CUDA device") ||
                   strstr(reason, "driver failed") ||
                   strstr(reason, "NVRTC not found") ||
-                  strstr(reason, "no CUDA code generator"),
+                  strstr(reason, "cannot launch CUDA kernels"),
               "%s", reason);
 }

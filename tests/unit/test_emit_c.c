@@ -211,3 +211,67 @@ Test(emit_c, generated_source_compiles_without_warnings)
     free(src);
     acc_graph_free(g);
 }
+
+/* (+) on i64, or on the first of (i64, f64) pairs with max on the second */
+static acc_node *seg_combiner(acc_graph *g, const acc_type *e, int pair)
+{
+    acc_node *a = acc_param(g, e), *b = acc_param(g, e);
+    acc_node *body = pair
+        ? acc_tuple(g, 2, (acc_node *[]){
+              acc_binop(g, ACC_OP_ADD, acc_get(g, a, 0), acc_get(g, b, 0)),
+              acc_binop(g, ACC_OP_MAX, acc_get(g, a, 1), acc_get(g, b, 1))})
+        : acc_binop(g, ACC_OP_ADD, a, b);
+    return acc_lambda(g, 2, (acc_node *[]){a, b}, body);
+}
+
+/* An embedded producer of (i64, f64) pairs over xs, or xs itself. */
+static acc_node *seg_source(acc_graph *g, acc_node *xs, int pair)
+{
+    if (!pair)
+        return xs;
+    acc_node *ix = acc_param(g, acc_type_shape(2));
+    acc_node *x = acc_binop(g, ACC_OP_QUOT, acc_read(g, xs, ix),
+                            acc_get(g, ix, 1));
+    return acc_generate(g, acc_shape(g, xs), acc_lambda(g, 1, &ix,
+                        acc_tuple(g, 2, (acc_node *[]){x,
+                                  acc_convert(g, x, ACC_F64)})));
+}
+
+Test(emit_c, segmented_folds_and_scans_compile_without_warnings)
+{
+    for (int pair = 0; pair <= 1; pair++) {
+        for (int form = 0; form < 3; form++) {
+            acc_graph *g = ts_graph(ctx);
+            acc_node *xs = acc_input(g, acc_type_scalar(ACC_I64), 2);
+            acc_node *seg = acc_input(g, acc_type_scalar(ACC_I64), 1);
+            acc_node *arr = seg_source(g, xs, pair);
+            acc_node *z = pair ? acc_tuple(g, 2, (acc_node *[]){ts_i64(g, 0),
+                                           ts_f64(g, 0.0)})
+                               : ts_i64(g, 0);
+            acc_node *f = seg_combiner(g, acc_node_type(z), pair);
+            acc_node *r = form == 0 ? acc_fold_seg(g, f, z, arr, seg)
+                        : form == 1 ? acc_fold_seg_offsets(g, f, z, arr, seg)
+                                    : acc_fold1_seg(g, f, arr, seg);
+            char *src = kernel_source(g, r);
+            expect_clean_compile(src);
+            free(src);
+            acc_graph_free(g);
+        }
+        for (int kind = ACC_SCANL; kind <= ACC_POSTSCANR; kind++) {
+            acc_graph *g = ts_graph(ctx);
+            acc_node *xs = acc_input(g, acc_type_scalar(ACC_I64), 2);
+            acc_node *arr = seg_source(g, xs, pair);
+            acc_node *z = pair ? acc_tuple(g, 2, (acc_node *[]){ts_i64(g, 0),
+                                           ts_f64(g, 0.0)})
+                               : ts_i64(g, 0);
+            acc_node *f = seg_combiner(g, acc_node_type(z), pair);
+            int unseeded = kind == ACC_SCANL1 || kind == ACC_SCANR1;
+            acc_node *r = acc_scan(g, (acc_scan_kind)kind, f,
+                                   unseeded ? NULL : z, arr);
+            char *src = kernel_source(g, r);
+            expect_clean_compile(src);
+            free(src);
+            acc_graph_free(g);
+        }
+    }
+}

@@ -8,6 +8,7 @@
 #include "core/backend/cpu/kernel_abi.h"
 #include "core/backend/interp/interp_state.h"
 #include "core/codegen/kernel_cpu.h"
+#include "core/ir/scan_kind.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -61,10 +62,13 @@ static int failed(launch *l)
     return atomic_load(&l->err.code) != 0;
 }
 
-/* The kernel's array arguments, evaluated by the interpreter. */
-static int bind_arrays(interp *st, const cg_kernel *k, launch *l)
+/* The kernel's array arguments, evaluated by the interpreter, and `extra`
+ * more slots after them, left empty. */
+static int bind_arrays_extra(interp *st, const cg_kernel *k, launch *l,
+                             size_t extra)
 {
-    l->in = calloc(k->n_arrays ? k->n_arrays : 1, sizeof *l->in);
+    l->in = calloc(k->n_arrays + extra ? k->n_arrays + extra : 1,
+                   sizeof *l->in);
     if (!l->in) {
         diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "run: out of host memory");
         return 0;
@@ -83,6 +87,11 @@ static int bind_arrays(interp *st, const cg_kernel *k, launch *l)
     atomic_init(&l->err.site, 0);
     atomic_init(&l->err.pos, LLONG_MAX);
     return 1;
+}
+
+static int bind_arrays(interp *st, const cg_kernel *k, launch *l)
+{
+    return bind_arrays_extra(st, k, l, 0);
 }
 
 /* Extents of a shape term evaluated on the host: 1, 0 after an error,
@@ -251,6 +260,264 @@ static int run_fold(cpu_program *cp, const cpu_node *kn, interp *st,
     return a != NULL;
 }
 
+/* ---- segmented folds ------------------------------------------------------------ */
+
+/* The offsets off[0..k] of the segments of a row of `inner` elements, read
+ * from descriptor `seg` (lengths, or offsets for foldSeg') with exactly
+ * the checks of interp_read_segments: 1, 0 when out of memory, -1 when the
+ * descriptor is refused (the interpreter reports why). */
+static int segment_offsets(const rt_array *seg, int offsets, int64_t inner,
+                           int64_t **off_out, int64_t *k)
+{
+    const int64_t *v = seg->data[0];
+    *k = offsets ? seg->size - 1 : seg->size;
+    if (offsets && seg->size == 0)
+        return -1;
+    int64_t *off = malloc((size_t)(seg->size + 1) * sizeof *off);
+    if (!off)
+        return 0;
+    off[0] = 0;
+    for (int64_t s = 0; s < seg->size; s++) {
+        if (offsets) {
+            off[s] = v[s];
+            if (off[s] < (s ? off[s - 1] : 0) || (s == 0 && off[s] != 0) ||
+                off[s] > inner)
+                break;
+        } else {
+            if (v[s] < 0 || v[s] > inner - off[s])
+                break;
+            off[s + 1] = off[s] + v[s];
+        }
+        if (s + 1 == seg->size) {
+            *off_out = off;
+            return 1;
+        }
+    }
+    if (seg->size == 0) { /* no segments (lengths) */
+        *off_out = off;
+        return 1;
+    }
+    free(off);
+    return -1;
+}
+
+typedef struct tail_task {
+    launch *l;
+    int64_t lo;
+} tail_task;
+
+static void task_tail(void *arg, int64_t lo, int64_t hi)
+{
+    tail_task *t = arg;
+    cpu_part_fn part;
+    memcpy(&part, &t->l->entry->part, sizeof part);
+    for (int64_t row = lo; row < hi && !failed(t->l); row++)
+        part(&t->l->A, row, t->lo, t->l->A.inner, 0);
+}
+
+static int run_fold_seg(cpu_program *cp, const cpu_node *kn, interp *st,
+                        const ir_node *n, rt_array **out)
+{
+    const ir_node *fold = kn->k.fold, *xs = kn->k.src;
+    int seeded = fold->u.seg.seeded;
+    int32_t r = xs->type->rank;
+    int64_t ext[ACC_MAX_RANK] = {0}, k = 0, *off = NULL;
+    ir_value seed[ACC_MAX_COMPONENTS];
+    launch l;
+    memset(&l, 0, sizeof l);
+    int ok = source_extents(st, xs, ext);
+    if (ok <= 0)
+        return ok;
+    rt_array *seg = interp_array_of(st, fold->args[seeded ? 3 : 2]);
+    if (!seg)
+        return 0;
+    int64_t inner = ext[r - 1], rows = rt_shape_size(r - 1, ext);
+    ok = segment_offsets(seg, fold->u.seg.offsets, inner, &off, &k);
+    if (ok == 0)
+        diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
+                  ir_fold_seg_name(fold));
+    if (ok <= 0)
+        return ok;
+    for (int64_t s = 0; !seeded && rows > 0 && s < k; s++)
+        if (off[s] == off[s + 1]) {
+            free(off);
+            return -1; /* an empty fold1Seg segment: the interpreter names it */
+        }
+    if (seeded) {
+        const ir_value *z = interp_eval(st, fold->args[1]);
+        if (!z) {
+            free(off);
+            return 0;
+        }
+        memcpy(seed, z, xs->type->elem->n_leaves * sizeof *seed);
+    }
+    if (!bind_arrays_extra(st, &kn->k, &l, 1)) {
+        free(l.in);
+        free(off);
+        return 0;
+    }
+    l.in[kn->k.n_arrays].data[0] = off;
+    l.in[kn->k.n_arrays].ext[0] = k + 1;
+    l.in[kn->k.n_arrays].size = k;
+    ext[r - 1] = k;
+    rt_array *a = rt_alloc(n->type->elem, r, ext, n == fold
+                           ? ir_fold_seg_name(fold) : ir_op_name(n->op), st->d);
+    ext[r - 1] = inner;
+    l.entry = kn->entry;
+    memcpy(l.A.src_ext, ext, sizeof ext);
+    l.A.inner = inner;
+    l.A.seed = seed;
+    if (a && a->size > 0) {
+        l.A.out = a->data;
+        memcpy(l.A.out_ext, a->extents, sizeof a->extents);
+        l.A.out_size = a->size;
+        int64_t avg = k > 0 && off[k] / k > 0 ? off[k] / k : 1;
+        int64_t least = 16384 / avg > 0 ? 16384 / avg : 1;
+        pool_for(cp->be->pool, a->size, grain_for(cp, a->size, least),
+                 task_run, &l);
+    }
+    /* an embedded producer's elements past the last segment: the
+     * interpreter computes them, and reports their errors */
+    if (a && !failed(&l) && xs->op == IR_GENERATE && off[k] < inner &&
+        rows > 0 && l.entry->part) {
+        tail_task t = {&l, off[k]};
+        int64_t per_row = inner - off[k];
+        int64_t least = 16384 / per_row > 0 ? 16384 / per_row : 1;
+        pool_for(cp->be->pool, rows, grain_for(cp, rows, least), task_tail,
+                 &t);
+    }
+    free(l.in);
+    free(off);
+    if (a && failed(&l)) {
+        rt_release(a);
+        return -1;
+    }
+    *out = a;
+    return a != NULL;
+}
+
+/* ---- scans ------------------------------------------------------------------------ */
+
+static void task_block(void *arg, int64_t lo, int64_t hi)
+{
+    launch *l = arg;
+    cpu_part_fn block;
+    memcpy(&block, &l->entry->block, sizeof block);
+    for (int64_t p = lo; p < hi; p++) {
+        int64_t a = p * l->part_len, b = a + l->part_len;
+        block(&l->A, l->row, a, b < l->A.inner ? b : l->A.inner, p);
+    }
+}
+
+/* Few long rows, f regroupable: per row, each block reduced (in
+ * parallel), the block totals scanned in order, each block scanned from
+ * its running value (in parallel). */
+static int scan_by_blocks(cpu_program *cp, launch *l, const acc_type *elem,
+                          int64_t rows)
+{
+    int64_t threads = pool_threads(cp->be->pool);
+    int64_t n = l->A.inner / 16384;
+    if (n > 8 * threads)
+        n = 8 * threads;
+    l->part_len = (l->A.inner + n - 1) / n;
+    n = (l->A.inner + l->part_len - 1) / l->part_len;
+    void *parts[ACC_MAX_COMPONENTS] = {0};
+    int ok = alloc_parts(l, elem, n, parts);
+    cpu_finish_fn finish;
+    memcpy(&finish, &l->entry->finish, sizeof finish);
+    for (int64_t row = 0; ok && row < rows && !failed(l); row++) {
+        l->row = row;
+        pool_for(cp->be->pool, n, 1, task_part, l);
+        if (!failed(l))
+            finish(&l->A, row, n);
+        if (!failed(l))
+            pool_for(cp->be->pool, n, 1, task_block, l);
+    }
+    for (size_t i = 0; i < elem->n_leaves; i++)
+        free(parts[i]);
+    return ok;
+}
+
+static int run_scan(cpu_program *cp, const cpu_node *kn, interp *st,
+                    const ir_node *n, rt_array **out)
+{
+    const ir_node *xs = kn->k.src;
+    acc_scan_kind kind = n->u.scan.kind;
+    ir_scan_form form = ir_scan_form_of(kind);
+    const char *op = ir_scan_name(kind, 0);
+    const acc_type *elem = xs->type->elem;
+    int32_t r = xs->type->rank;
+    int64_t ext[ACC_MAX_RANK] = {0}, oext[ACC_MAX_RANK];
+    ir_value seed[ACC_MAX_COMPONENTS];
+    launch l;
+    memset(&l, 0, sizeof l);
+    int ok = source_extents(st, xs, ext);
+    if (ok <= 0)
+        return ok;
+    int64_t inner = ext[r - 1], rows = rt_shape_size(r - 1, ext);
+    if (form == IR_SCAN_INCLUSIVE && inner == 0 && rows > 0)
+        return -1; /* an empty row: the interpreter names it */
+    if (ir_scan_seeded(kind)) {
+        const ir_value *z = interp_eval(st, n->args[1]);
+        if (!z)
+            return 0;
+        memcpy(seed, z, elem->n_leaves * sizeof *seed);
+    }
+    if (!bind_arrays(st, &kn->k, &l)) {
+        free(l.in);
+        return 0;
+    }
+    memcpy(oext, ext, sizeof ext);
+    oext[r - 1] = inner + (form == IR_SCAN_FULL);
+    rt_array *a = rt_alloc(elem, r, oext, op, st->d), *t = NULL;
+    if (a && form == IR_SCAN_PRIMED && !(t = rt_alloc(elem, r - 1, ext, op,
+                                                      st->d))) {
+        rt_release(a);
+        a = NULL;
+    }
+    void *outs[2 * ACC_MAX_COMPONENTS] = {0};
+    int oom = 0;
+    if (a && rows > 0) {
+        size_t k = elem->n_leaves;
+        for (size_t i = 0; i < k; i++) {
+            outs[i] = a->data[i];
+            outs[k + i] = t ? t->data[i] : NULL;
+        }
+        l.entry = kn->entry;
+        l.A.out = outs;
+        memcpy(l.A.out_ext, a->extents, sizeof a->extents);
+        l.A.out_size = a->size;
+        memcpy(l.A.src_ext, ext, sizeof ext);
+        l.A.inner = inner;
+        l.A.seed = seed;
+        int64_t threads = pool_threads(cp->be->pool);
+        if (kn->k.reassociable && rows < 2 * threads && inner >= 32768 &&
+            l.entry->part && l.entry->finish && l.entry->block) {
+            oom = !scan_by_blocks(cp, &l, elem, rows);
+        } else {
+            int64_t least = 65536 / (inner > 0 ? inner : 1);
+            pool_for(cp->be->pool, rows, grain_for(cp, rows, least > 0 ? least
+                                                                      : 1),
+                     task_run, &l);
+        }
+    }
+    free(l.in);
+    if (a && (oom || failed(&l))) {
+        rt_release(a);
+        rt_release(t);
+        if (oom)
+            diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host "
+                      "memory", op);
+        return oom ? 0 : -1;
+    }
+    if (!a)
+        return 0;
+    out[0] = a;
+    if (t)
+        out[1] = t;
+    return 1;
+}
+
 static int eval_hook(void *state, interp *st, const ir_node *n,
                      rt_array **out)
 {
@@ -260,6 +527,10 @@ static int eval_hook(void *state, interp *st, const ir_node *n,
         return -1;
     if (kn->k.kind == CG_KERNEL_GENERATE)
         return run_generate(cp, kn, st, n, out);
+    if (kn->k.kind == CG_KERNEL_FOLD_SEG)
+        return run_fold_seg(cp, kn, st, n, out);
+    if (kn->k.kind == CG_KERNEL_SCAN)
+        return run_scan(cp, kn, st, n, out);
     return run_fold(cp, kn, st, n, out);
 }
 

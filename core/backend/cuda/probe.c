@@ -1,6 +1,6 @@
 /*
  * probe.c — the CUDA availability check: driver, device, NVRTC, and the
- * code generator.  Every library it loads is unloaded again; a context
+ * launcher (which does not exist yet).  Every library it loads is unloaded again; a context
  * that uses the backend loads what it needs itself.
  */
 #include "core/backend/cuda/probe.h"
@@ -51,7 +51,8 @@ int cuda_probe(char *reason, size_t size)
     int major = nvrtc.major, minor = nvrtc.minor;
     cuda_unload_nvrtc(&nvrtc);
     snprintf(reason, size, "not available: %d CUDA device(s) and NVRTC %d.%d "
-             "were found, but this build of accel has no CUDA code "
-             "generator yet", devices, major, minor);
+             "were found, but this build of accel cannot launch CUDA "
+             "kernels yet (it only generates and compiles them)", devices,
+             major, minor);
     return 0;
 }

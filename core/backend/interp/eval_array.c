@@ -353,8 +353,12 @@ const interp_value *interp_eval_array(interp *st, const ir_node *n)
     int ok;
     if (n->op == IR_TUPLE || n->op == IR_GET)
         ok = eval_structural(st, n, arrays);
-    else if (n->op == IR_SCAN || n->op == IR_SCAN_SEG)
-        ok = interp_eval_scan(st, n, arrays); /* one or two arrays */
+    else if (n->op == IR_SCAN || n->op == IR_SCAN_SEG) {
+        /* one or two arrays; the backend's kernel first */
+        int r = st->hook ? st->hook->eval_array(st->hook->state, st, n, arrays)
+                         : -1;
+        ok = r >= 0 ? r : interp_eval_scan(st, n, arrays);
+    }
     else if (n->op == IR_ACOND || n->op == IR_AWHILE || n->op == IR_PARAM)
         ok = interp_eval_control(st, n, arrays); /* tuples of arrays */
     else if (n->op == IR_FOREIGN)

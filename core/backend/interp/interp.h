@@ -25,7 +25,8 @@ acc_status interp_run(const ir_program *p, rt_array *const *inputs,
 /* A compiling backend's hook: the interpreter stays the host-side
  * scheduler and asks eval_array first for every array node it computes
  * with an operation of its own.  eval_array returns 1 with the node's
- * array in *out, 0 after recording an error on the run's diag, or -1 to
+ * array in *out (a primed scan: its two arrays in out[0] and out[1]), 0
+ * after recording an error on the run's diag, or -1 to
  * let the interpreter evaluate the node itself. */
 struct interp;
 typedef struct interp_hook {

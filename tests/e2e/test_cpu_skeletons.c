@@ -1,0 +1,668 @@
+/*
+ * test_cpu_skeletons.c — the CPU backend's segmented-fold and scan
+ * skeletons (core/skeletons/cpu/fold_seg.c.in, scan.c.in) against the
+ * reference interpreter.
+ *
+ * Every program is built twice (contexts interp and cpu), run on the same
+ * inputs, and the outputs compared: integers bit for bit, float sums
+ * within a relative 1e-5 (the CPU backend reassociates them).  Every step
+ * of every program must be compiled ("interpreted":0 in
+ * acc_program_explain's JSON).  Runtime errors must agree in status and
+ * message.  Every test skips when there is no working C compiler (the CPU
+ * backend is then unavailable).
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "accel.h"
+#include "support.h"
+
+/* ------------------------------------------------------------------------
+ * Contexts, a private cache folder per test
+ * ------------------------------------------------------------------------ */
+
+static char cache_dir[256];
+
+static void make_cache_dir(void)
+{
+    snprintf(cache_dir, sizeof cache_dir, "%s/accel-test-cache-XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    cr_assert_not_null(mkdtemp(cache_dir));
+}
+
+static void remove_cache_dir(void)
+{
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache_dir);
+    cr_expect_eq(system(cmd), 0);
+}
+
+static acc_context *cpu_context(void)
+{
+    acc_context_options o;
+    acc_context *ctx = NULL;
+    acc_context_options_init(&o);
+    o.backend = ACC_BACKEND_CPU;
+    o.cache_dir = cache_dir;
+    acc_status st = acc_context_create(&o, &ctx);
+    if (st == ACC_ERR_UNSUPPORTED)
+        cr_skip_test("no working C compiler: %s", acc_last_error());
+    cr_assert_eq(st, ACC_OK, "%s", acc_last_error());
+    return ctx;
+}
+
+TestSuite(cpu_skeletons, .init = make_cache_dir, .fini = remove_cache_dir);
+
+/* ------------------------------------------------------------------------
+ * Differential runs
+ * ------------------------------------------------------------------------ */
+
+typedef acc_node *(*build_fn)(acc_graph *g, const void *arg);
+
+enum { MAX_OUT = 4 };
+
+typedef struct outcome {
+    acc_status st;
+    char message[1024];
+    size_t n;
+    acc_array out[MAX_OUT];
+} outcome;
+
+/* Every step of the programs tested here has a CPU kernel: none may be
+ * left to the interpreter. */
+static void expect_all_compiled(const acc_program *p)
+{
+    char *json = NULL;
+    cr_assert_eq(acc_program_explain(p, 1, &json), ACC_OK);
+    const char *cpu = strstr(json, "\"cpu\":{\"kernels\":");
+    cr_assert_not_null(cpu, "%s", json);
+    cr_expect(atoi(cpu + strlen("\"cpu\":{\"kernels\":")) >= 1, "%s", json);
+    cr_expect(strstr(json, "\"interpreted\":0,") != NULL, "%s", json);
+    acc_free(json);
+}
+
+static void run_on(acc_context *ctx, build_fn build, const void *arg,
+                   size_t n_in, const acc_array *in, outcome *o)
+{
+    acc_graph *g = ts_graph(ctx);
+    acc_node *r = build(g, arg);
+    acc_program *p = NULL;
+    memset(o, 0, sizeof *o);
+    o->st = acc_compile(ctx, g, 1, &r, &p);
+    if (o->st == ACC_OK && acc_program_backend(p) == ACC_BACKEND_CPU)
+        expect_all_compiled(p);
+    if (o->st == ACC_OK) {
+        o->n = acc_program_num_outputs(p);
+        cr_assert(o->n <= MAX_OUT);
+        for (size_t i = 0; i < o->n; i++)
+            o->out[i].struct_size = sizeof o->out[i];
+        o->st = acc_run(p, n_in, in, o->n, o->out);
+    }
+    if (o->st != ACC_OK)
+        snprintf(o->message, sizeof o->message, "%s", acc_last_error());
+    acc_program_free(p);
+    acc_graph_free(g);
+}
+
+static void release(outcome *o)
+{
+    for (size_t i = 0; o->st == ACC_OK && i < o->n; i++)
+        acc_array_release(&o->out[i]);
+}
+
+static uint64_t ordered(double x)
+{
+    int64_t i;
+    memcpy(&i, &x, sizeof i);
+    return i < 0 ? (uint64_t)(-(i & INT64_MAX)) + (1ull << 63) - 1 + 1
+                 : (uint64_t)i + (1ull << 63);
+}
+
+static uint32_t ordered32(float x)
+{
+    int32_t i;
+    memcpy(&i, &x, sizeof i);
+    return i < 0 ? (uint32_t)(-(i & INT32_MAX)) + (1u << 31) - 1 + 1
+                 : (uint32_t)i + (1u << 31);
+}
+
+/* Whether a and b agree: NaN matches NaN; within `ulps` units in the last
+ * place, or, when rel > 0, within relative error rel. */
+static int float_close(double a, double b, int f32, int ulps, double rel)
+{
+    if (isnan(a) || isnan(b))
+        return isnan(a) && isnan(b);
+    if (rel > 0)
+        return fabs(a - b) <= rel * fmax(1.0, fmax(fabs(a), fabs(b)));
+    if (a == b)
+        return 1;
+    uint64_t x = f32 ? ordered32((float)a) : ordered(a);
+    uint64_t y = f32 ? ordered32((float)b) : ordered(b);
+    return (x > y ? x - y : y - x) <= (uint64_t)ulps;
+}
+
+static void compare_leaf(const acc_array *c, const acc_array *r, size_t leaf,
+                         int ulps, double rel)
+{
+    acc_scalar s = acc_type_leaf(r->type, leaf);
+    int64_t n = acc_array_size(r);
+    size_t w = acc_scalar_size(s);
+    for (int64_t i = 0; i < n; i++) {
+        const char *x = (const char *)c->data[leaf] + i * (int64_t)w;
+        const char *y = (const char *)r->data[leaf] + i * (int64_t)w;
+        if (s == ACC_F32 || s == ACC_F64) {
+            double a = s == ACC_F32 ? *(const float *)x : *(const double *)x;
+            double b = s == ACC_F32 ? *(const float *)y : *(const double *)y;
+            cr_assert(float_close(a, b, s == ACC_F32, ulps, rel),
+                      "leaf %zu element %lld: cpu %.17g, interp %.17g", leaf,
+                      (long long)i, a, b);
+        } else {
+            cr_assert(memcmp(x, y, w) == 0, "leaf %zu (%s) element %lld "
+                      "differs", leaf, acc_scalar_name(s), (long long)i);
+        }
+    }
+}
+
+/* Runs build on both backends and compares; returns the cpu outcome's
+ * status (both must agree on it). */
+static acc_status differ(build_fn build, const void *arg, size_t n_in,
+                         const acc_array *in, int ulps, double rel)
+{
+    acc_context *cpu = cpu_context();
+    acc_context *ref = ts_context(ACC_BACKEND_INTERP);
+    outcome c, r;
+    run_on(cpu, build, arg, n_in, in, &c);
+    run_on(ref, build, arg, n_in, in, &r);
+    cr_assert_eq(c.st, r.st, "cpu: %s (%s); interp: %s (%s)",
+                 acc_status_string(c.st), c.message,
+                 acc_status_string(r.st), r.message);
+    if (c.st != ACC_OK)
+        cr_assert_str_eq(c.message, r.message);
+    for (size_t i = 0; c.st == ACC_OK && i < r.n; i++) {
+        cr_assert_eq(c.out[i].rank, r.out[i].rank);
+        for (int32_t d = 0; d < r.out[i].rank; d++)
+            cr_assert_eq(c.out[i].extents[d], r.out[i].extents[d]);
+        for (size_t l = 0; l < acc_type_leaf_count(r.out[i].type); l++)
+            compare_leaf(&c.out[i], &r.out[i], l, ulps, rel);
+    }
+    acc_status st = c.st;
+    if (st != ACC_OK)
+        cr_log_info("both backends: %s (%s)", acc_status_string(st), c.message);
+    release(&c);
+    release(&r);
+    acc_context_destroy(cpu);
+    acc_context_destroy(ref);
+    return st;
+}
+
+/* ------------------------------------------------------------------------
+ * Segmented folds: foldSeg, foldSeg', fold1Seg
+ * ------------------------------------------------------------------------ */
+
+enum { SEG_LENGTHS, SEG_OFFSETS, SEG_FOLD1 };
+
+typedef struct seg_case {
+    int rank;
+    int64_t ext[3];
+    int form;           /* SEG_LENGTHS, SEG_OFFSETS, SEG_FOLD1 */
+    int embedded;       /* elements read through a permuted index */
+    int tuple;          /* (i64, f64) elements, (+, max) */
+    int noncommutative; /* 2x2 matrix product */
+    int mapped;         /* map g after the fold */
+    int floats;         /* f64 elements, (+) */
+    int divide_at;      /* > 0: the element at innermost j = divide_at - 1
+                           divides by zero (embedded) */
+    size_t n_seg;
+    int64_t seg[16];
+} seg_case;
+
+/* (a0, a1) `f` (b0, b1) = (a0 + b0, max a1 b1) on (i64, f64) */
+static acc_node *tuple_combiner(acc_graph *g, const acc_type *elem)
+{
+    acc_node *a = acc_param(g, elem), *b = acc_param(g, elem);
+    acc_node *r = acc_tuple(g, 2, (acc_node *[]){
+        acc_binop(g, ACC_OP_ADD, acc_get(g, a, 0), acc_get(g, b, 0)),
+        acc_binop(g, ACC_OP_MAX, acc_get(g, a, 1), acc_get(g, b, 1))});
+    return acc_lambda(g, 2, (acc_node *[]){a, b}, r);
+}
+
+/* 2x2 integer matrix product on (i64, i64, i64, i64): associative, not
+ * commutative, so any reordering shows. */
+static acc_node *matrix_combiner(acc_graph *g, const acc_type *elem)
+{
+    acc_node *a = acc_param(g, elem), *b = acc_param(g, elem);
+    acc_node *m[4];
+    for (int r = 0; r < 2; r++)
+        for (int c = 0; c < 2; c++)
+            m[2 * r + c] = acc_binop(g, ACC_OP_ADD,
+                acc_binop(g, ACC_OP_MUL, acc_get(g, a, (size_t)(2 * r)),
+                          acc_get(g, b, (size_t)c)),
+                acc_binop(g, ACC_OP_MUL, acc_get(g, a, (size_t)(2 * r + 1)),
+                          acc_get(g, b, (size_t)(2 + c))));
+    return acc_lambda(g, 2, (acc_node *[]){a, b}, acc_tuple(g, 4, m));
+}
+
+static acc_node *plus(acc_graph *g, acc_scalar s)
+{
+    acc_node *a = acc_param(g, acc_type_scalar(s));
+    acc_node *b = acc_param(g, acc_type_scalar(s));
+    return acc_lambda(g, 2, (acc_node *[]){a, b},
+                      acc_binop(g, ACC_OP_ADD, a, b));
+}
+
+/* The element at ix: xs ! ix, or (embedded) xs read at the innermost
+ * position (7 j + 3) `rem` n, times 3, minus j; then shaped per case. */
+static acc_node *seg_elem(acc_graph *g, const seg_case *sc, acc_node *xs,
+                          acc_node *ix)
+{
+    int r = sc->rank;
+    acc_node *j = acc_get(g, ix, (size_t)r - 1), *x;
+    if (sc->embedded) {
+        acc_node *comps[3];
+        for (int d = 0; d < r - 1; d++)
+            comps[d] = acc_get(g, ix, (size_t)d);
+        acc_node *n = acc_get(g, acc_shape(g, xs), (size_t)r - 1);
+        comps[r - 1] = acc_binop(g, ACC_OP_REM, acc_binop(g, ACC_OP_ADD,
+                           acc_binop(g, ACC_OP_MUL, j, ts_i64(g, 7)),
+                           ts_i64(g, 3)), n);
+        x = acc_read(g, xs, acc_index(g, (size_t)r, comps));
+        x = acc_binop(g, ACC_OP_SUB, acc_binop(g, ACC_OP_MUL, x, ts_i64(g, 3)),
+                      j);
+        if (sc->divide_at > 0)
+            x = acc_binop(g, ACC_OP_ADD, x, acc_binop(g, ACC_OP_QUOT,
+                    ts_i64(g, 1000), acc_binop(g, ACC_OP_SUB, j,
+                                               ts_i64(g, sc->divide_at - 1))));
+    } else {
+        x = acc_read(g, xs, ix);
+    }
+    if (sc->noncommutative)
+        return acc_tuple(g, 4, (acc_node *[]){
+            ts_i64(g, 1), acc_binop(g, ACC_OP_REM, x, ts_i64(g, 5)),
+            acc_binop(g, ACC_OP_REM, x, ts_i64(g, 3)), ts_i64(g, 1)});
+    if (sc->tuple)
+        return acc_tuple(g, 2, (acc_node *[]){x, acc_convert(g, x, ACC_F64)});
+    if (sc->floats)
+        return acc_binop(g, ACC_OP_MUL, acc_convert(g, x, ACC_F64),
+                         ts_f64(g, 0.37));
+    return x;
+}
+
+static acc_node *build_seg(acc_graph *g, const void *arg)
+{
+    const seg_case *sc = arg;
+    acc_node *xs = acc_input(g, acc_type_scalar(ACC_I64), sc->rank);
+    acc_node *seg = acc_input(g, acc_type_scalar(ACC_I64), 1);
+    acc_node *ix = acc_param(g, acc_type_shape(sc->rank));
+    acc_node *e = seg_elem(g, sc, xs, ix);
+    acc_node *arr = sc->embedded || sc->tuple || sc->noncommutative ||
+                            sc->floats
+                        ? acc_generate(g, acc_shape(g, xs),
+                                       acc_lambda(g, 1, &ix, e))
+                        : xs;
+    const acc_type *elem = acc_node_type(e);
+    acc_node *f = sc->noncommutative ? matrix_combiner(g, elem)
+                : sc->tuple ? tuple_combiner(g, elem)
+                : plus(g, sc->floats ? ACC_F64 : ACC_I64);
+    acc_node *z = sc->noncommutative
+                      ? acc_tuple(g, 4, (acc_node *[]){ts_i64(g, 1), ts_i64(g, 2),
+                                                       ts_i64(g, 3), ts_i64(g, 4)})
+                  : sc->tuple ? acc_tuple(g, 2, (acc_node *[]){ts_i64(g, 42),
+                                                              ts_f64(g, -1.0)})
+                  : sc->floats ? ts_f64(g, 0.5) : ts_i64(g, 42);
+    acc_node *r = sc->form == SEG_LENGTHS ? acc_fold_seg(g, f, z, arr, seg)
+                : sc->form == SEG_OFFSETS
+                    ? acc_fold_seg_offsets(g, f, z, arr, seg)
+                    : acc_fold1_seg(g, f, arr, seg);
+    if (sc->mapped && !sc->tuple && !sc->noncommutative && !sc->floats) {
+        acc_node *v = acc_param(g, acc_type_scalar(ACC_I64));
+        r = acc_map(g, acc_lambda(g, 1, &v, acc_convert(g, acc_binop(g,
+                    ACC_OP_MUL, v, ts_i64(g, 2)), ACC_F64)), r);
+    }
+    return r;
+}
+
+static acc_status check_seg(const seg_case *sc)
+{
+    int64_t n = 1;
+    for (int d = 0; d < sc->rank; d++)
+        n *= sc->ext[d];
+    int64_t *xs = malloc((size_t)(n ? n : 1) * sizeof *xs);
+    for (int64_t i = 0; i < n; i++)
+        xs[i] = (i * 7919) % 1000 - 300;
+    int64_t seg[16];
+    memcpy(seg, sc->seg, sizeof seg);
+    acc_array in[2] = {
+        ts_host_array(acc_type_scalar(ACC_I64), sc->rank, sc->ext,
+                      (void *[]){xs}),
+        ts_host_array(acc_type_scalar(ACC_I64), 1,
+                      (int64_t[]){(int64_t)sc->n_seg}, (void *[]){seg})};
+    acc_status st = differ(build_seg, sc, 2, in, 0, sc->floats ? 1e-5 : 0);
+    free(xs);
+    return st;
+}
+
+/* Lengths of a row of `inner` elements (with empty segments) as the case's
+ * descriptor for `form`. */
+static void describe(seg_case *sc, size_t k, const int64_t *lengths)
+{
+    sc->n_seg = k + (sc->form == SEG_OFFSETS);
+    int64_t at = 0;
+    for (size_t s = 0; s < k; s++) {
+        if (sc->form == SEG_OFFSETS)
+            sc->seg[s] = at;
+        else
+            sc->seg[s] = lengths[s];
+        at += lengths[s];
+    }
+    if (sc->form == SEG_OFFSETS)
+        sc->seg[k] = at;
+}
+
+Test(cpu_skeletons, fold_seg_forms_ranks_1_to_3)
+{
+    static const int64_t shapes[3][3] = {{1000, 0, 0}, {5, 1000, 0},
+                                         {3, 4, 1000}};
+    static const int64_t with_empty[] = {0, 10, 1, 0, 300, 489, 0, 200, 0};
+    static const int64_t no_empty[] = {10, 1, 300, 489, 200};
+    for (int rank = 1; rank <= 3; rank++)
+        for (int form = SEG_LENGTHS; form <= SEG_FOLD1; form++)
+            for (int embedded = 0; embedded <= 1; embedded++) {
+                seg_case sc = {.rank = rank, .form = form,
+                               .embedded = embedded};
+                memcpy(sc.ext, shapes[rank - 1], sizeof sc.ext);
+                if (form == SEG_FOLD1)
+                    describe(&sc, 5, no_empty);
+                else
+                    describe(&sc, 9, with_empty);
+                cr_expect_eq(check_seg(&sc), ACC_OK, "rank %d form %d "
+                             "embedded %d", rank, form, embedded);
+            }
+}
+
+Test(cpu_skeletons, fold_seg_elements_and_map)
+{
+    static const int64_t lengths[] = {4100, 0, 1000, 1, 899};
+    seg_case cases[] = {
+        {.rank = 2, .ext = {7, 6000}, .form = SEG_LENGTHS, .tuple = 1},
+        {.rank = 2, .ext = {7, 6000}, .form = SEG_OFFSETS,
+         .noncommutative = 1},
+        {.rank = 1, .ext = {6000}, .form = SEG_LENGTHS, .noncommutative = 1,
+         .embedded = 1},
+        {.rank = 2, .ext = {3, 6000}, .form = SEG_LENGTHS, .floats = 1},
+        {.rank = 1, .ext = {6000}, .form = SEG_OFFSETS, .floats = 1,
+         .embedded = 1},
+        {.rank = 2, .ext = {4, 6000}, .form = SEG_LENGTHS, .mapped = 1},
+        {.rank = 3, .ext = {2, 2, 6000}, .form = SEG_OFFSETS, .mapped = 1,
+         .embedded = 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        describe(&cases[i], 5, lengths);
+        cr_expect_eq(check_seg(&cases[i]), ACC_OK, "case %zu", i);
+    }
+    /* fold1Seg of tuples and matrices: no empty segment */
+    static const int64_t full[] = {4100, 1000, 1, 899};
+    seg_case f1[] = {
+        {.rank = 2, .ext = {7, 6000}, .form = SEG_FOLD1, .tuple = 1},
+        {.rank = 2, .ext = {7, 6000}, .form = SEG_FOLD1, .noncommutative = 1,
+         .embedded = 1},
+    };
+    for (size_t i = 0; i < sizeof f1 / sizeof f1[0]; i++) {
+        describe(&f1[i], 4, full);
+        cr_expect_eq(check_seg(&f1[i]), ACC_OK, "fold1Seg case %zu", i);
+    }
+}
+
+Test(cpu_skeletons, fold_seg_empty)
+{
+    static const int64_t some[] = {2, 0, 3};
+    /* no rows */
+    seg_case a = {.rank = 2, .ext = {0, 5}, .form = SEG_LENGTHS};
+    describe(&a, 3, some);
+    cr_expect_eq(check_seg(&a), ACC_OK);
+    seg_case b = {.rank = 2, .ext = {0, 5}, .form = SEG_FOLD1, .embedded = 1};
+    describe(&b, 3, some); /* an empty segment, but no rows: no error */
+    cr_expect_eq(check_seg(&b), ACC_OK);
+    /* no segments */
+    seg_case c = {.rank = 2, .ext = {3, 5}, .form = SEG_LENGTHS};
+    describe(&c, 0, some);
+    cr_expect_eq(check_seg(&c), ACC_OK);
+    seg_case d = {.rank = 1, .ext = {5}, .form = SEG_OFFSETS, .embedded = 1};
+    describe(&d, 0, some);
+    cr_expect_eq(check_seg(&d), ACC_OK);
+    /* empty rows, empty segments only */
+    static const int64_t zeros[] = {0, 0};
+    seg_case e = {.rank = 2, .ext = {4, 0}, .form = SEG_OFFSETS,
+                  .embedded = 1};
+    describe(&e, 2, zeros);
+    cr_expect_eq(check_seg(&e), ACC_OK);
+    /* segments shorter than the row */
+    seg_case f = {.rank = 3, .ext = {2, 3, 9}, .form = SEG_FOLD1,
+                  .embedded = 1};
+    describe(&f, 3, (const int64_t[]){1, 2, 3});
+    cr_expect_eq(check_seg(&f), ACC_OK);
+}
+
+Test(cpu_skeletons, fold_seg_errors)
+{
+    /* negative length; a segment ending beyond the row */
+    seg_case neg = {.rank = 2, .ext = {3, 10}, .form = SEG_LENGTHS,
+                    .n_seg = 3, .seg = {2, -1, 3}};
+    cr_expect_eq(check_seg(&neg), ACC_ERR_RUNTIME);
+    seg_case neg1 = {.rank = 1, .ext = {10}, .form = SEG_FOLD1,
+                     .embedded = 1, .n_seg = 2, .seg = {2, -4}};
+    cr_expect_eq(check_seg(&neg1), ACC_ERR_RUNTIME);
+    seg_case longer = {.rank = 2, .ext = {3, 10}, .form = SEG_LENGTHS,
+                       .embedded = 1, .n_seg = 3, .seg = {2, 5, 4}};
+    cr_expect_eq(check_seg(&longer), ACC_ERR_SHAPE);
+    /* offsets: empty, not starting with 0, decreasing, beyond the row */
+    seg_case none = {.rank = 1, .ext = {10}, .form = SEG_OFFSETS,
+                     .n_seg = 0};
+    cr_expect_eq(check_seg(&none), ACC_ERR_RUNTIME);
+    seg_case start = {.rank = 1, .ext = {10}, .form = SEG_OFFSETS,
+                      .n_seg = 2, .seg = {1, 4}};
+    cr_expect_eq(check_seg(&start), ACC_ERR_RUNTIME);
+    seg_case down = {.rank = 2, .ext = {2, 10}, .form = SEG_OFFSETS,
+                     .n_seg = 3, .seg = {0, 5, 3}};
+    cr_expect_eq(check_seg(&down), ACC_ERR_RUNTIME);
+    seg_case beyond = {.rank = 2, .ext = {2, 10}, .form = SEG_OFFSETS,
+                       .n_seg = 3, .seg = {0, 5, 11}};
+    cr_expect_eq(check_seg(&beyond), ACC_ERR_SHAPE);
+    /* fold1Seg of an empty segment */
+    seg_case empty = {.rank = 2, .ext = {2, 10}, .form = SEG_FOLD1,
+                      .n_seg = 3, .seg = {4, 0, 6}};
+    cr_expect_eq(check_seg(&empty), ACC_ERR_RUNTIME);
+    /* division by zero in the producer: inside a segment, and past the
+     * last segment (the interpreter computes the whole producer) */
+    seg_case inside = {.rank = 2, .ext = {3, 10}, .form = SEG_LENGTHS,
+                       .embedded = 1, .divide_at = 3, .n_seg = 2,
+                       .seg = {4, 2}};
+    cr_expect_eq(check_seg(&inside), ACC_ERR_RUNTIME);
+    seg_case tail = {.rank = 2, .ext = {3, 10}, .form = SEG_FOLD1,
+                     .embedded = 1, .divide_at = 9, .n_seg = 2,
+                     .seg = {4, 2}};
+    cr_expect_eq(check_seg(&tail), ACC_ERR_RUNTIME);
+    seg_case nothing = {.rank = 2, .ext = {3, 10}, .form = SEG_LENGTHS,
+                        .embedded = 1, .divide_at = 5, .n_seg = 0};
+    cr_expect_eq(check_seg(&nothing), ACC_ERR_RUNTIME);
+}
+
+/* SMVM: foldSeg (+) 0 (zipWith (*) (backpermute n (\i -> cols ! i) vec)
+ * vals) segd, after fusion a foldSeg over an embedded generate. */
+static acc_node *build_smvm(acc_graph *g, const void *arg)
+{
+    (void)arg;
+    acc_node *segd = acc_input(g, acc_type_scalar(ACC_I64), 1);
+    acc_node *cols = acc_input(g, acc_type_scalar(ACC_I64), 1);
+    acc_node *vals = acc_input(g, acc_type_scalar(ACC_F32), 1);
+    acc_node *vec = acc_input(g, acc_type_scalar(ACC_F32), 1);
+    acc_node *i = acc_param(g, acc_type_shape(1));
+    acc_node *p = acc_lambda(g, 1, &i, acc_index(g, 1, (acc_node *[]){
+                                 acc_read(g, cols, i)}));
+    acc_node *gathered = acc_backpermute(g, acc_shape(g, cols), p, vec);
+    acc_node *a = acc_param(g, acc_type_scalar(ACC_F32));
+    acc_node *b = acc_param(g, acc_type_scalar(ACC_F32));
+    acc_node *mul = acc_lambda(g, 2, (acc_node *[]){a, b},
+                               acc_binop(g, ACC_OP_MUL, a, b));
+    acc_node *prods = acc_zipwith(g, mul, 2, (acc_node *[]){gathered, vals});
+    acc_node *z = acc_convert(g, ts_i64(g, 0), ACC_F32);
+    return acc_fold_seg(g, plus(g, ACC_F32), z, prods, segd);
+}
+
+Test(cpu_skeletons, fold_seg_smvm)
+{
+    enum { ROWS = 3000, COLS = 5000 };
+    int64_t *segd = malloc(ROWS * sizeof *segd);
+    int64_t nnz = 0;
+    for (int64_t r = 0; r < ROWS; r++)
+        nnz += segd[r] = (r * 37) % 23 + (r % 97 == 0 ? 0 : 1);
+    int64_t *cols = malloc((size_t)nnz * sizeof *cols);
+    float *vals = malloc((size_t)nnz * sizeof *vals);
+    float *vec = malloc(COLS * sizeof *vec);
+    for (int64_t k = 0; k < nnz; k++) {
+        cols[k] = (k * 7919) % COLS;
+        vals[k] = (float)((k % 17) - 8) * 0.25f;
+    }
+    for (int64_t c = 0; c < COLS; c++)
+        vec[c] = (float)(c % 11) * 0.5f - 2.0f;
+    acc_array in[4] = {
+        ts_host_array(acc_type_scalar(ACC_I64), 1, (int64_t[]){ROWS},
+                      (void *[]){segd}),
+        ts_host_array(acc_type_scalar(ACC_I64), 1, &nnz, (void *[]){cols}),
+        ts_host_array(acc_type_scalar(ACC_F32), 1, &nnz, (void *[]){vals}),
+        ts_host_array(acc_type_scalar(ACC_F32), 1, (int64_t[]){COLS},
+                      (void *[]){vec})};
+    cr_expect_eq(differ(build_smvm, NULL, 4, in, 0, 1e-5), ACC_OK);
+    free(segd);
+    free(cols);
+    free(vals);
+    free(vec);
+}
+
+/* ------------------------------------------------------------------------
+ * Scans: the ten kinds over the innermost dimension
+ * ------------------------------------------------------------------------ */
+
+typedef struct scan_case {
+    acc_scan_kind kind;
+    int rank;
+    int64_t ext[3];
+    int embedded, tuple, noncommutative, floats;
+    int divide_at; /* as in seg_case */
+} scan_case;
+
+static acc_node *build_scan(acc_graph *g, const void *arg)
+{
+    const scan_case *c = arg;
+    seg_case sc = {.rank = c->rank, .embedded = c->embedded,
+                   .tuple = c->tuple, .noncommutative = c->noncommutative,
+                   .floats = c->floats, .divide_at = c->divide_at};
+    acc_node *xs = acc_input(g, acc_type_scalar(ACC_I64), c->rank);
+    acc_node *ix = acc_param(g, acc_type_shape(c->rank));
+    acc_node *e = seg_elem(g, &sc, xs, ix);
+    if (c->floats) /* positive: no cancellation in long running sums */
+        e = acc_unop(g, ACC_OP_ABS, e);
+    acc_node *arr = c->embedded || c->tuple || c->noncommutative || c->floats
+                        ? acc_generate(g, acc_shape(g, xs),
+                                       acc_lambda(g, 1, &ix, e))
+                        : xs;
+    const acc_type *elem = acc_node_type(e);
+    acc_node *f = c->noncommutative ? matrix_combiner(g, elem)
+                : c->tuple ? tuple_combiner(g, elem)
+                : plus(g, c->floats ? ACC_F64 : ACC_I64);
+    acc_node *z = NULL;
+    if (c->kind != ACC_SCANL1 && c->kind != ACC_SCANR1)
+        z = c->noncommutative
+                ? acc_tuple(g, 4, (acc_node *[]){ts_i64(g, 1), ts_i64(g, 2),
+                                                 ts_i64(g, 3), ts_i64(g, 4)})
+            : c->tuple ? acc_tuple(g, 2, (acc_node *[]){ts_i64(g, 42),
+                                                        ts_f64(g, -1.0)})
+            : c->floats ? ts_f64(g, 0.5) : ts_i64(g, 42);
+    return acc_scan(g, c->kind, f, z, arr);
+}
+
+static acc_status check_scan(const scan_case *c)
+{
+    int64_t n = 1;
+    for (int d = 0; d < c->rank; d++)
+        n *= c->ext[d];
+    int64_t *xs = malloc((size_t)(n ? n : 1) * sizeof *xs);
+    for (int64_t i = 0; i < n; i++)
+        xs[i] = (i * 7919) % 1000 - 300;
+    acc_array in = ts_host_array(acc_type_scalar(ACC_I64), c->rank, c->ext,
+                                 (void *[]){xs});
+    acc_status st = differ(build_scan, c, 1, &in, 0, c->floats ? 1e-5 : 0);
+    free(xs);
+    return st;
+}
+
+static const acc_scan_kind all_kinds[10] = {
+    ACC_SCANL, ACC_SCANL_PRIME, ACC_SCANL1, ACC_SCANR, ACC_SCANR_PRIME,
+    ACC_SCANR1, ACC_PRESCANL, ACC_POSTSCANL, ACC_PRESCANR, ACC_POSTSCANR};
+
+Test(cpu_skeletons, scan_kinds_ranks_1_to_3)
+{
+    static const int64_t shapes[3][3] = {{1000, 0, 0}, {5, 300, 0},
+                                         {3, 4, 77}};
+    for (int k = 0; k < 10; k++)
+        for (int rank = 1; rank <= 3; rank++)
+            for (int embedded = 0; embedded <= 1; embedded++) {
+                scan_case c = {.kind = all_kinds[k], .rank = rank,
+                               .embedded = embedded};
+                memcpy(c.ext, shapes[rank - 1], sizeof c.ext);
+                cr_expect_eq(check_scan(&c), ACC_OK, "kind %d rank %d "
+                             "embedded %d", (int)all_kinds[k], rank, embedded);
+            }
+}
+
+Test(cpu_skeletons, scan_elements_and_long_rows)
+{
+    for (int k = 0; k < 10; k++) {
+        scan_case cases[] = {
+            /* tuples, matrices (not commutative: in order) */
+            {all_kinds[k], 2, {6, 500, 0}, 0, 1, 0, 0, 0},
+            {all_kinds[k], 2, {6, 500, 0}, 1, 0, 1, 0, 0},
+            /* one long row: three phases for (+) */
+            {all_kinds[k], 1, {40000, 0, 0}, 0, 0, 0, 0, 0},
+            {all_kinds[k], 2, {1, 40000, 0}, 1, 0, 0, 1, 0},
+            /* one long row, not regroupable: in order */
+            {all_kinds[k], 1, {40000, 0, 0}, 1, 0, 1, 0, 0},
+            /* many rows of floats */
+            {all_kinds[k], 3, {4, 5, 300}, 1, 0, 0, 1, 0},
+        };
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+            cr_expect_eq(check_scan(&cases[i]), ACC_OK, "kind %d case %zu",
+                         (int)all_kinds[k], i);
+    }
+}
+
+Test(cpu_skeletons, scan_empty_and_errors)
+{
+    for (int k = 0; k < 10; k++) {
+        acc_scan_kind kind = all_kinds[k];
+        int inclusive = kind == ACC_SCANL1 || kind == ACC_SCANR1;
+        /* empty rows: an error for scanl1/scanr1 only */
+        scan_case empty_rows = {kind, 2, {4, 0, 0}, 1, 0, 0, 0, 0};
+        cr_expect_eq(check_scan(&empty_rows),
+                     inclusive ? ACC_ERR_RUNTIME : ACC_OK, "kind %d",
+                     (int)kind);
+        /* no rows */
+        scan_case no_rows = {kind, 3, {0, 3, 5}, 0, 1, 0, 0, 0};
+        cr_expect_eq(check_scan(&no_rows), ACC_OK, "kind %d", (int)kind);
+        scan_case none = {kind, 1, {0, 0, 0}, 0, 0, 0, 0, 0};
+        cr_expect_eq(check_scan(&none), inclusive ? ACC_ERR_RUNTIME : ACC_OK,
+                     "kind %d", (int)kind);
+        /* division by zero in the producer, in a short and a long row */
+        scan_case div = {kind, 2, {3, 10, 0}, 1, 0, 0, 0, 7};
+        cr_expect_eq(check_scan(&div), ACC_ERR_RUNTIME, "kind %d", (int)kind);
+        scan_case div_long = {kind, 1, {40000, 0, 0}, 1, 0, 0, 0, 33333};
+        cr_expect_eq(check_scan(&div_long), ACC_ERR_RUNTIME, "kind %d",
+                     (int)kind);
+    }
+}
