@@ -58,7 +58,7 @@ static acc_node *prefix_sums(acc_graph *g, acc_node *xs)
 /* generate [n] (\[k] -> xs !! k): n <= size xs elements of xs's type, to be
  * overwritten (a permute needs defaults; reading xs gives them a value of
  * any element type, and in range since only n are read). */
-static acc_node *placeholder(acc_graph *g, acc_node *n, acc_node *xs)
+static acc_node *first_n_of(acc_graph *g, acc_node *n, acc_node *xs)
 {
     acc_node *ix = acc_param(g, acc_type_shape(1));
     acc_node *x = acc_read_linear(g, xs, acc_get(g, ix, 0));
@@ -94,7 +94,7 @@ acc_node *acc_compact(acc_graph *g, acc_node *keep, acc_node *xs)
     acc_node *starts = acc_reshape(g, acc_shape(g, counts),
                                    acc_get(g, rows, 0));
     acc_node *p = target_fn(g, k, starts, acc_get(g, in_row, 0), rank);
-    acc_node *dflt = placeholder(g, acc_the(g, acc_get(g, rows, 1)), vs);
+    acc_node *dflt = first_n_of(g, acc_the(g, acc_get(g, rows, 1)), vs);
     acc_node *out[2] = {acc_permute(g, sl_first_fn(g, e), dflt, p, vs),
                         counts};
     return acc_tuple(g, 2, out);
