@@ -22,185 +22,10 @@
 #include <criterion/criterion.h>
 
 #include "accel.h"
+#include "cpu_support.h"
 #include "support.h"
 
-/* ------------------------------------------------------------------------
- * Contexts, a private cache folder per test
- * ------------------------------------------------------------------------ */
-
-static char cache_dir[256];
-
-static void make_cache_dir(void)
-{
-    snprintf(cache_dir, sizeof cache_dir, "%s/accel-test-cache-XXXXXX",
-             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    cr_assert_not_null(mkdtemp(cache_dir));
-}
-
-static void remove_cache_dir(void)
-{
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache_dir);
-    cr_expect_eq(system(cmd), 0);
-}
-
-static acc_context *cpu_context(void)
-{
-    acc_context_options o;
-    acc_context *ctx = NULL;
-    acc_context_options_init(&o);
-    o.backend = ACC_BACKEND_CPU;
-    o.cache_dir = cache_dir;
-    acc_status st = acc_context_create(&o, &ctx);
-    if (st == ACC_ERR_UNSUPPORTED)
-        cr_skip_test("no working C compiler: %s", acc_last_error());
-    cr_assert_eq(st, ACC_OK, "%s", acc_last_error());
-    return ctx;
-}
-
-TestSuite(cpu, .init = make_cache_dir, .fini = remove_cache_dir);
-
-/* ------------------------------------------------------------------------
- * Differential runs
- * ------------------------------------------------------------------------ */
-
-typedef acc_node *(*build_fn)(acc_graph *g, const void *arg);
-
-enum { MAX_OUT = 4 };
-
-typedef struct outcome {
-    acc_status st;
-    char message[1024];
-    size_t n;
-    acc_array out[MAX_OUT];
-} outcome;
-
-/* Every step of the programs tested here has a CPU kernel: none may be
- * left to the interpreter. */
-static void expect_all_compiled(const acc_program *p)
-{
-    char *json = NULL;
-    cr_assert_eq(acc_program_explain(p, 1, &json), ACC_OK);
-    const char *cpu = strstr(json, "\"cpu\":{\"kernels\":");
-    cr_assert_not_null(cpu, "%s", json);
-    cr_expect(atoi(cpu + strlen("\"cpu\":{\"kernels\":")) >= 1, "%s", json);
-    cr_expect(strstr(json, "\"interpreted\":0,") != NULL, "%s", json);
-    acc_free(json);
-}
-
-static void run_on(acc_context *ctx, build_fn build, const void *arg,
-                   size_t n_in, const acc_array *in, outcome *o)
-{
-    acc_graph *g = ts_graph(ctx);
-    acc_node *r = build(g, arg);
-    acc_program *p = NULL;
-    memset(o, 0, sizeof *o);
-    o->st = acc_compile(ctx, g, 1, &r, &p);
-    if (o->st == ACC_OK && acc_program_backend(p) == ACC_BACKEND_CPU)
-        expect_all_compiled(p);
-    if (o->st == ACC_OK) {
-        o->n = acc_program_num_outputs(p);
-        cr_assert(o->n <= MAX_OUT);
-        for (size_t i = 0; i < o->n; i++)
-            o->out[i].struct_size = sizeof o->out[i];
-        o->st = acc_run(p, n_in, in, o->n, o->out);
-    }
-    if (o->st != ACC_OK)
-        snprintf(o->message, sizeof o->message, "%s", acc_last_error());
-    acc_program_free(p);
-    acc_graph_free(g);
-}
-
-static void release(outcome *o)
-{
-    for (size_t i = 0; o->st == ACC_OK && i < o->n; i++)
-        acc_array_release(&o->out[i]);
-}
-
-static uint64_t ordered(double x)
-{
-    int64_t i;
-    memcpy(&i, &x, sizeof i);
-    return i < 0 ? (uint64_t)(-(i & INT64_MAX)) + (1ull << 63) - 1 + 1
-                 : (uint64_t)i + (1ull << 63);
-}
-
-static uint32_t ordered32(float x)
-{
-    int32_t i;
-    memcpy(&i, &x, sizeof i);
-    return i < 0 ? (uint32_t)(-(i & INT32_MAX)) + (1u << 31) - 1 + 1
-                 : (uint32_t)i + (1u << 31);
-}
-
-/* Whether a and b agree: NaN matches NaN; within `ulps` units in the last
- * place, or, when rel > 0, within relative error rel. */
-static int float_close(double a, double b, int f32, int ulps, double rel)
-{
-    if (isnan(a) || isnan(b))
-        return isnan(a) && isnan(b);
-    if (rel > 0)
-        return fabs(a - b) <= rel * fmax(1.0, fmax(fabs(a), fabs(b)));
-    if (a == b)
-        return 1;
-    uint64_t x = f32 ? ordered32((float)a) : ordered(a);
-    uint64_t y = f32 ? ordered32((float)b) : ordered(b);
-    return (x > y ? x - y : y - x) <= (uint64_t)ulps;
-}
-
-static void compare_leaf(const acc_array *c, const acc_array *r, size_t leaf,
-                         int ulps, double rel)
-{
-    acc_scalar s = acc_type_leaf(r->type, leaf);
-    int64_t n = acc_array_size(r);
-    size_t w = acc_scalar_size(s);
-    for (int64_t i = 0; i < n; i++) {
-        const char *x = (const char *)c->data[leaf] + i * (int64_t)w;
-        const char *y = (const char *)r->data[leaf] + i * (int64_t)w;
-        if (s == ACC_F32 || s == ACC_F64) {
-            double a = s == ACC_F32 ? *(const float *)x : *(const double *)x;
-            double b = s == ACC_F32 ? *(const float *)y : *(const double *)y;
-            cr_assert(float_close(a, b, s == ACC_F32, ulps, rel),
-                      "leaf %zu element %lld: cpu %.17g, interp %.17g", leaf,
-                      (long long)i, a, b);
-        } else {
-            cr_assert(memcmp(x, y, w) == 0, "leaf %zu (%s) element %lld "
-                      "differs", leaf, acc_scalar_name(s), (long long)i);
-        }
-    }
-}
-
-/* Runs build on both backends and compares; returns the cpu outcome's
- * status (both must agree on it). */
-static acc_status differ(build_fn build, const void *arg, size_t n_in,
-                         const acc_array *in, int ulps, double rel)
-{
-    acc_context *cpu = cpu_context();
-    acc_context *ref = ts_context(ACC_BACKEND_INTERP);
-    outcome c, r;
-    run_on(cpu, build, arg, n_in, in, &c);
-    run_on(ref, build, arg, n_in, in, &r);
-    cr_assert_eq(c.st, r.st, "cpu: %s (%s); interp: %s (%s)",
-                 acc_status_string(c.st), c.message,
-                 acc_status_string(r.st), r.message);
-    if (c.st != ACC_OK)
-        cr_assert_str_eq(c.message, r.message);
-    for (size_t i = 0; c.st == ACC_OK && i < r.n; i++) {
-        cr_assert_eq(c.out[i].rank, r.out[i].rank);
-        for (int32_t d = 0; d < r.out[i].rank; d++)
-            cr_assert_eq(c.out[i].extents[d], r.out[i].extents[d]);
-        for (size_t l = 0; l < acc_type_leaf_count(r.out[i].type); l++)
-            compare_leaf(&c.out[i], &r.out[i], l, ulps, rel);
-    }
-    acc_status st = c.st;
-    if (st != ACC_OK)
-        cr_log_info("both backends: %s (%s)", acc_status_string(st), c.message);
-    release(&c);
-    release(&r);
-    acc_context_destroy(cpu);
-    acc_context_destroy(ref);
-    return st;
-}
+TestSuite(cpu, .init = ts_make_cache_dir, .fini = ts_remove_cache_dir);
 
 /* ------------------------------------------------------------------------
  * Scalar primitives through a generate kernel
@@ -302,7 +127,7 @@ static void check_prims(const prim_case *pc, int nonzero, int shift, int ulps)
     void *bufs[2];
     acc_array in[2];
     prim_inputs(pc, nonzero, shift, bufs, in);
-    cr_assert_eq(differ(build_prims, pc, 2, in, ulps, 0), ACC_OK);
+    cr_assert_eq(ts_differ(build_prims, pc, 2, in, ulps, 0), ACC_OK);
     free(bufs[0]);
     free(bufs[1]);
 }
@@ -450,7 +275,7 @@ Test(cpu, control_flow)
     int64_t n = 300;
     void *d[1] = {&n};
     acc_array in = ts_host_array(acc_type_scalar(ACC_I64), 0, NULL, d);
-    cr_assert_eq(differ(build_control, NULL, 1, &in, 0, 0), ACC_OK);
+    cr_assert_eq(ts_differ(build_control, NULL, 1, &in, 0, 0), ACC_OK);
 }
 
 /* ------------------------------------------------------------------------
@@ -486,7 +311,7 @@ Test(cpu, runtime_errors)
     acc_array in = ts_host_array(acc_type_scalar(ACC_I32), 1, &n, d);
     for (int kind = 0; kind < 3; kind++) {
         err_case ec = {kind};
-        cr_expect_eq(differ(build_error, &ec, 1, &in, 0, 0), ACC_ERR_RUNTIME,
+        cr_expect_eq(ts_differ(build_error, &ec, 1, &in, 0, 0), ACC_ERR_RUNTIME,
                      "case %d", kind);
     }
     free(xs);
@@ -592,7 +417,7 @@ static acc_status check_fold(const fold_case *fc)
         xs[i] = (i * 7919) % 1000 - 300;
     void *d[1] = {xs};
     acc_array in = ts_host_array(acc_type_scalar(ACC_I64), fc->rank, fc->ext, d);
-    acc_status st = differ(build_fold, fc, 1, &in, 0, 0);
+    acc_status st = ts_differ(build_fold, fc, 1, &in, 0, 0);
     free(xs);
     return st;
 }
@@ -662,7 +487,7 @@ Test(cpu, dot_product)
         void *dx[1] = {x}, *dy[1] = {y};
         acc_array in[2] = {ts_host_array(acc_type_scalar(ACC_F32), 1, &n, dx),
                            ts_host_array(acc_type_scalar(ACC_F32), 1, &n, dy)};
-        cr_expect_eq(differ(build_dotp, NULL, 2, in, 0, 1e-5), ACC_OK);
+        cr_expect_eq(ts_differ(build_dotp, NULL, 2, in, 0, 1e-5), ACC_OK);
         free(x);
         free(y);
     }
@@ -706,7 +531,7 @@ static void expect_json(const char *json, const char *what)
 
 Test(cpu, cache_disk_hit_in_a_new_context)
 {
-    acc_context *c1 = cpu_context();
+    acc_context *c1 = ts_cpu_context();
     char *j1 = compile_dotp(c1);
     expect_json(j1, "\"compiled\":1");
     acc_free(j1);
@@ -714,7 +539,7 @@ Test(cpu, cache_disk_hit_in_a_new_context)
     expect_json(j1, "\"memory_hits\":1");
     acc_free(j1);
     acc_context_destroy(c1);
-    acc_context *c2 = cpu_context();
+    acc_context *c2 = ts_cpu_context();
     char *j2 = compile_dotp(c2);
     expect_json(j2, "\"disk_hits\":1");
     expect_json(j2, "\"compiled\":0");
@@ -724,21 +549,21 @@ Test(cpu, cache_disk_hit_in_a_new_context)
 
 Test(cpu, cache_truncated_file_is_rebuilt)
 {
-    acc_context *c1 = cpu_context();
+    acc_context *c1 = ts_cpu_context();
     acc_free(compile_dotp(c1));
     acc_context_destroy(c1);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "for f in '%s'/*.so; do truncate -s 200 \"$f\"; "
-             "done", cache_dir);
+             "done", ts_cpu_cache_dir);
     cr_assert_eq(system(cmd), 0);
-    acc_context *c2 = cpu_context();
+    acc_context *c2 = ts_cpu_context();
     char *j = compile_dotp(c2);
     expect_json(j, "\"compiled\":1");
     expect_json(j, "\"disk_hits\":0");
     acc_free(j);
     acc_context_destroy(c2);
     /* and the rebuilt file is good for the next context */
-    acc_context *c3 = cpu_context();
+    acc_context *c3 = ts_cpu_context();
     j = compile_dotp(c3);
     expect_json(j, "\"disk_hits\":1");
     acc_free(j);
@@ -752,7 +577,7 @@ static void *compile_thread(void *ctx)
 
 Test(cpu, compile_from_two_threads)
 {
-    acc_context *ctx = cpu_context();
+    acc_context *ctx = ts_cpu_context();
     pthread_t t[2];
     void *json[2];
     for (int i = 0; i < 2; i++)

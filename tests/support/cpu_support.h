@@ -1,0 +1,30 @@
+/*
+ * cpu_support.h — helpers of the tests that compare the CPU backend with
+ * the reference interpreter (tests/e2e/test_cpu_*.c).
+ */
+#ifndef ACCEL_TESTS_CPU_SUPPORT_H
+#define ACCEL_TESTS_CPU_SUPPORT_H
+
+#include "accel.h"
+
+/* The kernel-cache folder of the current test (made by ts_make_cache_dir,
+ * removed by ts_remove_cache_dir: use them as suite init/fini). */
+extern char ts_cpu_cache_dir[256];
+void ts_make_cache_dir(void);
+void ts_remove_cache_dir(void);
+
+/* A CPU context using ts_cpu_cache_dir; skips the test without a working
+ * C compiler. */
+acc_context *ts_cpu_context(void);
+
+typedef acc_node *(*ts_build_fn)(acc_graph *g, const void *arg);
+
+/* Builds the program on the CPU and the interpreter backends, checks that
+ * every CPU step is compiled, runs both on `in` and asserts equal status,
+ * message and outputs (integers bit for bit; floats within `ulps` units in
+ * the last place, or within relative error `rel` when rel > 0).  Returns
+ * the common status. */
+acc_status ts_differ(ts_build_fn build, const void *arg, size_t n_in,
+                     const acc_array *in, int ulps, double rel);
+
+#endif
