@@ -131,18 +131,46 @@ static int build_scan(cg_inst *in, const ir_node *n, cg_kernel *k)
 
 /* ---- the kernel ---------------------------------------------------------------- */
 
+typedef struct cpu_builder {
+    cg_kind kind;
+    const char *skeleton;
+    int (*build)(cg_inst *in, const ir_node *n, cg_kernel *k);
+} cpu_builder;
+
+static int build_generate(cg_inst *in, const ir_node *n, cg_kernel *k)
+{
+    (void)k;
+    return cg_fill_generate(in, n);
+}
+
+static const cpu_builder generate_builder = {
+    CG_KERNEL_GENERATE, "cpu/generate.c.in", build_generate};
+static const cpu_builder fold_builder = {
+    CG_KERNEL_FOLD, "cpu/fold.c.in", build_fold};
+static const cpu_builder fold_seg_builder = {
+    CG_KERNEL_FOLD_SEG, "cpu/fold_seg.c.in", build_fold_seg};
+static const cpu_builder scan_builder = {
+    CG_KERNEL_SCAN, "cpu/scan.c.in", build_scan};
+
+/* The skeleton of step n (a map over a consumer: the consumer's), or
+ * NULL when it has none. */
+static const cpu_builder *builder_of(const ir_node *n)
+{
+    int post_map = n->op == IR_MAP;
+    const ir_node *c = post_map ? n->args[1] : n;
+    switch (c->op) {
+    case IR_GENERATE: return post_map ? NULL : &generate_builder;
+    case IR_FOLD:
+    case IR_FOLD1: return &fold_builder;
+    case IR_FOLD_SEG: return &fold_seg_builder;
+    case IR_SCAN: return post_map ? NULL : &scan_builder;
+    default: return NULL;
+    }
+}
+
 int cg_cpu_has_skeleton(const ir_node *n)
 {
-    if (n->op == IR_GENERATE)
-        return 1;
-    if (n->op == IR_FOLD || n->op == IR_FOLD1 || n->op == IR_FOLD_SEG ||
-        n->op == IR_SCAN)
-        return 1;
-    if (n->op == IR_MAP) {
-        const ir_node *a = n->args[1];
-        return a->op == IR_FOLD || a->op == IR_FOLD1 || a->op == IR_FOLD_SEG;
-    }
-    return 0;
+    return builder_of(n) != NULL;
 }
 
 static int assemble(cg_inst *in, const char *skeleton, cg_kernel *k)
@@ -179,34 +207,17 @@ int cg_cpu_kernel(const ir_program *p, const ir_node *n, cg_kernel *out,
     cg_inst in;
     memset(&in, 0, sizeof in);
     memset(out, 0, sizeof *out);
-    int r = 0;
-    if (!cg_cpu_has_skeleton(n)) {
+    const cpu_builder *b = builder_of(n);
+    if (!b) {
         snprintf(why, why_len, "%s has no CPU skeleton", ir_op_name(n->op));
         return 0;
     }
     if (!(in.e = cg_emitter_create(p)))
         return -1;
-    const ir_node *c = n->op == IR_MAP ? n->args[1] : n;
-    const char *skeleton;
-    if (n->op == IR_GENERATE) {
-        out->kind = CG_KERNEL_GENERATE;
-        skeleton = "cpu/generate.c.in";
-        r = cg_fill_generate(&in, n);
-    } else if (n->op == IR_SCAN) {
-        out->kind = CG_KERNEL_SCAN;
-        skeleton = "cpu/scan.c.in";
-        r = build_scan(&in, n, out);
-    } else if (c->op == IR_FOLD_SEG) {
-        out->kind = CG_KERNEL_FOLD_SEG;
-        skeleton = "cpu/fold_seg.c.in";
-        r = build_fold_seg(&in, n, out);
-    } else {
-        out->kind = CG_KERNEL_FOLD;
-        skeleton = "cpu/fold.c.in";
-        r = build_fold(&in, n, out);
-    }
+    out->kind = b->kind;
+    int r = b->build(&in, n, out);
     if (r == 1)
-        r = assemble(&in, skeleton, out);
+        r = assemble(&in, b->skeleton, out);
     if (r == 1 && !cg_fill_arrays(in.e, out))
         r = -1;
     if (r != 1) {

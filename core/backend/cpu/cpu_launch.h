@@ -1,0 +1,88 @@
+/*
+ * cpu_launch.h — what the CPU drivers share: a program's table of loaded
+ * kernels, one launch (argument block, error slot, bound arrays), the pool
+ * tasks that call a kernel's entry points, and host-side evaluation of the
+ * terms a kernel does not compute (shapes, seeds).
+ *
+ * A driver (one per skeleton family: drive_*.c) runs one plan step whose
+ * kernel was compiled.  It returns 1 with the result(s) in out[], 0 after
+ * recording an error on the interpreter's diag (out of memory, an error of
+ * a host-side term), or -1 to hand the step back to the interpreter, which
+ * then evaluates it and reports any runtime error with its own message.
+ */
+#ifndef ACC_CORE_BACKEND_CPU_CPU_LAUNCH_H
+#define ACC_CORE_BACKEND_CPU_CPU_LAUNCH_H
+
+#include "core/backend/cpu/cpu_backend.h"
+#include "core/backend/cpu/kernel_abi.h"
+#include "core/backend/interp/interp_state.h"
+#include "core/codegen/kernel_cpu.h"
+
+/* A compiled step: its kernel description and the loaded object. */
+typedef struct cpu_node {
+    cg_kernel k;
+    const cache_entry *entry;
+} cpu_node;
+
+typedef struct cpu_launch {
+    cpu_kargs A;
+    cpu_kerr err;
+    cpu_karray *in;
+    const cache_entry *entry;
+    int64_t row, part_len;
+} cpu_launch;
+
+typedef int (*cpu_driver_fn)(pool *pl, const cpu_node *kn, interp *st,
+                             const ir_node *n, rt_array **out);
+
+/* The drivers, by kernel kind. */
+int cpu_drive_generate(pool *pl, const cpu_node *kn, interp *st,
+                       const ir_node *n, rt_array **out);
+int cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
+                   const ir_node *n, rt_array **out);
+int cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
+                       const ir_node *n, rt_array **out);
+int cpu_drive_scan(pool *pl, const cpu_node *kn, interp *st,
+                   const ir_node *n, rt_array **out);
+
+/* Pool tasks over a launch: accel_kernel_run over [lo, hi); _part over
+ * parts [lo, hi) of row l->row (each l->part_len elements of A.inner);
+ * _block likewise with accel_kernel_block. */
+void cpu_task_run(void *arg, int64_t lo, int64_t hi);
+void cpu_task_part(void *arg, int64_t lo, int64_t hi);
+void cpu_task_block(void *arg, int64_t lo, int64_t hi);
+
+/* Whether the kernel recorded a runtime error. */
+int cpu_failed(const cpu_launch *l);
+
+/* Binds the kernel's array arguments (evaluated by the interpreter) and
+ * `extra` empty slots after them, and arms the error slot.  0 after an
+ * error; l->in must be freed by the caller either way. */
+int cpu_bind_arrays(interp *st, const cg_kernel *k, cpu_launch *l,
+                    size_t extra);
+
+/* Extents of a shape term evaluated on the host: 1, 0 after an error,
+ * -1 for a negative extent (the interpreter reports it). */
+int cpu_shape_extents(interp *st, const ir_node *shape, int64_t *ext);
+/* The extents of a consumer's source: an embedded producer's shape, or
+ * the manifest array's.  Same conventions as cpu_shape_extents. */
+int cpu_source_extents(interp *st, const ir_node *xs, int64_t *ext);
+/* The seed leaves of a seeded consumer (term z) into seed; 0 after an
+ * error. */
+int cpu_eval_seed(interp *st, const ir_node *z, const acc_type *elem,
+                  ir_value *seed);
+
+/* A chunk size for n work items: about 8 chunks per thread, at least
+ * `least`. */
+int64_t cpu_grain(const pool *pl, int64_t n, int64_t least);
+
+/* Partial results: n values of every leaf of elem, into parts[] and
+ * l->A.part.  0 when out of memory (free with cpu_free_parts either way). */
+int cpu_alloc_parts(cpu_launch *l, const acc_type *elem, int64_t n,
+                    void **parts);
+void cpu_free_parts(const acc_type *elem, void **parts);
+/* How a long row of l->A.inner elements is split over the threads: sets
+ * l->part_len and returns the number of parts. */
+int64_t cpu_split_row(const pool *pl, cpu_launch *l);
+
+#endif

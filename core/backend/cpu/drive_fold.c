@@ -1,0 +1,224 @@
+/*
+ * drive_fold.c — running the reductions' kernels: fold and fold1
+ * (core/skeletons/cpu/fold.c.in), and the segmented folds foldSeg,
+ * foldSeg' and fold1Seg (fold_seg.c.in).  The host evaluates the shape
+ * and the seed, checks what the interpreter checks before computing (an
+ * empty fold1 row, a segment descriptor), and splits the work.
+ */
+#include "core/backend/cpu/cpu_launch.h"
+
+#include "core/ir/scan_kind.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- fold ---------------------------------------------------------------------------- */
+
+/* Few long rows: each row split over the threads, partials combined in
+ * order by accel_kernel_finish. */
+static int fold_by_parts(pool *pl, cpu_launch *l, const acc_type *elem,
+                         int64_t rows)
+{
+    int64_t n = cpu_split_row(pl, l);
+    void *parts[ACC_MAX_COMPONENTS] = {0};
+    int ok = cpu_alloc_parts(l, elem, n, parts);
+    cpu_finish_fn finish;
+    memcpy(&finish, &l->entry->finish, sizeof finish);
+    for (int64_t row = 0; ok && row < rows && !cpu_failed(l); row++) {
+        l->row = row;
+        pool_for(pl, n, 1, cpu_task_part, l);
+        if (!cpu_failed(l))
+            finish(&l->A, row, n);
+    }
+    cpu_free_parts(elem, parts);
+    return ok;
+}
+
+static void fold_launch(pool *pl, cpu_launch *l, const acc_type *elem,
+                        int64_t rows, int *oom)
+{
+    int64_t threads = pool_threads(pl);
+    if (rows < 2 * threads && l->A.inner >= 32768 && l->entry->part &&
+        l->entry->finish) {
+        *oom = !fold_by_parts(pl, l, elem, rows);
+        return;
+    }
+    int64_t inner = l->A.inner > 0 ? l->A.inner : 1;
+    int64_t least = 65536 / inner > 0 ? 65536 / inner : 1;
+    pool_for(pl, rows, cpu_grain(pl, rows, least), cpu_task_run, l);
+}
+
+int cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
+                   const ir_node *n, rt_array **out)
+{
+    const ir_node *fold = kn->k.fold, *xs = kn->k.src;
+    int32_t r = xs->type->rank;
+    int64_t ext[ACC_MAX_RANK] = {0};
+    ir_value seed[ACC_MAX_COMPONENTS];
+    cpu_launch l;
+    memset(&l, 0, sizeof l);
+    int ok = cpu_source_extents(st, xs, ext);
+    if (ok <= 0)
+        return ok;
+    if (fold->op == IR_FOLD1 && ext[r - 1] == 0 && rt_shape_size(r - 1, ext))
+        return -1; /* an empty row: the interpreter names it */
+    if (fold->op == IR_FOLD &&
+        !cpu_eval_seed(st, fold->args[1], xs->type->elem, seed))
+        return 0;
+    if (!cpu_bind_arrays(st, &kn->k, &l, 0)) {
+        free(l.in);
+        return 0;
+    }
+    rt_array *a = rt_alloc(n->type->elem, r - 1, ext, ir_op_name(n->op), st->d);
+    int oom = 0;
+    if (a && a->size > 0) {
+        l.entry = kn->entry;
+        l.A.out = a->data;
+        memcpy(l.A.out_ext, a->extents, sizeof a->extents);
+        l.A.out_size = a->size;
+        memcpy(l.A.src_ext, ext, sizeof ext);
+        l.A.inner = ext[r - 1];
+        l.A.seed = seed;
+        fold_launch(pl, &l, xs->type->elem, a->size, &oom);
+    }
+    free(l.in);
+    if (a && (oom || cpu_failed(&l))) {
+        rt_release(a);
+        if (oom)
+            diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host "
+                      "memory", ir_op_name(n->op));
+        return oom ? 0 : -1;
+    }
+    *out = a;
+    return a != NULL;
+}
+
+/* ---- segmented folds ------------------------------------------------------------ */
+
+/* The offsets off[0..k] of the segments of a row of `inner` elements, read
+ * from descriptor `seg` (lengths, or offsets for foldSeg') with exactly
+ * the checks of interp_read_segments: 1, 0 when out of memory, -1 when the
+ * descriptor is refused (the interpreter reports why). */
+static int segment_offsets(const rt_array *seg, int offsets, int64_t inner,
+                           int64_t **off_out, int64_t *k)
+{
+    const int64_t *v = seg->data[0];
+    *k = offsets ? seg->size - 1 : seg->size;
+    if (offsets && seg->size == 0)
+        return -1;
+    int64_t *off = malloc((size_t)(seg->size + 1) * sizeof *off);
+    if (!off)
+        return 0;
+    off[0] = 0;
+    for (int64_t s = 0; s < seg->size; s++) {
+        if (offsets) {
+            off[s] = v[s];
+            if (off[s] < (s ? off[s - 1] : 0) || (s == 0 && off[s] != 0) ||
+                off[s] > inner)
+                break;
+        } else {
+            if (v[s] < 0 || v[s] > inner - off[s])
+                break;
+            off[s + 1] = off[s] + v[s];
+        }
+        if (s + 1 == seg->size) {
+            *off_out = off;
+            return 1;
+        }
+    }
+    if (seg->size == 0) { /* no segments (lengths) */
+        *off_out = off;
+        return 1;
+    }
+    free(off);
+    return -1;
+}
+
+typedef struct tail_task {
+    cpu_launch *l;
+    int64_t lo;
+} tail_task;
+
+static void task_tail(void *arg, int64_t lo, int64_t hi)
+{
+    tail_task *t = arg;
+    cpu_part_fn part;
+    memcpy(&part, &t->l->entry->part, sizeof part);
+    for (int64_t row = lo; row < hi && !cpu_failed(t->l); row++)
+        part(&t->l->A, row, t->lo, t->l->A.inner, 0);
+}
+
+int cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
+                       const ir_node *n, rt_array **out)
+{
+    const ir_node *fold = kn->k.fold, *xs = kn->k.src;
+    int seeded = fold->u.seg.seeded;
+    int32_t r = xs->type->rank;
+    int64_t ext[ACC_MAX_RANK] = {0}, k = 0, *off = NULL;
+    ir_value seed[ACC_MAX_COMPONENTS];
+    cpu_launch l;
+    memset(&l, 0, sizeof l);
+    int ok = cpu_source_extents(st, xs, ext);
+    if (ok <= 0)
+        return ok;
+    rt_array *seg = interp_array_of(st, fold->args[seeded ? 3 : 2]);
+    if (!seg)
+        return 0;
+    int64_t inner = ext[r - 1], rows = rt_shape_size(r - 1, ext);
+    ok = segment_offsets(seg, fold->u.seg.offsets, inner, &off, &k);
+    if (ok == 0)
+        diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
+                  ir_fold_seg_name(fold));
+    if (ok <= 0)
+        return ok;
+    for (int64_t s = 0; !seeded && rows > 0 && s < k; s++)
+        if (off[s] == off[s + 1]) {
+            free(off);
+            return -1; /* an empty fold1Seg segment: the interpreter names it */
+        }
+    if (seeded && !cpu_eval_seed(st, fold->args[1], xs->type->elem, seed)) {
+        free(off);
+        return 0;
+    }
+    if (!cpu_bind_arrays(st, &kn->k, &l, 1)) {
+        free(l.in);
+        free(off);
+        return 0;
+    }
+    l.in[kn->k.n_arrays].data[0] = off;
+    l.in[kn->k.n_arrays].ext[0] = k + 1;
+    l.in[kn->k.n_arrays].size = k;
+    ext[r - 1] = k;
+    rt_array *a = rt_alloc(n->type->elem, r, ext, n == fold
+                           ? ir_fold_seg_name(fold) : ir_op_name(n->op), st->d);
+    ext[r - 1] = inner;
+    l.entry = kn->entry;
+    memcpy(l.A.src_ext, ext, sizeof ext);
+    l.A.inner = inner;
+    l.A.seed = seed;
+    if (a && a->size > 0) {
+        l.A.out = a->data;
+        memcpy(l.A.out_ext, a->extents, sizeof a->extents);
+        l.A.out_size = a->size;
+        int64_t avg = k > 0 && off[k] / k > 0 ? off[k] / k : 1;
+        int64_t least = 16384 / avg > 0 ? 16384 / avg : 1;
+        pool_for(pl, a->size, cpu_grain(pl, a->size, least), cpu_task_run, &l);
+    }
+    /* an embedded producer's elements past the last segment: the
+     * interpreter computes them, and reports their errors */
+    if (a && !cpu_failed(&l) && xs->op == IR_GENERATE && off[k] < inner &&
+        rows > 0 && l.entry->part) {
+        tail_task t = {&l, off[k]};
+        int64_t per_row = inner - off[k];
+        int64_t least = 16384 / per_row > 0 ? 16384 / per_row : 1;
+        pool_for(pl, rows, cpu_grain(pl, rows, least), task_tail, &t);
+    }
+    free(l.in);
+    free(off);
+    if (a && cpu_failed(&l)) {
+        rt_release(a);
+        return -1;
+    }
+    *out = a;
+    return a != NULL;
+}

@@ -1,0 +1,39 @@
+/*
+ * drive_generate.c — running a manifest generate's kernel
+ * (core/skeletons/cpu/generate.c.in) over linear positions.
+ */
+#include "core/backend/cpu/cpu_launch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int cpu_drive_generate(pool *pl, const cpu_node *kn, interp *st,
+                       const ir_node *n, rt_array **out)
+{
+    int64_t ext[ACC_MAX_RANK] = {0};
+    cpu_launch l;
+    memset(&l, 0, sizeof l);
+    int r = cpu_shape_extents(st, n->args[0], ext);
+    if (r <= 0)
+        return r;
+    if (!cpu_bind_arrays(st, &kn->k, &l, 0)) {
+        free(l.in);
+        return 0;
+    }
+    rt_array *a = rt_alloc(n->type->elem, n->type->rank, ext,
+                           ir_op_name(n->op), st->d);
+    if (a) {
+        l.entry = kn->entry;
+        l.A.out = a->data;
+        memcpy(l.A.out_ext, ext, sizeof ext);
+        l.A.out_size = a->size;
+        pool_for(pl, a->size, cpu_grain(pl, a->size, 4096), cpu_task_run, &l);
+    }
+    free(l.in);
+    if (a && cpu_failed(&l)) {
+        rt_release(a);
+        return -1;
+    }
+    *out = a;
+    return a != NULL;
+}
