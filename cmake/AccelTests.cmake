@@ -90,6 +90,18 @@ foreach(src IN LISTS ACC_TEST_SOURCES)
   add_test(NAME ${test_name} COMMAND ${target}
            WORKING_DIRECTORY "${PROJECT_BINARY_DIR}/tests/${dir}")
   acc_test_properties(${test_name} LABELS ${label})
+
+  # The language and fusion suites again on the CPU backend (support.c:
+  # ACC_TEST_BACKEND), with a kernel cache inside the build folder.
+  if(dir STREQUAL "lang" OR test_name STREQUAL "e2e.test_fusion")
+    add_test(NAME ${test_name}.cpu COMMAND ${target}
+             WORKING_DIRECTORY "${PROJECT_BINARY_DIR}/tests/${dir}")
+    acc_test_properties(${test_name}.cpu LABELS ${label})
+    set_property(TEST ${test_name}.cpu APPEND PROPERTY LABELS cpu)
+    set_property(TEST ${test_name}.cpu APPEND PROPERTY ENVIRONMENT
+      "ACC_TEST_BACKEND=cpu"
+      "XDG_CACHE_HOME=${PROJECT_BINARY_DIR}/test-kernel-cache")
+  endif()
 endforeach()
 
 # --- ABI checks (shell scripts) ----------------------------------------------

@@ -5,9 +5,24 @@
 #include "support.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <criterion/criterion.h>
+
+/* The backend a test that asks for the interpreter runs on: ctest runs
+ * the language and fusion suites a second time with ACC_TEST_BACKEND=cpu
+ * (the tests named *.cpu), so every one of their expectations is checked
+ * on compiled kernels too. */
+static acc_backend backend_for(acc_backend asked)
+{
+    const char *env = getenv("ACC_TEST_BACKEND");
+    if (asked != ACC_BACKEND_INTERP || !env || !*env)
+        return asked;
+    cr_assert(strcmp(env, "cpu") == 0,
+              "ACC_TEST_BACKEND=%s: only \"cpu\" is known", env);
+    return ACC_BACKEND_CPU;
+}
 
 acc_context *ts_context(acc_backend b)
 {
@@ -16,6 +31,7 @@ acc_context *ts_context(acc_backend b)
     acc_status st;
 
     acc_context_options_init(&opts);
+    b = backend_for(b);
     opts.backend = b;
     st = acc_context_create(&opts, &ctx);
     cr_assert(st == ACC_OK && ctx != NULL,
