@@ -3,8 +3,16 @@
 # CPU backend compiles kernels with, so the comparison is like for like:
 # vectorisation without -ffast-math (libmvec's vector exp/log are declared
 # in bench/baselines.c; -fno-math-errno and -fno-trapping-math let gcc use
-# them and if-convert the loops while keeping IEEE results).
-set(ACC_BENCH_BASELINE_FLAGS -O3 -fno-math-errno -fno-trapping-math
+# them and if-convert the loops while keeping IEEE results), for this
+# machine's instruction set (-march=native, as the kernels are built
+# unless ACC_CPU_NATIVE=0).
+include(CheckCCompilerFlag)
+check_c_compiler_flag(-march=native ACC_HAVE_MARCH_NATIVE)
+set(_acc_bench_flags -O3 -fno-math-errno -fno-trapping-math)
+if(ACC_HAVE_MARCH_NATIVE)
+  list(APPEND _acc_bench_flags -march=native)
+endif()
+set(ACC_BENCH_BASELINE_FLAGS ${_acc_bench_flags}
     CACHE STRING "Compiler flags of the hand-written baselines")
 add_executable(accel_bench bench/accel_bench.c bench/baselines.c)
 target_include_directories(accel_bench PRIVATE "${PROJECT_SOURCE_DIR}")

@@ -5,6 +5,7 @@
  */
 #include "core/backend/cpu/toolchain.h"
 
+#include "core/base/hash.h"
 #include "core/codegen/skeletons.h"
 
 #include <dlfcn.h>
@@ -48,10 +49,134 @@ static int have_libmvec(void)
     return known;
 }
 
+#define NATIVE_FLAG "-march=native"
+
+/* Runs argv (argv[0] looked up in PATH) with stdin from /dev/null and
+ * stdout and stderr into file `log`; *status is its wait status.  Returns
+ * 0, or the errno of a failure to start it. */
+static int spawn_logged(const char *const *argv, const char *log, int *status)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC,
+                                     0600);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv,
+                          environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0)
+        return rc;
+    while (waitpid(pid, status, 0) < 0)
+        if (errno != EINTR)
+            return errno;
+    return 0;
+}
+
+static int spawn_compiler(const cpu_toolchain *tc, const char *src,
+                          const char *so, const char *log, int *status)
+{
+    const char *argv[CPU_MAX_WORDS + N_CFLAGS + 7];
+    int n = 0;
+    for (int i = 0; i < tc->n_words; i++)
+        argv[n++] = tc->argv[i];
+    for (int i = 0; i < N_CFLAGS; i++)
+        argv[n++] = cflags[i];
+    if (tc->native)
+        argv[n++] = NATIVE_FLAG;
+    argv[n++] = "-o";
+    argv[n++] = so;
+    argv[n++] = src;
+    if (have_libmvec())
+        argv[n++] = "-lmvec";
+    argv[n++] = "-lm";
+    argv[n] = NULL;
+    return spawn_logged(argv, log, status);
+}
+
+/* ---- the target: the instruction set of this machine ----------------------- */
+
+/* Kernels are built for the machine they run on (-march=native): the
+ * vectorised loops then use its widest vectors.  The cache key must then
+ * say which machine that was, so the digest of the compiler's predefined
+ * macros under -march=native (they name every instruction-set extension
+ * it targets) is part of the toolchain's description: a cache folder
+ * shared by different machines holds one object per target.
+ * ACC_CPU_NATIVE=0 builds portable objects instead. */
+
+/* The digest of `words -march=native -E -dM -x c /dev/null`, or 0 when
+ * the compiler does not accept -march=native. */
+static uint64_t native_target_digest(char *const *words, int n_words)
+{
+    const char *argv[CPU_MAX_WORDS + 8];
+    const char *tmp = getenv("TMPDIR");
+    char log[1100];
+    int n = 0, status = 0;
+    snprintf(log, sizeof log, "%s/accel-target-XXXXXX",
+             tmp && *tmp ? tmp : "/tmp");
+    int fd = mkstemp(log);
+    if (fd < 0)
+        return 0;
+    close(fd);
+    for (int i = 0; i < n_words; i++)
+        argv[n++] = words[i];
+    const char *query[] = {NATIVE_FLAG, "-E", "-dM", "-x", "c", "/dev/null"};
+    for (size_t i = 0; i < sizeof query / sizeof *query; i++)
+        argv[n++] = query[i];
+    argv[n] = NULL;
+    uint64_t h = 0;
+    if (spawn_logged(argv, log, &status) == 0 && WIFEXITED(status) &&
+        WEXITSTATUS(status) == 0) {
+        FILE *f = fopen(log, "r");
+        char buf[4096];
+        size_t got;
+        h = hash_fnv1a_init();
+        while (f && (got = fread(buf, 1, sizeof buf, f)) > 0)
+            h = hash_fnv1a(h, buf, got);
+        if (f)
+            fclose(f);
+        h = f && h ? h : 0;
+    }
+    unlink(log);
+    return h;
+}
+
+typedef struct target_memo {
+    char line[512];
+    uint64_t digest;
+    struct target_memo *next;
+} target_memo;
+
+static pthread_mutex_t target_lock = PTHREAD_MUTEX_INITIALIZER;
+static target_memo *targets;
+
+/* native_target_digest, asked once per process and compiler command. */
+static uint64_t native_target(const cpu_toolchain *tc, const char *line)
+{
+    const char *env = getenv("ACC_CPU_NATIVE");
+    if (env && strcmp(env, "0") == 0)
+        return 0;
+    pthread_mutex_lock(&target_lock);
+    target_memo *m = targets;
+    while (m && strcmp(m->line, line) != 0)
+        m = m->next;
+    if (!m && (m = calloc(1, sizeof *m)) != NULL) {
+        snprintf(m->line, sizeof m->line, "%s", line);
+        m->digest = native_target_digest(tc->argv, tc->n_words);
+        m->next = targets;
+        targets = m;
+    }
+    uint64_t d = m ? m->digest : 0;
+    pthread_mutex_unlock(&target_lock);
+    return d;
+}
+
 int cpu_toolchain_init(cpu_toolchain *tc)
 {
     memset(tc, 0, sizeof *tc);
-    if (!(tc->line = strdup(compiler_line())))
+    const char *line = compiler_line();
+    if (!(tc->line = strdup(line)))
         return 0;
     char *save = NULL;
     for (char *w = strtok_r(tc->line, " \t", &save);
@@ -68,6 +193,13 @@ int cpu_toolchain_init(cpu_toolchain *tc)
     for (int i = 0; i < N_CFLAGS; i++)
         at += (size_t)snprintf(tc->desc + at, sizeof tc->desc - at, "%s ",
                                cflags[i]) % (sizeof tc->desc - at);
+    uint64_t target = native_target(tc, line);
+    tc->native = target != 0;
+    if (tc->native)
+        at += (size_t)snprintf(tc->desc + at, sizeof tc->desc - at,
+                               NATIVE_FLAG " (target %016llx) ",
+                               (unsigned long long)target) %
+              (sizeof tc->desc - at);
     snprintf(tc->desc + at, sizeof tc->desc - at, "%s-lm",
              have_libmvec() ? "-lmvec " : "");
     return 1;
@@ -87,40 +219,6 @@ static void read_log(const char *log, char *err, size_t err_len)
     err[n] = '\0';
     if (f)
         fclose(f);
-}
-
-static int spawn_compiler(const cpu_toolchain *tc, const char *src,
-                          const char *so, const char *log, int *status)
-{
-    const char *argv[CPU_MAX_WORDS + N_CFLAGS + 6];
-    int n = 0;
-    for (int i = 0; i < tc->n_words; i++)
-        argv[n++] = tc->argv[i];
-    for (int i = 0; i < N_CFLAGS; i++)
-        argv[n++] = cflags[i];
-    argv[n++] = "-o";
-    argv[n++] = so;
-    argv[n++] = src;
-    if (have_libmvec())
-        argv[n++] = "-lmvec";
-    argv[n++] = "-lm";
-    argv[n] = NULL;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC,
-                                     0600);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv,
-                          environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0)
-        return rc;
-    while (waitpid(pid, status, 0) < 0)
-        if (errno != EINTR)
-            return errno;
-    return 0;
 }
 
 int cpu_compile(const cpu_toolchain *tc, const char *src, const char *so,

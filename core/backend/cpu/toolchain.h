@@ -3,9 +3,11 @@
  *
  * The compiler is $ACC_CC, else $CC, else `cc` (a command line: words
  * separated by spaces, so "ccache gcc" works), run with the flags listed
- * once in toolchain.c (they are part of the cache key).  The
- * flags are portable on purpose (no -march=native): a cached kernel must
- * run on any machine that shares the cache folder.  Whether a toolchain
+ * once in toolchain.c (they are part of the cache key), plus
+ * -march=native when the compiler accepts it (and ACC_CPU_NATIVE is not
+ * 0): the description then names the target by a digest of the
+ * compiler's predefined macros for it, so a cache folder shared between
+ * machines never hands one an object built for another.  Whether a toolchain
  * works is probed once per process and compiler command, by compiling,
  * loading and calling a trivial kernel built on the real prelude.
  */
@@ -21,6 +23,7 @@ typedef struct cpu_toolchain {
     char *line;                    /* the command line (malloc'd) */
     char *argv[CPU_MAX_WORDS + 16];/* its words, then the flags */
     int n_words;                   /* words before the source/output */
+    int native;                    /* built with -march=native */
     char desc[640];                /* compiler and flags, for cache keys */
 } cpu_toolchain;
 
