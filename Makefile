@@ -31,7 +31,7 @@ ASAN_ENV = ASAN_OPTIONS=detect_leaks=1 \
 banner = @printf '\n==================== %s ====================\n' $(1)
 
 .PHONY: all bootstrap build configure build-asan test test-gcc test-asan test-gpu \
-        demo bench install clean symbols
+        demo bench bench-gpu install clean symbols
 
 all: build
 
@@ -95,6 +95,12 @@ bench: build
 	$(call banner,"bench: accel against hand-written baselines")
 	ACC_PLUGIN_PATH=$(CURDIR)/$(BUILD)/plugins \
 	    ./$(BUILD)/bench/accel_bench $(BUILD)/bench-results.csv
+
+# Benchmarks on a GPU (bench/README.md): the CUDA backend against cuBLAS
+# and hand-written CUDA; says why and measures nothing without a device.
+bench-gpu: build
+	$(call banner,"bench-gpu: accel on CUDA against cuBLAS and hand-written CUDA")
+	./$(BUILD)/bench/gpu_bench $(BUILD)/bench-gpu-results.csv
 
 install: build
 	$(CMAKE) --install $(BUILD) --prefix $(PREFIX)

@@ -26,3 +26,20 @@ if(ACC_LIBMVEC)
 endif()
 set_target_properties(accel_bench PROPERTIES
                       RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bench")
+
+# make bench-gpu: the CUDA backend against cuBLAS and hand-written CUDA
+# (bench/gpu_bench.c).  It links the library's objects statically to reuse
+# the run-time loader of the driver and NVRTC; it builds everywhere and,
+# without a device, says so and measures nothing.
+add_executable(accel_gpu_bench bench/gpu_bench.c bench/bench_common.c)
+target_include_directories(accel_gpu_bench PRIVATE "${PROJECT_SOURCE_DIR}")
+target_compile_definitions(accel_gpu_bench PRIVATE
+  ACC_BENCH_GPU_BASELINES="${PROJECT_SOURCE_DIR}/bench/gpu_baselines.cu")
+target_link_libraries(accel_gpu_bench PRIVATE accel_internal m)
+set_target_properties(accel_gpu_bench PROPERTIES
+                      OUTPUT_NAME gpu_bench
+                      RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bench")
+if(TARGET test_cuda_test_gpu_bench_baselines)
+  target_compile_definitions(test_cuda_test_gpu_bench_baselines PRIVATE
+    ACC_TEST_GPU_BASELINES="${PROJECT_SOURCE_DIR}/bench/gpu_baselines.cu")
+endif()
