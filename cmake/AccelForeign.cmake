@@ -70,7 +70,8 @@ target_compile_definitions(accel_pcuda PRIVATE ${ACC_POSIX_DEFS})
 # cufft's device code (plugins/cufft/cufft_callbacks.cu), embedded as
 # AccelSkeletons.cmake embeds the skeletons.
 set(ACC_CUFFT_GENERATED "${PROJECT_BINARY_DIR}/generated/plugins/cufft")
-set(ACC_CUFFT_DEVICE_SOURCE "${PROJECT_SOURCE_DIR}/plugins/cufft/cufft_callbacks.cu")
+set(ACC_CUFFT_DEVICE_SOURCE
+    "${PROJECT_SOURCE_DIR}/plugins/cufft/cufft_callbacks.cu")
 add_custom_command(
   OUTPUT "${ACC_CUFFT_GENERATED}/cufft_sources.h"
   COMMAND "${CMAKE_COMMAND}" -E make_directory "${ACC_CUFFT_GENERATED}"
@@ -90,7 +91,8 @@ set(ACC_CUFFT_COMPILE_SOURCES
 foreach(p cublas cufft)
   file(GLOB _sources "${PROJECT_SOURCE_DIR}/plugins/${p}/*.c")
   acc_add_plugin(${p} ${_sources} $<TARGET_OBJECTS:accel_pcuda>)
-  set_target_properties(accel_plugin_${p} PROPERTIES C_VISIBILITY_PRESET hidden)
+  set_target_properties(accel_plugin_${p} PROPERTIES
+    C_VISIBILITY_PRESET hidden)
   target_include_directories(accel_plugin_${p} PRIVATE "${ACC_PCUDA_DIR}"
     "${PROJECT_SOURCE_DIR}/plugins/${p}" "${ACC_CUFFT_GENERATED}")
   target_link_libraries(accel_plugin_${p} PRIVATE Threads::Threads
@@ -99,7 +101,8 @@ foreach(p cublas cufft)
   message(STATUS "accel plugin ${p}: built (opens the CUDA libraries when "
                  "loaded; nothing CUDA is needed to build it)")
 endforeach()
-target_sources(accel_plugin_cufft PRIVATE "${ACC_CUFFT_GENERATED}/cufft_sources.h")
+target_sources(accel_plugin_cufft PRIVATE
+  "${ACC_CUFFT_GENERATED}/cufft_sources.h")
 
 
 # The example plugin of docs/PLUGINS.md.
@@ -170,7 +173,8 @@ endforeach()
 # the toolkit's stub libcuda.so first in the library path: a driver that
 # loads but does not start.  test_cuda_plugin_decls compiles the plugins'
 # declarations against the toolkit's headers when they are installed.
-set(ACC_CUDA_PLUGIN_DIRS "${ACC_PCUDA_DIR}" "${PROJECT_SOURCE_DIR}/plugins/cublas"
+set(ACC_CUDA_PLUGIN_DIRS "${ACC_PCUDA_DIR}"
+    "${PROJECT_SOURCE_DIR}/plugins/cublas"
     "${PROJECT_SOURCE_DIR}/plugins/cufft" "${ACC_CUFFT_GENERATED}")
 set(ACC_CUDA_PLUGIN_HEADERS OFF)
 if(ACC_CUDA_INCLUDE_DIR AND EXISTS "${ACC_CUDA_INCLUDE_DIR}/cublas_v2.h"
@@ -203,8 +207,10 @@ endif()
 # argument mapping is checked on host memory.
 if(TARGET test_foreign_test_cuda_plugins AND OPENBLAS_FOUND)
   set(ACC_FAKE_CUDA_DIR "${PROJECT_BINARY_DIR}/tests/foreign/fake_cuda")
-  add_library(accel_fake_cuda SHARED "${ACC_TESTS_DIR}/foreign/fake_cuda_driver.c")
-  add_library(accel_fake_cublas SHARED "${ACC_TESTS_DIR}/foreign/fake_cublas.c")
+  add_library(accel_fake_cuda SHARED
+    "${ACC_TESTS_DIR}/foreign/fake_cuda_driver.c")
+  add_library(accel_fake_cublas SHARED
+    "${ACC_TESTS_DIR}/foreign/fake_cublas.c")
   target_link_libraries(accel_fake_cublas PRIVATE PkgConfig::OPENBLAS)
   set_target_properties(accel_fake_cuda PROPERTIES OUTPUT_NAME cuda
     SUFFIX ".so.1" LIBRARY_OUTPUT_DIRECTORY "${ACC_FAKE_CUDA_DIR}")

@@ -87,7 +87,7 @@ static acc_status pointer_mode(const cbp_run *r, pcublas_pointer_mode mode)
                  "cublasSetPointerMode");
 }
 
-/* ---- dot: x [n], y [n] -> Scalar ------------------------------------------ */
+/* ---- dot: x [n], y [n] -> Scalar ---------------------------------------- */
 
 static acc_status scalar_shape(acc_foreign_call *c)
 {
@@ -117,7 +117,7 @@ static acc_status dot_run(const cbp_run *r)
                  "cublasDdot");
 }
 
-/* ---- axpy: (Scalar a, x [n], y [n]) -> a x + y ----------------------------- */
+/* ---- axpy: (Scalar a, x [n], y [n]) -> a x + y -------------------------- */
 
 static acc_status axpy_shape(acc_foreign_call *c)
 {
@@ -153,7 +153,7 @@ static acc_status axpy_run(const cbp_run *r)
                  "cublasDaxpy");
 }
 
-/* ---- gemv and gemm ------------------------------------------------------------ */
+/* ---- gemv and gemm ------------------------------------------------------ */
 
 /* What both do before calling cuBLAS for an [m, n] result (gemv: n = 1)
  * from a row-major [m, lda] matrix and sums of k terms: refuse what
@@ -176,7 +176,7 @@ static acc_status matrix_start(const cbp_run *r, int64_t m, int64_t n,
 static const float one_f = 1.0f, zero_f = 0.0f;
 static const double one_d = 1.0, zero_d = 0.0;
 
-/* ---- gemv: a [m, lda], x [n] -> [m], k = min(lda, n) ------------------------ */
+/* ---- gemv: a [m, lda], x [n] -> [m], k = min(lda, n) -------------------- */
 
 static acc_status gemv_shape(acc_foreign_call *c)
 {
@@ -208,7 +208,7 @@ static acc_status gemv_run(const cbp_run *r)
                  "cublasDgemv");
 }
 
-/* ---- gemm: a [m, lda], b [kb, n] -> [m, n], k = min(lda, kb) --------------- */
+/* ---- gemm: a [m, lda], b [kb, n] -> [m, n], k = min(lda, kb) ------------ */
 
 static acc_status gemm_shape(acc_foreign_call *c)
 {

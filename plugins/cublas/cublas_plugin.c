@@ -28,7 +28,7 @@ static const pcuda_symbol cublas_table[] = {
 #undef CUBLAS_ENTRY
 };
 
-/* ---- capability ------------------------------------------------------------ */
+/* ---- capability --------------------------------------------------------- */
 
 static int is_float(const acc_type *t, acc_scalar *s)
 {
@@ -66,7 +66,7 @@ static acc_status result_shape(acc_foreign_call *c)
     return b->op->result_shape(c);
 }
 
-/* ---- calls ------------------------------------------------------------------- */
+/* ---- calls -------------------------------------------------------------- */
 
 /* The handle of the entry's context, made on first use (the context is
  * current: the caller's). */
@@ -115,7 +115,7 @@ static acc_status execute(acc_foreign_call *c)
     return st;
 }
 
-/* ---- life cycle -------------------------------------------------------------- */
+/* ---- life cycle --------------------------------------------------------- */
 
 static void destroy_handle(void *payload, void *arg)
 {

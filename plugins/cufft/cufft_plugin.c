@@ -46,7 +46,7 @@ static const pcuda_symbol cufft_table[] = {
 #undef CUFFT_ENTRY
 };
 
-/* ---- capability ------------------------------------------------------------ */
+/* ---- capability --------------------------------------------------------- */
 
 /* The element is (e, e) with e f32 or f64. */
 static int complex_elem(const acc_type *t)
@@ -80,7 +80,7 @@ static acc_status same_shape(acc_foreign_call *c)
     return ACC_OK;
 }
 
-/* ---- the per-context state ---------------------------------------------------- */
+/* ---- the per-context state ---------------------------------------------- */
 
 /* The images for compute capability `arch`, compiled on first use. */
 static const cfp_images *images_for(cfp_plugin *p, int arch, char *why,
@@ -150,7 +150,7 @@ static cfp_ctx *ctx_of(cfp_plugin *p, pcuda_ctx_entry *e, char *why,
     return ctx;
 }
 
-/* ---- one transform ------------------------------------------------------------ */
+/* ---- one transform ------------------------------------------------------ */
 
 /* The extents as cuFFT's ints; 0 when a count is beyond them. */
 static int dims_of(const acc_array *a, int *n)
@@ -304,7 +304,7 @@ static acc_status execute(acc_foreign_call *c)
     return st;
 }
 
-/* ---- life cycle -------------------------------------------------------------- */
+/* ---- life cycle --------------------------------------------------------- */
 
 static void destroy_ctx(void *payload, void *arg)
 {

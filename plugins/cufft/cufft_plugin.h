@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-/* ---- device code (cufft_compile.c) ---------------------------------------- */
+/* ---- device code (cufft_compile.c) -------------------------------------- */
 
 /* The images NVRTC made for one compute capability; [0] f32, [1] f64. */
 typedef struct cfp_images {
@@ -34,7 +34,7 @@ cfp_images *cfp_compile(const pcuda_nvrtc *n, int arch, char *why,
                         size_t why_size);
 void cfp_images_free(cfp_images *im);
 
-/* ---- plans of one CUDA context (cufft_plans.c) ------------------------------ */
+/* ---- plans of one CUDA context (cufft_plans.c) -------------------------- */
 
 /* The callbacks' caller info in device memory (acc_fft_info<T>): four
  * buffer pointers and the divisor, at most this many bytes. */
@@ -81,7 +81,7 @@ void cfp_ctx_free(const cfp_libs *libs, cfp_ctx *ctx);
 /* A cuFFT status as its name (CUFFT_INVALID_SIZE). */
 const char *cfp_result_name(pcufft_result r);
 
-/* ---- the plugin (cufft_plugin.c) ------------------------------------------- */
+/* ---- the plugin (cufft_plugin.c) ---------------------------------------- */
 
 typedef struct cfp_plugin cfp_plugin;
 

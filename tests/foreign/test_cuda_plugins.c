@@ -147,7 +147,7 @@ Test(cuda_plugins, the_notes_name_the_libraries_found)
     acc_context_destroy(ctx);
 }
 
-/* ---- programs on the host backends ------------------------------------------ */
+/* ---- programs on the host backends -------------------------------------- */
 
 /* A program of one foreign node over f64 inputs: gemm of two matrices,
  * gemv of a matrix and a vector, fft of a vector of pairs. */
@@ -208,7 +208,7 @@ Test(cuda_plugins, a_host_plugin_of_the_same_name_is_still_chosen)
     acc_context_destroy(ctx);
 }
 
-/* ---- the predicates, asked as for a cuda program ---------------------------- */
+/* ---- the predicates, asked as for a cuda program ------------------------ */
 
 /* A registrar of the test's own that keeps what the plugin adds. */
 typedef struct capture {
@@ -416,7 +416,7 @@ Test(cuda_plugins, a_failing_registration_releases_everything)
         }
 }
 
-/* ---- the cublas plugin on a fake driver and cuBLAS ------------------------ */
+/* ---- the cublas plugin on a fake driver and cuBLAS ---------------------- */
 
 /* ctest's foreign.test_cuda_plugins.fake_device run puts a fake libcuda.so.1
  * and a fake libcublas.so.13 (OpenBLAS underneath, column-major like
@@ -572,7 +572,7 @@ Test(cuda_plugins, cublas_maps_row_major_operations_onto_column_major_blas)
     cr_assert_eq(fake_count("libcuda.so.1", "fake_cuda_retained"), 0);
 }
 
-/* ---- the library search --------------------------------------------------- */
+/* ---- the library search ------------------------------------------------- */
 
 Test(cuda_plugins, a_missing_library_is_named_with_the_paths_tried)
 {
@@ -605,7 +605,7 @@ Test(cuda_plugins, a_library_lacking_a_function_is_named)
     cr_assert_not_null(fns[0], "the functions before it were resolved");
 }
 
-/* ---- the cufft plugin's device code ------------------------------------------ */
+/* ---- the cufft plugin's device code ------------------------------------- */
 
 static int nvrtc_or_skip(pcuda_nvrtc *n)
 {

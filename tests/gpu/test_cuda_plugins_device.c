@@ -76,7 +76,7 @@ static acc_context *device_or_skip(void)
     return ctx;
 }
 
-/* ---- one operation, run in two contexts ------------------------------------ */
+/* ---- one operation, run in two contexts --------------------------------- */
 
 typedef acc_node *(*builder)(acc_graph *g, acc_node *const *in);
 
@@ -228,7 +228,7 @@ static void compare(acc_context *dev, const spec *s)
     acc_context_destroy(host);
 }
 
-/* ---- BLAS ------------------------------------------------------------------- */
+/* ---- BLAS --------------------------------------------------------------- */
 
 static acc_node *dot(acc_graph *g, acc_node *const *in)
 {
@@ -303,7 +303,7 @@ Test(cuda_plugins_device, cublas_axpy_reads_its_scalar_on_the_device)
     acc_context_destroy(dev);
 }
 
-/* ---- FFT -------------------------------------------------------------------- */
+/* ---- FFT ---------------------------------------------------------------- */
 
 static acc_node *fft(acc_graph *g, acc_node *const *in)
 {
