@@ -53,6 +53,57 @@ else()
                  "install libfftw3-dev)")
 endif()
 
+# The CUDA plugins need nothing CUDA to build: they open the driver, the
+# vendor library and NVRTC when loaded, and without them register
+# implementations that say why they are unavailable (docs/PLUGINS.md).
+# plugins/cuda_common/ is compiled into both, with hidden visibility so
+# that each exports only its entry.
+set(ACC_PCUDA_DIR "${PROJECT_SOURCE_DIR}/plugins/cuda_common")
+add_library(accel_pcuda OBJECT "${ACC_PCUDA_DIR}/pcuda_lib.c"
+  "${ACC_PCUDA_DIR}/pcuda_ctx.c" "${ACC_PCUDA_DIR}/pcuda_plugin.c")
+set_target_properties(accel_pcuda PROPERTIES POSITION_INDEPENDENT_CODE ON
+  C_VISIBILITY_PRESET hidden)
+target_include_directories(accel_pcuda PRIVATE
+  "${PROJECT_SOURCE_DIR}/abi/include" "${ACC_PCUDA_DIR}")
+target_compile_definitions(accel_pcuda PRIVATE ${ACC_POSIX_DEFS})
+
+# cufft's device code (plugins/cufft/cufft_callbacks.cu), embedded as
+# AccelSkeletons.cmake embeds the skeletons.
+set(ACC_CUFFT_GENERATED "${PROJECT_BINARY_DIR}/generated/plugins/cufft")
+set(ACC_CUFFT_DEVICE_SOURCE
+    "${PROJECT_SOURCE_DIR}/plugins/cufft/cufft_callbacks.cu")
+add_custom_command(
+  OUTPUT "${ACC_CUFFT_GENERATED}/cufft_sources.h"
+  COMMAND "${CMAKE_COMMAND}" -E make_directory "${ACC_CUFFT_GENERATED}"
+  COMMAND "${CMAKE_COMMAND}"
+          "-DACC_SKELETON_FILES=${ACC_CUFFT_DEVICE_SOURCE}"
+          "-DACC_SKELETON_ROOT=${PROJECT_SOURCE_DIR}/plugins/cufft"
+          "-DACC_SKELETON_HEADER=${ACC_CUFFT_GENERATED}/cufft_sources.h"
+          -P "${PROJECT_SOURCE_DIR}/cmake/AccelSkeletons.cmake"
+  DEPENDS "${ACC_CUFFT_DEVICE_SOURCE}"
+          "${PROJECT_SOURCE_DIR}/cmake/AccelSkeletons.cmake"
+  COMMENT "Embedding the cufft plugin's device code"
+  VERBATIM)
+set(ACC_CUFFT_COMPILE_SOURCES
+  "${PROJECT_SOURCE_DIR}/plugins/cufft/cufft_compile.c"
+  "${ACC_CUFFT_GENERATED}/cufft_sources.h")
+
+foreach(p cublas cufft)
+  file(GLOB _sources "${PROJECT_SOURCE_DIR}/plugins/${p}/*.c")
+  acc_add_plugin(${p} ${_sources} $<TARGET_OBJECTS:accel_pcuda>)
+  set_target_properties(accel_plugin_${p} PROPERTIES
+    C_VISIBILITY_PRESET hidden)
+  target_include_directories(accel_plugin_${p} PRIVATE "${ACC_PCUDA_DIR}"
+    "${PROJECT_SOURCE_DIR}/plugins/${p}" "${ACC_CUFFT_GENERATED}")
+  target_link_libraries(accel_plugin_${p} PRIVATE Threads::Threads
+                        ${CMAKE_DL_LIBS})
+  list(APPEND ACC_PLUGINS_BUILT ${p})
+  message(STATUS "accel plugin ${p}: built (opens the CUDA libraries when "
+                 "loaded; nothing CUDA is needed to build it)")
+endforeach()
+target_sources(accel_plugin_cufft PRIVATE
+  "${ACC_CUFFT_GENERATED}/cufft_sources.h")
+
 
 # The example plugin of docs/PLUGINS.md.
 if(ACC_BUILD_EXAMPLES)
@@ -115,3 +166,80 @@ foreach(src IN LISTS ACC_FOREIGN_TESTS)
     add_dependencies(${target} accel_example_plugin)
   endif()
 endforeach()
+
+# --- the CUDA plugins' tests -------------------------------------------------
+# test_cuda_plugins links the cufft plugin's compile step (and what it
+# uses) to compile the device code with NVRTC, and runs a second time with
+# the toolkit's stub libcuda.so first in the library path: a driver that
+# loads but does not start.  test_cuda_plugin_decls compiles the plugins'
+# declarations against the toolkit's headers when they are installed.
+set(ACC_CUDA_PLUGIN_DIRS "${ACC_PCUDA_DIR}"
+    "${PROJECT_SOURCE_DIR}/plugins/cublas"
+    "${PROJECT_SOURCE_DIR}/plugins/cufft" "${ACC_CUFFT_GENERATED}")
+set(ACC_CUDA_PLUGIN_HEADERS OFF)
+if(ACC_CUDA_INCLUDE_DIR AND EXISTS "${ACC_CUDA_INCLUDE_DIR}/cublas_v2.h"
+   AND EXISTS "${ACC_CUDA_INCLUDE_DIR}/cufftXt.h")
+  set(ACC_CUDA_PLUGIN_HEADERS ON)
+endif()
+if(TARGET test_foreign_test_cuda_plugins)
+  target_sources(test_foreign_test_cuda_plugins PRIVATE
+    ${ACC_CUFFT_COMPILE_SOURCES} $<TARGET_OBJECTS:accel_pcuda>)
+  target_include_directories(test_foreign_test_cuda_plugins PRIVATE
+    ${ACC_CUDA_PLUGIN_DIRS})
+  if(ACC_CUDA_PLUGIN_HEADERS)
+    target_compile_definitions(test_foreign_test_cuda_plugins PRIVATE
+      ACC_TEST_CUDA_INCLUDE="${ACC_CUDA_INCLUDE_DIR}")
+  endif()
+  find_path(ACC_CUDA_STUBS_DIR libcuda.so HINTS ENV CUDA_HOME ENV CUDA_PATH
+            PATHS /usr/local/cuda PATH_SUFFIXES lib64/stubs NO_DEFAULT_PATH)
+  if(ACC_CUDA_STUBS_DIR)
+    add_test(NAME foreign.test_cuda_plugins.stub_driver
+             COMMAND test_foreign_test_cuda_plugins
+             WORKING_DIRECTORY "${PROJECT_BINARY_DIR}/tests/foreign")
+    acc_test_properties(foreign.test_cuda_plugins.stub_driver LABELS foreign)
+    set_property(TEST foreign.test_cuda_plugins.stub_driver APPEND PROPERTY
+      ENVIRONMENT "LD_LIBRARY_PATH=${ACC_CUDA_STUBS_DIR}"
+                  "ACC_TEST_CUDA_DRIVER_STUB=1")
+  endif()
+endif()
+# ... and a third time on a fake driver and a fake cuBLAS over OpenBLAS
+# (tests/foreign/fake_*.c), where the cublas plugin is available and its
+# argument mapping is checked on host memory.
+if(TARGET test_foreign_test_cuda_plugins AND OPENBLAS_FOUND)
+  set(ACC_FAKE_CUDA_DIR "${PROJECT_BINARY_DIR}/tests/foreign/fake_cuda")
+  add_library(accel_fake_cuda SHARED
+    "${ACC_TESTS_DIR}/foreign/fake_cuda_driver.c")
+  add_library(accel_fake_cublas SHARED
+    "${ACC_TESTS_DIR}/foreign/fake_cublas.c")
+  target_link_libraries(accel_fake_cublas PRIVATE PkgConfig::OPENBLAS)
+  set_target_properties(accel_fake_cuda PROPERTIES OUTPUT_NAME cuda
+    SUFFIX ".so.1" LIBRARY_OUTPUT_DIRECTORY "${ACC_FAKE_CUDA_DIR}")
+  set_target_properties(accel_fake_cublas PROPERTIES OUTPUT_NAME cublas
+    SUFFIX ".so.13" LIBRARY_OUTPUT_DIRECTORY "${ACC_FAKE_CUDA_DIR}")
+  add_dependencies(test_foreign_test_cuda_plugins accel_fake_cuda
+                   accel_fake_cublas)
+  add_test(NAME foreign.test_cuda_plugins.fake_device
+           COMMAND test_foreign_test_cuda_plugins
+           WORKING_DIRECTORY "${PROJECT_BINARY_DIR}/tests/foreign")
+  acc_test_properties(foreign.test_cuda_plugins.fake_device LABELS foreign)
+  set_property(TEST foreign.test_cuda_plugins.fake_device APPEND PROPERTY
+    ENVIRONMENT "LD_LIBRARY_PATH=${ACC_FAKE_CUDA_DIR}" "ACC_TEST_FAKE_CUDA=1")
+endif()
+if(TARGET test_foreign_test_cuda_plugin_decls)
+  target_include_directories(test_foreign_test_cuda_plugin_decls PRIVATE
+    ${ACC_CUDA_PLUGIN_DIRS})
+  if(ACC_CUDA_PLUGIN_HEADERS)
+    target_include_directories(test_foreign_test_cuda_plugin_decls SYSTEM
+      PRIVATE "${ACC_CUDA_INCLUDE_DIR}")
+    target_compile_definitions(test_foreign_test_cuda_plugin_decls PRIVATE
+      ACC_HAVE_CUDA_HEADERS)
+  endif()
+endif()
+# The device test: skipped (not passed) where no cuda context can be made.
+if(TARGET test_gpu_test_cuda_plugins_device)
+  target_compile_definitions(test_gpu_test_cuda_plugins_device PRIVATE
+    ACC_TEST_PLUGIN_DIR="${ACC_PLUGIN_BUILD_DIR}")
+  add_dependencies(test_gpu_test_cuda_plugins_device ${ACC_PLUGIN_TARGETS})
+  set_tests_properties(gpu.test_cuda_plugins_device PROPERTIES
+    SKIP_REGULAR_EXPRESSION "SKIPPED, nothing ran on a GPU")
+endif()
