@@ -5,127 +5,20 @@
 #include "core/codegen/kernel_cpu.h"
 
 #include "core/codegen/kernel_fill.h"
-#include "core/ir/scan_kind.h"
 #include "core/ir/types.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Fields, seed, and the partial results' loads and stores. */
-static void fold_leaves(cg_inst *in, const acc_type *elem, int seeded)
-{
-    strbuf *fields = cg_fill_hole(in, "FIELDS"), *seed = cg_fill_hole(in, "SEED_LOAD");
-    strbuf *pst = cg_fill_hole(in, "PART_STORE"), *pld = cg_fill_hole(in, "PART_LOAD");
-    if (!seeded)
-        sb_puts(seed, "        memset(&z, 0, sizeof z);\n");
-    for (size_t l = 0; l < elem->n_leaves; l++) {
-        acc_scalar s = elem->leaves[l];
-        const char *t = cg_ctype(s);
-        sb_printf(fields, "    %s l%zu;\n", t, l);
-        if (seeded)
-            sb_printf(seed, "        z.l%zu = (%s)A->seed[%zu].%s;\n", l, t, l,
-                      cg_kval_field(s));
-        sb_printf(pst, "    ((%s *)A->part[%zu])[p] = acc.l%zu;\n", t, l, l);
-        sb_printf(pld, "        x.l%zu = ((const %s *)A->part[%zu])[p];\n", l,
-                  t, l);
-    }
-}
-
+/* fold.c.in and fold_seg.c.in: the shared holes, and lanes for a
+ * commutative primitive. */
 static int build_fold(cg_inst *in, const ir_node *n, cg_kernel *k)
 {
-    const ir_node *fold = n->op == IR_MAP ? n->args[1] : n;
-    int seeded = fold->op == IR_FOLD;
-    const ir_node *f = fold->args[0], *xs = fold->args[seeded ? 2 : 1];
-    const acc_type *elem = xs->type->elem;
-    if (elem->n_leaves == 0 || elem->n_leaves > ACC_MAX_COMPONENTS) {
-        snprintf(in->why, sizeof in->why, "fold of elements with %zu leaves",
-                 elem->n_leaves);
+    if (!cg_fill_fold(in, n, k))
         return 0;
-    }
-    k->fold = fold;
-    k->src = xs;
-    if (!cg_fold_element(in, xs) || !cg_fold_combine(in, f) || !cg_fold_store(in, n))
-        return 0;
-    fold_leaves(in, elem, seeded);
-    sb_printf(cg_fill_hole(in, "SRC_RANK"), "%d", (int)xs->type->rank);
-    cg_fill_value(in, "LANES", cg_commutative_primitive(f) ? "8" : "1");
-    cg_fill_value(in, "SEEDED", seeded ? "1" : "0");
-    return 1;
-}
-
-/* ---- segmented folds ------------------------------------------------------------ */
-
-static int build_fold_seg(cg_inst *in, const ir_node *n, cg_kernel *k)
-{
-    const ir_node *fold = n->op == IR_MAP ? n->args[1] : n;
-    int seeded = fold->u.seg.seeded;
-    const ir_node *f = fold->args[0], *xs = fold->args[seeded ? 2 : 1];
-    const acc_type *elem = xs->type->elem;
-    if (elem->n_leaves == 0 || elem->n_leaves > ACC_MAX_COMPONENTS) {
-        snprintf(in->why, sizeof in->why, "%s of elements with %zu leaves",
-                 ir_op_name(fold->op), elem->n_leaves);
-        return 0;
-    }
-    k->fold = fold;
-    k->src = xs;
-    if (!cg_fold_element(in, xs) || !cg_fold_combine(in, f) || !cg_fold_store(in, n))
-        return 0;
-    fold_leaves(in, elem, seeded);
-    sb_printf(cg_fill_hole(in, "SRC_RANK"), "%d", (int)xs->type->rank);
-    cg_fill_value(in, "LANES", cg_commutative_primitive(f) ? "8" : "1");
-    cg_fill_value(in, "SEEDED", seeded ? "1" : "0");
-    /* the offsets follow the arrays the scalar code reads */
-    sb_printf(cg_fill_hole(in, "SEG_ARG"), "%zu", cg_n_arrays(in->e));
-    return 1;
-}
-
-/* ---- scans ---------------------------------------------------------------------- */
-
-/* Stores of *v into result `which` (0: the scan, 1: the primed totals). */
-static void scan_stores(cg_inst *in, const acc_type *elem, int which,
-                        const char *decls_hole, const char *body_hole)
-{
-    strbuf *decls = cg_fill_hole(in, decls_hole), *body = cg_fill_hole(in, body_hole);
-    for (size_t l = 0; l < elem->n_leaves; l++) {
-        const char *t = cg_ctype(elem->leaves[l]);
-        sb_printf(decls, "    %s *const acc_o%zu = (%s *)A->out[%zu];\n", t,
-                  l, t, (size_t)which * elem->n_leaves + l);
-        sb_printf(body, "    acc_o%zu[acc_pos] = v->l%zu;\n", l, l);
-    }
-}
-
-static int build_scan(cg_inst *in, const ir_node *n, cg_kernel *k)
-{
-    acc_scan_kind kind = n->u.scan.kind;
-    int seeded = ir_scan_seeded(kind);
-    ir_scan_form form = ir_scan_form_of(kind);
-    const ir_node *f = n->args[0], *xs = n->args[seeded ? 2 : 1];
-    const acc_type *elem = xs->type->elem;
-    if (elem->n_leaves == 0 || elem->n_leaves > ACC_MAX_COMPONENTS) {
-        snprintf(in->why, sizeof in->why, "scan of elements with %zu leaves",
-                 elem->n_leaves);
-        return 0;
-    }
-    k->fold = n;
-    k->src = xs;
-    k->reassociable = cg_commutative_primitive(f);
-    if (!cg_fold_element(in, xs) || !cg_fold_combine(in, f))
-        return 0;
-    scan_stores(in, elem, 0, "STORE_DECLS", "STORE_BODY");
-    if (form == IR_SCAN_PRIMED)
-        scan_stores(in, elem, 1, "TOTAL_DECLS", "TOTAL_BODY");
-    else {
-        cg_fill_value(in, "TOTAL_DECLS", "");
-        cg_fill_value(in, "TOTAL_BODY", "");
-    }
-    fold_leaves(in, elem, seeded);
-    sb_printf(cg_fill_hole(in, "SRC_RANK"), "%d", (int)xs->type->rank);
-    cg_fill_value(in, "LEFT", ir_scan_left(kind) ? "1" : "0");
-    sb_printf(cg_fill_hole(in, "FORM"), "%d", form == IR_SCAN_FULL ? 0
-                                      : form == IR_SCAN_PRIMED ? 1
-                                      : form == IR_SCAN_INCLUSIVE ? 2
-                                      : form == IR_SCAN_EXCLUSIVE ? 3 : 4);
+    cg_fill_value(in, "LANES",
+                  cg_commutative_primitive(k->fold->args[0]) ? "8" : "1");
     return 1;
 }
 
@@ -148,9 +41,9 @@ static const cpu_builder generate_builder = {
 static const cpu_builder fold_builder = {
     CG_KERNEL_FOLD, "cpu/fold.c.in", build_fold};
 static const cpu_builder fold_seg_builder = {
-    CG_KERNEL_FOLD_SEG, "cpu/fold_seg.c.in", build_fold_seg};
+    CG_KERNEL_FOLD_SEG, "cpu/fold_seg.c.in", build_fold};
 static const cpu_builder scan_builder = {
-    CG_KERNEL_SCAN, "cpu/scan.c.in", build_scan};
+    CG_KERNEL_SCAN, "cpu/scan.c.in", cg_fill_scan};
 
 /* The skeleton of step n (a map over a consumer: the consumer's), or
  * NULL when it has none. */

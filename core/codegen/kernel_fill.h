@@ -11,7 +11,7 @@
 #include "core/codegen/kernel_cpu.h"
 #include "core/codegen/skeletons.h"
 
-enum { CG_MAX_HOLES = 24 }; /* scan.c.in has 15, fold.cu.in 14 */
+enum { CG_MAX_HOLES = 24 }; /* scan.c.in has 15, scan.cu.in 20 */
 
 /* What one instantiation accumulates: its holes' values. */
 typedef struct cg_inst {
@@ -52,6 +52,21 @@ const char **cg_param_locals(cg_inst *in, strbuf *b, const ir_node *param,
 int cg_fold_combine(cg_inst *in, const ir_node *f);
 /* The store of a fold's result (with the post-map when n is a map). */
 int cg_fold_store(cg_inst *in, const ir_node *n);
+
+/* The accumulator's holes: FIELDS, SEED_LOAD (z from A->seed, or zeros
+ * when not seeded), PART_STORE (acc into partial p), PART_LOAD (partial p
+ * into x). */
+void cg_fill_leaves(cg_inst *in, const acc_type *elem, int seeded);
+/* The holes of a fold, fold1 or segmented fold (step n, or map g over
+ * one) common to both targets: ELEM_*, COMBINE_*, STORE_*, the leaves',
+ * SRC_RANK, SEEDED, and SEG_ARG for a segmented fold; sets k->fold and
+ * k->src.  0 (with in->why) when it cannot be compiled. */
+int cg_fill_fold(cg_inst *in, const ir_node *n, cg_kernel *k);
+/* The same for scan step n: ELEM_*, COMBINE_*, STORE_DECLS/BODY,
+ * TOTAL_DECLS/BODY, the leaves', SRC_RANK, LEFT, FORM (0 scanl/scanr,
+ * 1 primed, 2 scanl1/scanr1, 3 prescan, 4 postscan); sets k->fold, k->src
+ * and k->reassociable. */
+int cg_fill_scan(cg_inst *in, const ir_node *n, cg_kernel *k);
 
 /* The kernel's array arguments: the arrays the emitted code reads, in
  * argument order (k->arrays, k->n_arrays).  0 when out of memory. */
