@@ -300,6 +300,54 @@ int cg_fill_scan(cg_inst *in, const ir_node *n, cg_kernel *k)
     return 1;
 }
 
+/* ---- the kernel ----------------------------------------------------------------- */
+
+int cg_fill_template(cg_inst *in, strbuf *out, const char *name)
+{
+    char missing[CG_HOLE_NAME_MAX];
+    const char *tmpl = cg_skeleton(name);
+    int failed = in->text[CG_MAX_HOLES].failed;
+    for (size_t i = 0; i < in->n_holes; i++) {
+        in->holes[i].value = in->text[i].text ? in->text[i].text : "";
+        failed |= in->text[i].failed;
+    }
+    if (!tmpl) {
+        snprintf(in->why, sizeof in->why, "skeleton %s is not embedded", name);
+        return 0;
+    }
+    if (!cg_fill(out, tmpl, in->holes, in->n_holes, missing)) {
+        snprintf(in->why, sizeof in->why, "skeleton %s: hole %s has no value",
+                 name, missing);
+        return 0;
+    }
+    return failed || out->failed ? -1 : 1;
+}
+
+int cg_fill_kernel(const ir_program *p, const ir_node *n, const cg_builder *b,
+                   cg_assemble_fn assemble, cg_kernel *out, char *why,
+                   size_t why_len)
+{
+    cg_inst in;
+    memset(&in, 0, sizeof in);
+    memset(out, 0, sizeof *out);
+    if (!(in.e = cg_emitter_create(p)))
+        return -1;
+    out->kind = b->kind;
+    int r = b->build(&in, n, out);
+    if (r == 1)
+        r = assemble(&in, b->skeleton, out);
+    if (r == 1 && !cg_fill_arrays(in.e, out))
+        r = -1;
+    if (r != 1) {
+        snprintf(why, why_len, "%s", in.why);
+        cg_kernel_free(out);
+    }
+    for (size_t i = 0; i <= CG_MAX_HOLES; i++)
+        sb_free(&in.text[i]);
+    cg_emitter_free(in.e);
+    return r;
+}
+
 int cg_fill_arrays(const cg_emitter *e, cg_kernel *k)
 {
     k->n_arrays = cg_n_arrays(e);
