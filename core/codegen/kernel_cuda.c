@@ -1,8 +1,9 @@
 /*
  * kernel_cuda.c — filling the CUDA skeletons' holes (see kernel_cuda.h).
  * The holes are those of the CPU skeletons, filled the same way from the
- * same emitter, plus the accumulator's warp shuffle; the source is the
- * CUDA prelude, the shared scalar helpers, then the skeleton.
+ * same emitter (kernel_fill.c), plus the accumulator's warp shuffles and
+ * group.cuh.in; the source is the CUDA prelude, the shared scalar helpers,
+ * then the skeleton.  Also the table of entry points the launcher reads.
  */
 #include "core/codegen/kernel_cuda.h"
 
@@ -10,69 +11,104 @@
 #include "core/ir/types.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-/* Fields, their shuffles, seed, and the partial results' loads and
- * stores.  __shfl_down_sync has overloads for int, unsigned, long long,
- * unsigned long long, float and double; 8- and 16-bit leaves promote to
- * int and are converted back. */
-static void fold_leaves(cg_inst *in, const acc_type *elem, int seeded)
+/* The accumulator's fields moved across lanes (group.cuh.in's holes).
+ * The __shfl_*_sync functions have overloads for int, unsigned, long
+ * long, unsigned long long, float and double; 8- and 16-bit leaves
+ * promote to int and are converted back. */
+static void shuffle_holes(cg_inst *in, const acc_type *elem)
 {
-    strbuf *fields = cg_fill_hole(in, "FIELDS"), *seed = cg_fill_hole(in, "SEED_LOAD");
-    strbuf *shfl = cg_fill_hole(in, "SHFL_BODY");
-    strbuf *pst = cg_fill_hole(in, "PART_STORE"), *pld = cg_fill_hole(in, "PART_LOAD");
-    if (!seeded)
-        sb_puts(seed, "        memset(&z, 0, sizeof z);\n");
-    for (size_t l = 0; l < elem->n_leaves; l++) {
-        acc_scalar s = elem->leaves[l];
-        const char *t = cg_ctype(s);
-        sb_printf(fields, "    %s l%zu;\n", t, l);
-        sb_printf(shfl, "    o.l%zu = (%s)__shfl_down_sync(ACC_FULL_MASK, "
-                  "v->l%zu, off);\n", l, t, l);
-        if (seeded)
-            sb_printf(seed, "        z.l%zu = (%s)A->seed[%zu].%s;\n", l, t, l,
-                      cg_kval_field(s));
-        sb_printf(pst, "            ((%s *)A->part[%zu])[p] = acc.l%zu;\n", t,
-                  l, l);
-        sb_printf(pld, "            x.l%zu = ((const %s *)A->part[%zu])[p];\n",
-                  l, t, l);
+    static const char *const holes[3] = {"SHFL_DOWN_BODY", "SHFL_UP_BODY",
+                                         "SHFL_IDX_BODY"};
+    static const char *const fns[3] = {"__shfl_down_sync", "__shfl_up_sync",
+                                       "__shfl_sync"};
+    for (int h = 0; h < 3; h++) {
+        strbuf *b = cg_fill_hole(in, holes[h]);
+        for (size_t l = 0; l < elem->n_leaves; l++)
+            sb_printf(b, "    o.l%zu = (%s)%s(ACC_FULL_MASK, v->l%zu, off);\n",
+                      l, cg_ctype(elem->leaves[l]), fns[h], l);
     }
 }
 
+/* The holes every skeleton with a GROUP hole adds to the shared ones:
+ * STRIDED, the shuffles, and group.cuh.in filled with them. */
+static int group_holes(cg_inst *in, const cg_kernel *k, int strided)
+{
+    strbuf group = {0};
+    cg_fill_value(in, "STRIDED", strided ? "1" : "0");
+    shuffle_holes(in, k->src->type->elem);
+    int r = cg_fill_template(in, &group, "cuda/group.cuh.in");
+    if (r == 1)
+        sb_puts(cg_fill_hole(in, "GROUP"), group.text);
+    else if (r < 0)
+        snprintf(in->why, sizeof in->why, "out of memory");
+    sb_free(&group);
+    return r == 1;
+}
+
+/* fold.cu.in and fold_seg.cu.in. */
 static int build_fold(cg_inst *in, const ir_node *n, cg_kernel *k)
 {
-    const ir_node *fold = n->op == IR_MAP ? n->args[1] : n;
-    int seeded = fold->op == IR_FOLD;
-    const ir_node *f = fold->args[0], *xs = fold->args[seeded ? 2 : 1];
-    const acc_type *elem = xs->type->elem;
-    if (elem->n_leaves == 0 || elem->n_leaves > ACC_MAX_COMPONENTS) {
-        snprintf(in->why, sizeof in->why, "fold of elements with %zu leaves",
-                 elem->n_leaves);
+    return cg_fill_fold(in, n, k) &&
+           group_holes(in, k, cg_commutative_primitive(k->fold->args[0]));
+}
+
+/* Elements a thread holds per scan tile: about 32 bytes of them, in
+ * registers. */
+static size_t scan_items(const acc_type *elem)
+{
+    size_t bytes = 0;
+    for (size_t l = 0; l < elem->n_leaves; l++)
+        bytes += acc_scalar_size(elem->leaves[l]);
+    return bytes >= 32 ? 1 : bytes >= 16 ? 2 : bytes >= 8 ? 4 : 8;
+}
+
+static int build_scan(cg_inst *in, const ir_node *n, cg_kernel *k)
+{
+    if (!cg_fill_scan(in, n, k))
         return 0;
-    }
-    k->fold = fold;
-    k->src = xs;
-    if (!cg_fold_element(in, xs) || !cg_fold_combine(in, f) || !cg_fold_store(in, n))
-        return 0;
-    fold_leaves(in, elem, seeded);
-    sb_printf(cg_fill_hole(in, "SRC_RANK"), "%d", (int)xs->type->rank);
-    cg_fill_value(in, "STRIDED", cg_commutative_primitive(f) ? "1" : "0");
-    cg_fill_value(in, "SEEDED", seeded ? "1" : "0");
-    return 1;
+    sb_printf(cg_fill_hole(in, "ITEMS"), "%zu", scan_items(k->src->type->elem));
+    return group_holes(in, k, k->reassociable);
+}
+
+static int build_generate(cg_inst *in, const ir_node *n, cg_kernel *k)
+{
+    (void)k;
+    return cg_fill_generate(in, n);
 }
 
 /* ---- the kernel ---------------------------------------------------------------- */
 
+/* The steps with a skeleton: the consumer, and whether a map over it (the
+ * map applied as results are stored) has its skeleton too. */
+typedef struct cuda_step {
+    ir_op op;
+    int post_map;
+    cg_builder builder;
+} cuda_step;
+
+static const cuda_step steps[] = {
+    {IR_GENERATE, 0, {CG_KERNEL_GENERATE, "cuda/generate.cu.in", build_generate}},
+    {IR_FOLD, 1, {CG_KERNEL_FOLD, "cuda/fold.cu.in", build_fold}},
+    {IR_FOLD1, 1, {CG_KERNEL_FOLD, "cuda/fold.cu.in", build_fold}},
+    {IR_FOLD_SEG, 1, {CG_KERNEL_FOLD_SEG, "cuda/fold_seg.cu.in", build_fold}},
+    {IR_SCAN, 0, {CG_KERNEL_SCAN, "cuda/scan.cu.in", build_scan}},
+};
+
+static const cg_builder *builder_of(const ir_node *n)
+{
+    int post_map = n->op == IR_MAP;
+    const ir_node *c = post_map ? n->args[1] : n;
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+        if (steps[i].op == c->op && (!post_map || steps[i].post_map))
+            return &steps[i].builder;
+    return NULL;
+}
+
 int cg_cuda_has_skeleton(const ir_node *n)
 {
-    if (n->op == IR_GENERATE || n->op == IR_FOLD || n->op == IR_FOLD1)
-        return 1;
-    if (n->op == IR_MAP) {
-        const ir_node *a = n->args[1];
-        return a->op == IR_FOLD || a->op == IR_FOLD1;
-    }
-    return 0;
+    return builder_of(n) != NULL;
 }
 
 /* The CPU prelude's shared part: from its "BEGIN scalar helpers" line to
@@ -91,72 +127,72 @@ static int scalar_helpers(strbuf *out)
 
 static int assemble(cg_inst *in, const char *skeleton, cg_kernel *k)
 {
-    char missing[CG_HOLE_NAME_MAX];
     strbuf src = {0};
     const char *prelude = cg_skeleton("cuda/prelude.cuh.in");
-    const char *tmpl = cg_skeleton(skeleton);
-    for (size_t i = 0; i < in->n_holes; i++) {
-        in->holes[i].value = in->text[i].text ? in->text[i].text : "";
-        if (in->text[i].failed)
-            src.failed = 1;
-    }
-    if (in->text[CG_MAX_HOLES].failed)
-        src.failed = 1;
-    if (!prelude || !tmpl) {
-        snprintf(in->why, sizeof in->why, "skeleton %s not embedded",
-                 prelude ? skeleton : "cuda/prelude.cuh.in");
-        sb_free(&src);
-        return 0;
-    }
-    sb_puts(&src, prelude);
-    if (!scalar_helpers(&src)) {
+    int r = 0;
+    if (prelude)
+        sb_puts(&src, prelude);
+    if (!prelude)
+        snprintf(in->why, sizeof in->why, "skeleton cuda/prelude.cuh.in is "
+                 "not embedded");
+    else if (!scalar_helpers(&src))
         snprintf(in->why, sizeof in->why, "cpu/prelude.h.in has no "
                  "\"BEGIN scalar helpers\" .. \"END scalar helpers\" part");
+    else
+        r = cg_fill_template(in, &src, skeleton);
+    if (r == 1)
+        k->source = src.text;
+    else
         sb_free(&src);
-        return 0;
-    }
-    if (!cg_fill(&src, tmpl, in->holes, in->n_holes, missing)) {
-        snprintf(in->why, sizeof in->why, "skeleton %s: hole %s has no value",
-                 skeleton, missing);
-        sb_free(&src);
-        return 0;
-    }
-    if (src.failed) {
-        sb_free(&src);
-        return -1;
-    }
-    k->source = src.text;
-    return 1;
+    return r;
 }
 
 int cg_cuda_kernel(const ir_program *p, const ir_node *n, cg_kernel *out,
                    char *why, size_t why_len)
 {
-    cg_inst in;
-    memset(&in, 0, sizeof in);
-    memset(out, 0, sizeof *out);
-    int r = 0;
-    if (!cg_cuda_has_skeleton(n)) {
+    const cg_builder *b = builder_of(n);
+    if (!b) {
+        memset(out, 0, sizeof *out);
         snprintf(why, why_len, "%s has no CUDA skeleton", ir_op_name(n->op));
         return 0;
     }
-    if (!(in.e = cg_emitter_create(p)))
-        return -1;
-    out->kind = n->op == IR_GENERATE ? CG_KERNEL_GENERATE : CG_KERNEL_FOLD;
-    r = out->kind == CG_KERNEL_GENERATE ? cg_fill_generate(&in, n)
-                                        : build_fold(&in, n, out);
-    if (r == 1)
-        r = assemble(&in, out->kind == CG_KERNEL_GENERATE
-                              ? "cuda/generate.cu.in" : "cuda/fold.cu.in",
-                     out);
-    if (r == 1 && !cg_fill_arrays(in.e, out))
-        r = -1;
-    if (r != 1) {
-        snprintf(why, why_len, "%s", in.why);
-        cg_kernel_free(out);
-    }
-    for (size_t i = 0; i <= CG_MAX_HOLES; i++)
-        sb_free(&in.text[i]);
-    cg_emitter_free(in.e);
-    return r;
+    return cg_fill_kernel(p, n, b, assemble, out, why, why_len);
+}
+
+/* ---- the launch contract --------------------------------------------------------- */
+
+static const cg_cuda_entry entries[CG_CUDA_N_ENTRIES] = {
+    [CG_CUDA_GENERATE] = {"accel_generate", CG_KERNEL_GENERATE, NULL,
+                          CG_CUDA_GRID_THREADS, 0, 0},
+    [CG_CUDA_FOLD_ROWS] = {"accel_fold_rows", CG_KERNEL_FOLD, NULL,
+                           CG_CUDA_GRID_BLOCKS, 1, 0},
+    [CG_CUDA_FOLD_PART] = {"accel_fold_part", CG_KERNEL_FOLD, NULL,
+                           CG_CUDA_GRID_PARTS, 1, 1},
+    [CG_CUDA_FOLD_FINISH] = {"accel_fold_finish", CG_KERNEL_FOLD, "n",
+                             CG_CUDA_GRID_BLOCKS, 1, 1},
+    [CG_CUDA_SEG_WARP] = {"accel_fold_seg_warp", CG_KERNEL_FOLD_SEG, NULL,
+                          CG_CUDA_GRID_WARPS, 1, 0},
+    [CG_CUDA_SEG_THREAD] = {"accel_fold_seg_thread", CG_KERNEL_FOLD_SEG,
+                            NULL, CG_CUDA_GRID_THREADS, 0, 0},
+    [CG_CUDA_SEG_TAIL] = {"accel_fold_seg_tail", CG_KERNEL_FOLD_SEG, "lo",
+                          CG_CUDA_GRID_THREADS, 0, 0},
+    [CG_CUDA_SCAN_ROWS] = {"accel_scan_rows", CG_KERNEL_SCAN, NULL,
+                           CG_CUDA_GRID_WARPS, 1, 0},
+    [CG_CUDA_SCAN_PART] = {"accel_scan_part", CG_KERNEL_SCAN, NULL,
+                           CG_CUDA_GRID_PARTS, 1, 1},
+    [CG_CUDA_SCAN_FINISH] = {"accel_scan_finish", CG_KERNEL_SCAN, "n",
+                             CG_CUDA_GRID_THREADS, 0, 1},
+    [CG_CUDA_SCAN_BLOCK] = {"accel_scan_block", CG_KERNEL_SCAN, NULL,
+                            CG_CUDA_GRID_PARTS, 1, 1},
+};
+
+const cg_cuda_entry *cg_cuda_entry_of(cg_cuda_entry_id id)
+{
+    return (int)id >= 0 && id < CG_CUDA_N_ENTRIES ? &entries[id] : NULL;
+}
+
+cg_cuda_entry_id cg_cuda_fold_seg_entry(int64_t elems, int64_t k)
+{
+    return elems < (int64_t)CG_CUDA_SEG_WARP_MIN_AVG * k ? CG_CUDA_SEG_THREAD
+                                                         : CG_CUDA_SEG_WARP;
 }

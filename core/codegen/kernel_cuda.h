@@ -1,18 +1,20 @@
 /*
  * kernel_cuda.h — skeleton instantiation for the CUDA target: the CUDA C++
  * source (for NVRTC) of the kernel of one plan step, from
- * core/skeletons/cuda/ and the same scalar code emitter as the CPU target.
+ * core/skeletons/cuda/ and the same scalar code emitter as the CPU target,
+ * and the launch contract of its entry points (docs/CUDA.md).
  *
  * The source is core/skeletons/cuda/prelude.cuh.in, then the scalar
  * helpers of the CPU prelude (its "BEGIN scalar helpers" .. "END scalar
  * helpers" text, shared through the ACC_FN attribute macro), then the
- * filled skeleton.
+ * filled skeleton; the fold, segmented fold and scan skeletons take
+ * group.cuh.in (in-order warp and block combining) into their GROUP hole.
  *
- * Steps with a CUDA skeleton: a manifest generate (generate.cu.in: entry
- * accel_generate), fold and fold1 whose array is manifest or an embedded
- * generate, and map g over such a fold (fold.cu.in: entries
- * accel_fold_rows, accel_fold_part, accel_fold_finish).  Generating needs
- * no device; nothing here launches anything.
+ * Steps with a CUDA skeleton: a manifest generate (generate.cu.in), fold
+ * and fold1 (fold.cu.in) and foldSeg, foldSeg' and fold1Seg
+ * (fold_seg.cu.in) whose array is manifest or an embedded generate, and
+ * map g over any of those folds; the ten scans of IR_SCAN (scan.cu.in).
+ * Generating needs no device; nothing here launches anything.
  */
 #ifndef ACC_CORE_CODEGEN_KERNEL_CUDA_H
 #define ACC_CORE_CODEGEN_KERNEL_CUDA_H
@@ -20,14 +22,68 @@
 #include "core/codegen/kernel_cpu.h" /* cg_kernel, cg_kind, cg_kernel_free */
 #include "core/ir/program_ir.h"
 
+#include <stddef.h>
+#include <stdint.h>
+
 /* Whether step n has a CUDA skeleton at all. */
 int cg_cuda_has_skeleton(const ir_node *n);
 
 /* Builds the CUDA kernel of step n of program p into *out (kind
- * CG_KERNEL_GENERATE or CG_KERNEL_FOLD; free with cg_kernel_free).
- * Returns 1; 0 when n has no CUDA kernel (the reason in why); -1 when out
- * of memory. */
+ * CG_KERNEL_GENERATE, _FOLD, _FOLD_SEG or _SCAN; free with
+ * cg_kernel_free).  Returns 1; 0 when n has no CUDA kernel (the reason in
+ * why); -1 when out of memory. */
 int cg_cuda_kernel(const ir_program *p, const ir_node *n, cg_kernel *out,
                    char *why, size_t why_len);
+
+/* ---- the launch contract (docs/CUDA.md, "Launch contracts") ---------------- */
+
+/* Every entry point of every CUDA skeleton. */
+typedef enum cg_cuda_entry_id {
+    CG_CUDA_GENERATE,    /* accel_generate(args)                          */
+    CG_CUDA_FOLD_ROWS,   /* accel_fold_rows(args)                         */
+    CG_CUDA_FOLD_PART,   /* accel_fold_part(args)          pass 1 of 2    */
+    CG_CUDA_FOLD_FINISH, /* accel_fold_finish(args, n)     pass 2 of 2    */
+    CG_CUDA_SEG_WARP,    /* accel_fold_seg_warp(args)                     */
+    CG_CUDA_SEG_THREAD,  /* accel_fold_seg_thread(args)                   */
+    CG_CUDA_SEG_TAIL,    /* accel_fold_seg_tail(args, lo)                 */
+    CG_CUDA_SCAN_ROWS,   /* accel_scan_rows(args)                         */
+    CG_CUDA_SCAN_PART,   /* accel_scan_part(args)          pass 1 of 3    */
+    CG_CUDA_SCAN_FINISH, /* accel_scan_finish(args, n)     pass 2 of 3    */
+    CG_CUDA_SCAN_BLOCK,  /* accel_scan_block(args)         pass 3 of 3    */
+    CG_CUDA_N_ENTRIES
+} cg_cuda_entry_id;
+
+/* How the grid covers the work. */
+typedef enum cg_cuda_grid {
+    CG_CUDA_GRID_THREADS, /* 1-D, any size: threads grid-stride over items */
+    CG_CUDA_GRID_WARPS,   /* 1-D, any size: warps grid-stride over items   */
+    CG_CUDA_GRID_BLOCKS,  /* 1-D, any size: blocks grid-stride over rows   */
+    CG_CUDA_GRID_PARTS    /* 2-D: gridDim.x = the parts of a row (n, the
+                             same in every pass of a launch), gridDim.y
+                             any size, striding over rows */
+} cg_cuda_grid;
+
+typedef struct cg_cuda_entry {
+    const char *name;      /* the extern "C" kernel, a PTX .entry */
+    cg_kind kind;          /* the kernels that have it */
+    const char *int64_arg; /* the int64_t parameter after args ("n", "lo"),
+                              or NULL when args is the only one */
+    cg_cuda_grid grid;
+    int warp_blocks;       /* blockDim.x must be a multiple of 32 (<= 1024) */
+    int parts;             /* reads or writes A->part and A->part_has, one
+                              value per leaf per (row, part) */
+} cg_cuda_entry;
+
+/* The contract of entry point id (NULL when out of range). */
+const cg_cuda_entry *cg_cuda_entry_of(cg_cuda_entry_id id);
+
+/* Segmented folds whose segments average fewer elements than this go one
+ * thread per segment (accel_fold_seg_thread), others one warp per segment
+ * (accel_fold_seg_warp).  A first guess, never measured on a device. */
+enum { CG_CUDA_SEG_WARP_MIN_AVG = 8 };
+
+/* The segmented-fold entry for k segments holding `elems` elements in
+ * all (off[k] of the descriptor). */
+cg_cuda_entry_id cg_cuda_fold_seg_entry(int64_t elems, int64_t k);
 
 #endif

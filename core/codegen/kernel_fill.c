@@ -1,10 +1,12 @@
 /*
  * kernel_fill.c — what the CPU and CUDA kernel generators share when they
  * fill a skeleton's holes: the hole table, generate bodies, the elements,
- * combination and store of folds (see kernel_fill.h).
+ * combination and store of folds, and the holes every fold, segmented fold
+ * and scan skeleton has on both targets (see kernel_fill.h).
  */
 #include "core/codegen/kernel_fill.h"
 
+#include "core/ir/scan_kind.h"
 #include "core/ir/types.h"
 
 #include <stdio.h>
@@ -198,6 +200,152 @@ int cg_fold_store(cg_inst *in, const ir_node *n)
     sb_puts(arrays, decls.text ? decls.text : "");
     sb_free(&decls);
     return 1;
+}
+
+/* ---- the holes of fold and scan skeletons, both targets ------------------------- */
+
+void cg_fill_leaves(cg_inst *in, const acc_type *elem, int seeded)
+{
+    strbuf *fields = cg_fill_hole(in, "FIELDS"), *seed = cg_fill_hole(in, "SEED_LOAD");
+    strbuf *pst = cg_fill_hole(in, "PART_STORE"), *pld = cg_fill_hole(in, "PART_LOAD");
+    if (!seeded)
+        sb_puts(seed, "        memset(&z, 0, sizeof z);\n");
+    for (size_t l = 0; l < elem->n_leaves; l++) {
+        acc_scalar s = elem->leaves[l];
+        const char *t = cg_ctype(s);
+        sb_printf(fields, "    %s l%zu;\n", t, l);
+        if (seeded)
+            sb_printf(seed, "        z.l%zu = (%s)A->seed[%zu].%s;\n", l, t, l,
+                      cg_kval_field(s));
+        sb_printf(pst, "    ((%s *)A->part[%zu])[p] = acc.l%zu;\n", t, l, l);
+        sb_printf(pld, "        x.l%zu = ((const %s *)A->part[%zu])[p];\n", l,
+                  t, l);
+    }
+}
+
+/* An accumulator holds at most ACC_MAX_COMPONENTS leaves. */
+static int leaves_fit(cg_inst *in, const char *op, const acc_type *elem)
+{
+    if (elem->n_leaves > 0 && elem->n_leaves <= ACC_MAX_COMPONENTS)
+        return 1;
+    snprintf(in->why, sizeof in->why, "%s of elements with %zu leaves", op,
+             elem->n_leaves);
+    return 0;
+}
+
+int cg_fill_fold(cg_inst *in, const ir_node *n, cg_kernel *k)
+{
+    const ir_node *fold = n->op == IR_MAP ? n->args[1] : n;
+    int segmented = fold->op == IR_FOLD_SEG;
+    int seeded = segmented ? fold->u.seg.seeded : fold->op == IR_FOLD;
+    const ir_node *f = fold->args[0], *xs = fold->args[seeded ? 2 : 1];
+    const acc_type *elem = xs->type->elem;
+    if (!leaves_fit(in, segmented ? ir_fold_seg_name(fold)
+                                  : ir_op_name(fold->op), elem))
+        return 0;
+    k->fold = fold;
+    k->src = xs;
+    if (!cg_fold_element(in, xs) || !cg_fold_combine(in, f) || !cg_fold_store(in, n))
+        return 0;
+    cg_fill_leaves(in, elem, seeded);
+    sb_printf(cg_fill_hole(in, "SRC_RANK"), "%d", (int)xs->type->rank);
+    cg_fill_value(in, "SEEDED", seeded ? "1" : "0");
+    /* the segment offsets follow the arrays the scalar code reads */
+    if (segmented)
+        sb_printf(cg_fill_hole(in, "SEG_ARG"), "%zu", cg_n_arrays(in->e));
+    return 1;
+}
+
+/* Stores of *v into result `which` (0: the scan, 1: the primed totals). */
+static void scan_stores(cg_inst *in, const acc_type *elem, int which,
+                        const char *decls_hole, const char *body_hole)
+{
+    strbuf *decls = cg_fill_hole(in, decls_hole), *body = cg_fill_hole(in, body_hole);
+    for (size_t l = 0; l < elem->n_leaves; l++) {
+        const char *t = cg_ctype(elem->leaves[l]);
+        sb_printf(decls, "    %s *const acc_o%zu = (%s *)A->out[%zu];\n", t,
+                  l, t, (size_t)which * elem->n_leaves + l);
+        sb_printf(body, "    acc_o%zu[acc_pos] = v->l%zu;\n", l, l);
+    }
+}
+
+int cg_fill_scan(cg_inst *in, const ir_node *n, cg_kernel *k)
+{
+    acc_scan_kind kind = n->u.scan.kind;
+    int seeded = ir_scan_seeded(kind);
+    ir_scan_form form = ir_scan_form_of(kind);
+    const ir_node *f = n->args[0], *xs = n->args[seeded ? 2 : 1];
+    const acc_type *elem = xs->type->elem;
+    if (!leaves_fit(in, ir_scan_name(kind, 0), elem))
+        return 0;
+    k->fold = n;
+    k->src = xs;
+    k->reassociable = cg_commutative_primitive(f);
+    if (!cg_fold_element(in, xs) || !cg_fold_combine(in, f))
+        return 0;
+    scan_stores(in, elem, 0, "STORE_DECLS", "STORE_BODY");
+    if (form == IR_SCAN_PRIMED)
+        scan_stores(in, elem, 1, "TOTAL_DECLS", "TOTAL_BODY");
+    else {
+        cg_fill_value(in, "TOTAL_DECLS", "");
+        cg_fill_value(in, "TOTAL_BODY", "");
+    }
+    cg_fill_leaves(in, elem, seeded);
+    sb_printf(cg_fill_hole(in, "SRC_RANK"), "%d", (int)xs->type->rank);
+    cg_fill_value(in, "LEFT", ir_scan_left(kind) ? "1" : "0");
+    sb_printf(cg_fill_hole(in, "FORM"), "%d", form == IR_SCAN_FULL ? 0
+                                      : form == IR_SCAN_PRIMED ? 1
+                                      : form == IR_SCAN_INCLUSIVE ? 2
+                                      : form == IR_SCAN_EXCLUSIVE ? 3 : 4);
+    return 1;
+}
+
+/* ---- the kernel ----------------------------------------------------------------- */
+
+int cg_fill_template(cg_inst *in, strbuf *out, const char *name)
+{
+    char missing[CG_HOLE_NAME_MAX];
+    const char *tmpl = cg_skeleton(name);
+    int failed = in->text[CG_MAX_HOLES].failed;
+    for (size_t i = 0; i < in->n_holes; i++) {
+        in->holes[i].value = in->text[i].text ? in->text[i].text : "";
+        failed |= in->text[i].failed;
+    }
+    if (!tmpl) {
+        snprintf(in->why, sizeof in->why, "skeleton %s is not embedded", name);
+        return 0;
+    }
+    if (!cg_fill(out, tmpl, in->holes, in->n_holes, missing)) {
+        snprintf(in->why, sizeof in->why, "skeleton %s: hole %s has no value",
+                 name, missing);
+        return 0;
+    }
+    return failed || out->failed ? -1 : 1;
+}
+
+int cg_fill_kernel(const ir_program *p, const ir_node *n, const cg_builder *b,
+                   cg_assemble_fn assemble, cg_kernel *out, char *why,
+                   size_t why_len)
+{
+    cg_inst in;
+    memset(&in, 0, sizeof in);
+    memset(out, 0, sizeof *out);
+    if (!(in.e = cg_emitter_create(p)))
+        return -1;
+    out->kind = b->kind;
+    int r = b->build(&in, n, out);
+    if (r == 1)
+        r = assemble(&in, b->skeleton, out);
+    if (r == 1 && !cg_fill_arrays(in.e, out))
+        r = -1;
+    if (r != 1) {
+        snprintf(why, why_len, "%s", in.why);
+        cg_kernel_free(out);
+    }
+    for (size_t i = 0; i <= CG_MAX_HOLES; i++)
+        sb_free(&in.text[i]);
+    cg_emitter_free(in.e);
+    return r;
 }
 
 int cg_fill_arrays(const cg_emitter *e, cg_kernel *k)

@@ -1,8 +1,9 @@
 /*
  * kernel_fill.h — shared by the kernel generators of the CPU and CUDA
  * targets (kernel_cpu.c, kernel_cuda.c): both skeleton families have the
- * same holes for generate and fold bodies, filled from the same scalar
- * emitter; only the accumulator plumbing differs per target.
+ * same holes for generate, fold, segmented fold and scan bodies, filled
+ * from the same scalar emitter, and build a kernel the same way; only the
+ * accumulator plumbing and the prelude differ per target.
  */
 #ifndef ACC_CORE_CODEGEN_KERNEL_FILL_H
 #define ACC_CORE_CODEGEN_KERNEL_FILL_H
@@ -11,7 +12,7 @@
 #include "core/codegen/kernel_cpu.h"
 #include "core/codegen/skeletons.h"
 
-enum { CG_MAX_HOLES = 24 }; /* scan.c.in has 15, fold.cu.in 14 */
+enum { CG_MAX_HOLES = 24 }; /* scan.c.in has 15, scan.cu.in 21 */
 
 /* What one instantiation accumulates: its holes' values. */
 typedef struct cg_inst {
@@ -52,6 +53,46 @@ const char **cg_param_locals(cg_inst *in, strbuf *b, const ir_node *param,
 int cg_fold_combine(cg_inst *in, const ir_node *f);
 /* The store of a fold's result (with the post-map when n is a map). */
 int cg_fold_store(cg_inst *in, const ir_node *n);
+
+/* The accumulator's holes: FIELDS, SEED_LOAD (z from A->seed, or zeros
+ * when not seeded), PART_STORE (acc into partial p), PART_LOAD (partial p
+ * into x). */
+void cg_fill_leaves(cg_inst *in, const acc_type *elem, int seeded);
+/* The holes of a fold, fold1 or segmented fold (step n, or map g over
+ * one) common to both targets: ELEM_*, COMBINE_*, STORE_*, the leaves',
+ * SRC_RANK, SEEDED, and SEG_ARG for a segmented fold; sets k->fold and
+ * k->src.  0 (with in->why) when it cannot be compiled. */
+int cg_fill_fold(cg_inst *in, const ir_node *n, cg_kernel *k);
+/* The same for scan step n: ELEM_*, COMBINE_*, STORE_DECLS/BODY,
+ * TOTAL_DECLS/BODY, the leaves', SRC_RANK, LEFT, FORM (0 scanl/scanr,
+ * 1 primed, 2 scanl1/scanr1, 3 prescan, 4 postscan); sets k->fold, k->src
+ * and k->reassociable. */
+int cg_fill_scan(cg_inst *in, const ir_node *n, cg_kernel *k);
+
+/* Appends template `name` ("cuda/group.cuh.in") to out with the holes
+ * filled so far.  1; 0 when it is not embedded or one of its holes has no
+ * value (in->why says which); -1 when out of memory. */
+int cg_fill_template(cg_inst *in, strbuf *out, const char *name);
+
+/* How a target builds the kernel of a kind of step: its skeleton, and the
+ * function that fills the holes (1, or 0 with in->why set). */
+typedef struct cg_builder {
+    cg_kind kind;
+    const char *skeleton;
+    int (*build)(cg_inst *in, const ir_node *n, cg_kernel *k);
+} cg_builder;
+
+/* The target's source of a kernel: its prelude, then skeleton filled
+ * (cg_fill_template's results). */
+typedef int (*cg_assemble_fn)(cg_inst *in, const char *skeleton,
+                              cg_kernel *k);
+
+/* The kernel of step n of p built by b into *out: holes, source, array
+ * arguments.  1; 0 when it cannot be compiled (the reason in why); -1 when
+ * out of memory. */
+int cg_fill_kernel(const ir_program *p, const ir_node *n, const cg_builder *b,
+                   cg_assemble_fn assemble, cg_kernel *out, char *why,
+                   size_t why_len);
 
 /* The kernel's array arguments: the arrays the emitted code reads, in
  * argument order (k->arrays, k->n_arrays).  0 when out of memory. */

@@ -41,12 +41,74 @@ static void teardown(void)
 
 TestSuite(cuda_kernels, .init = setup, .fini = teardown);
 
-/* Kernels generated and compiled by one check, by kind. */
+/* Kernels generated and compiled by one check, by kind; steps without a
+ * CUDA skeleton. */
 typedef struct counts {
-    int generate, fold, map_fold, steps;
+    int generate, fold, map_fold, fold_seg, map_fold_seg, scan, steps, none;
 } counts;
 
-static void compile_both(const char *src, const char *name)
+/* The entry points each kind of kernel defines (docs/CUDA.md). */
+static const char *const expected_entries[5][5] = {
+    [CG_KERNEL_GENERATE] = {"accel_generate"},
+    [CG_KERNEL_FOLD] = {"accel_fold_rows", "accel_fold_part",
+                        "accel_fold_finish"},
+    [CG_KERNEL_FOLD_SEG] = {"accel_fold_seg_warp", "accel_fold_seg_thread",
+                            "accel_fold_seg_tail"},
+    [CG_KERNEL_SCAN] = {"accel_scan_rows", "accel_scan_part",
+                        "accel_scan_finish", "accel_scan_block"},
+};
+
+static int count_of(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *t = strstr(text, what); t; t = strstr(t + 1, what))
+        n++;
+    return n;
+}
+
+/* The PTX code of entry `name` (up to the next entry). */
+static const char *entry_body(const char *ptx, const char *name, size_t *len)
+{
+    char want[96];
+    snprintf(want, sizeof want, ".entry %s(", name);
+    const char *b = strstr(ptx, want);
+    const char *e = b ? strstr(b + 1, ".entry ") : NULL;
+    *len = b ? (e ? (size_t)(e - b) : strlen(b)) : 0;
+    return b;
+}
+
+/* The PTX defines exactly the kind's entry points, and the launch
+ * contract's table says what they are: their names, their parameters,
+ * which ones shuffle (and so need blocks of whole warps). */
+static void check_entries(const char *ptx, cg_kind kind, const char *name)
+{
+    char want[96];
+    int n = 0;
+    for (; n < 5 && expected_entries[kind][n]; n++) {
+        snprintf(want, sizeof want, ".entry %s(", expected_entries[kind][n]);
+        cr_expect(strstr(ptx, want) != NULL, "%s: %s", name, want);
+    }
+    cr_expect_eq(count_of(ptx, ".entry "), n, "%s: %d entry points", name, n);
+    for (int id = 0; id < CG_CUDA_N_ENTRIES; id++) {
+        const cg_cuda_entry *e = cg_cuda_entry_of((cg_cuda_entry_id)id);
+        size_t len;
+        if (e->kind != kind)
+            continue;
+        const char *body = entry_body(ptx, e->name, &len);
+        cr_assert_not_null(body, "%s: %s", name, e->name);
+        char *code = strndup(body, len);
+        cr_expect_eq(strstr(code, "shfl.sync") != NULL, e->warp_blocks,
+                     "%s: %s %s", name, e->name,
+                     e->warp_blocks ? "shuffles" : "does not shuffle");
+        free(code);
+        snprintf(want, sizeof want, "%s_param_1", e->name);
+        cr_expect_eq(strstr(ptx, want) != NULL, e->int64_arg != NULL,
+                     "%s: %s has %s second parameter", name, e->name,
+                     e->int64_arg ? "a" : "no");
+    }
+}
+
+static void compile_both(const char *src, cg_kind kind, const char *name)
 {
     static const cuda_target targets[2] = {CUDA_TARGET_CUBIN,
                                            CUDA_TARGET_PTX};
@@ -59,41 +121,69 @@ static void compile_both(const char *src, const char *name)
                   t ? "compute_90" : "sm_90", image.log);
         cr_expect_str_empty(image.log, "%s (%s): warnings:\n%s", name,
                             t ? "compute_90" : "sm_90", image.log);
-        if (targets[t] == CUDA_TARGET_CUBIN)
+        if (targets[t] == CUDA_TARGET_CUBIN) {
             cr_expect(image.size > 4 && memcmp(image.bytes, "\x7f" "ELF", 4) == 0,
                       "%s: a cubin is ELF", name);
-        else
+        } else {
             cr_expect(strstr(image.bytes, ".target sm_90") != NULL, "%s", name);
+            check_entries(image.bytes, kind, name);
+        }
         cuda_image_free(&image);
     }
 }
 
-/* Every step of program p with a CUDA skeleton: generated and compiled. */
+/* What each kind of kernel's source must contain. */
+static void check_source(const cg_kernel *k, const ir_node *n, counts *c)
+{
+    switch (k->kind) {
+    case CG_KERNEL_GENERATE:
+        c->generate++;
+        break;
+    case CG_KERNEL_FOLD:
+        c->fold++;
+        c->map_fold += n->op == IR_MAP;
+        cr_expect(strstr(k->source, "__shfl_down_sync") != NULL);
+        break;
+    case CG_KERNEL_FOLD_SEG: {
+        char arg[64];
+        c->fold_seg++;
+        c->map_fold_seg += n->op == IR_MAP;
+        cr_expect(strstr(k->source, "__shfl_down_sync") != NULL);
+        /* the offsets come right after the arrays the scalar code reads */
+        snprintf(arg, sizeof arg, "#define ACC_SEG_ARG %zu\n", k->n_arrays);
+        cr_expect(strstr(k->source, arg) != NULL, "%s", arg);
+        break;
+    }
+    case CG_KERNEL_SCAN:
+        c->scan++;
+        cr_expect(strstr(k->source, "__shfl_up_sync") != NULL);
+        cr_expect(strstr(k->source, "__syncthreads_or") != NULL);
+        break;
+    }
+}
+
+/* Every step of program p: those with a CUDA skeleton generated and
+ * compiled, the others refused with a reason. */
 static counts check_program(acc_program *p, const char *what)
 {
-    counts c = {0, 0, 0, 0};
+    counts c = {0};
     for (size_t i = 0; i < p->plan.n_steps; i++) {
         const ir_node *n = p->plan.steps[i].node;
-        if (!cg_cuda_has_skeleton(n))
-            continue;
         cg_kernel k;
         char why[256], name[128];
         int r = cg_cuda_kernel(&p->ir, n, &k, why, sizeof why);
+        if (!cg_cuda_has_skeleton(n)) {
+            cr_expect_eq(r, 0, "%s, step %zu (%s)", what, i, ir_op_name(n->op));
+            cr_expect(strstr(why, "has no CUDA skeleton") != NULL, "%s", why);
+            c.none++;
+            continue;
+        }
         cr_assert_eq(r, 1, "%s, step %zu (%s): %s", what, i,
                      ir_op_name(n->op), why);
         c.steps++;
-        if (k.kind == CG_KERNEL_GENERATE) {
-            c.generate++;
-            cr_expect(strstr(k.source, "accel_generate") != NULL);
-        } else {
-            cr_expect_eq(k.kind, CG_KERNEL_FOLD);
-            c.fold++;
-            c.map_fold += n->op == IR_MAP;
-            cr_expect(strstr(k.source, "accel_fold_rows") != NULL);
-            cr_expect(strstr(k.source, "__shfl_down_sync") != NULL);
-        }
+        check_source(&k, n, &c);
         snprintf(name, sizeof name, "%s_step%zu.cu", what, i);
-        compile_both(k.source, name);
+        compile_both(k.source, k.kind, name);
         cg_kernel_free(&k);
     }
     return c;
@@ -129,7 +219,7 @@ Test(cuda_kernels, mandelbrot_with_while)
     cr_assert_eq(acc_compile_text(ctx, ts_language4_source(), (size_t)-1,
                                   "mandelbrot", &p), ACC_OK, "%s",
                  acc_last_error());
-    counts c = {0, 0, 0, 0};
+    counts c;
     for (size_t i = 0; i < p->plan.n_steps; i++) {
         const ir_node *n = p->plan.steps[i].node;
         if (n->op != IR_GENERATE)
@@ -299,4 +389,223 @@ Test(cuda_kernels, every_scalar_primitive_in_one_generate)
     counts c = check_program(p, "allPrims");
     cr_expect_eq(c.generate, 1);
     acc_program_free(p);
+}
+
+/* ---- scans and segmented folds --------------------------------------------- */
+
+/* affine: associative, not commutative, on a tuple. */
+static const char seg_scan_programs[] =
+    "affine p q = (fst p * fst q, snd p * fst q + snd q)\n"
+    "\n"
+    "scanlRank3 (xs : Array 3 f64) : Array 3 f64 = scanl (+) 1.5 xs\n"
+    "\n"
+    "scanlPrimed (xs : Vector (f32, f32))\n"
+    "  : (Vector (f32, f32), Scalar (f32, f32)) = scanl' affine (1.0, 0.0) xs\n"
+    "\n"
+    "scanl1Max (xs : Matrix i16) : Matrix i16 = scanl1 max xs\n"
+    "\n"
+    "scanrAffine (xs : Matrix (f64, f64)) : Matrix (f64, f64) =\n"
+    "  scanr affine (1.0, 0.0) xs\n"
+    "\n"
+    "scanrPrimed (xs : Matrix i64) : (Matrix i64, Vector i64) =\n"
+    "  scanr' (+) 0 xs\n"
+    "\n"
+    "scanr1And (xs : Vector bool) : Vector bool = scanr1 (&&) xs\n"
+    "\n"
+    "prescanlXor (xs : Matrix u8) : Matrix u8 = prescanl xor 0 xs\n"
+    "\n"
+    "postscanlAffine (xs : Vector (f64, f64)) : Vector (f64, f64) =\n"
+    "  postscanl affine (2.0, 1.0) xs\n"
+    "\n"
+    "prescanrMin (xs : Array 3 i32) : Array 3 i32 = prescanr min 100 xs\n"
+    "\n"
+    "postscanrEmbedded (n : i64) (ys : Vector i32) : Matrix i32 =\n"
+    "  postscanr (+) 5 (generate [n, 7] (\\[i, j] -> quot (ys ! [j]) (i32 i)))\n"
+    "\n"
+    "scanOfMap (xs : Matrix f32) : Matrix f32 = scanl (+) 0 (map (\\x -> x * x) xs)\n"
+    "\n"
+    "foldSegSum (m : Matrix f32) (s : Vector i64) : Matrix f32 =\n"
+    "  foldSeg (+) 0 m s\n"
+    "\n"
+    "foldSegOffsets (xs : Vector (f64, f64)) (o : Vector i64) : Vector (f64, f64) =\n"
+    "  foldSeg' affine (1.0, 0.0) xs o\n"
+    "\n"
+    "fold1SegRank3 (a : Array 3 i16) (s : Vector i64) : Array 3 i16 =\n"
+    "  fold1Seg max a s\n"
+    "\n"
+    "mapAfterFoldSeg (m : Matrix i32) (s : Vector i64) : Matrix f64 =\n"
+    "  map (\\x -> f64 x * 0.5) (foldSeg (+) 0 m s)\n"
+    "\n"
+    "segmentedScan (xs : Vector i32) (s : Vector i64) : Vector i32 =\n"
+    "  scanlSeg (+) 0 xs s\n";
+
+/* The CUDA kernel of program `entry`'s only step with a skeleton. */
+static acc_program *only_kernel(const char *entry, cg_kernel *k)
+{
+    acc_program *p = NULL;
+    const ir_node *n = NULL;
+    char why[256];
+    cr_assert_eq(acc_compile_text(ctx, seg_scan_programs, (size_t)-1, entry,
+                                  &p), ACC_OK, "%s: %s", entry, acc_last_error());
+    for (size_t i = 0; i < p->plan.n_steps; i++)
+        if (cg_cuda_has_skeleton(p->plan.steps[i].node)) {
+            cr_assert_null(n, "%s: one kernel", entry);
+            n = p->plan.steps[i].node;
+        }
+    cr_assert_not_null(n, "%s: a step with a CUDA skeleton", entry);
+    cr_assert_eq(cg_cuda_kernel(&p->ir, n, k, why, sizeof why), 1, "%s", why);
+    return p;
+}
+
+static void expect_define(const cg_kernel *k, const char *macro, int value,
+                          const char *entry)
+{
+    char want[64];
+    snprintf(want, sizeof want, "#define %s %d\n", macro, value);
+    cr_expect(strstr(k->source, want) != NULL, "%s: %s", entry, want);
+}
+
+/* The kernel of `entry`: its kind and the values of its configuration
+ * macros (names[i] is values[i]); then every step compiled. */
+static counts check_config(const char *entry, cg_kind kind,
+                           const char *const names[3], const int values[3])
+{
+    cg_kernel k;
+    acc_program *p = only_kernel(entry, &k);
+    cr_expect_eq(k.kind, kind, "%s", entry);
+    for (int i = 0; i < 3 && names[i]; i++)
+        expect_define(&k, names[i], values[i], entry);
+    cg_kernel_free(&k);
+    counts c = check_program(p, entry);
+    cr_expect_eq(c.steps, 1, "%s", entry);
+    acc_program_free(p);
+    return c;
+}
+
+/* The scan of `entry`: its direction and form (scan.cu.in: 0 scanl/scanr,
+ * 1 primed, 2 scanl1/scanr1, 3 prescan, 4 postscan), whether f may take
+ * interleaved elements. */
+static void check_scan(const char *entry, int left, int form, int strided)
+{
+    static const char *const names[3] = {"ACC_LEFT", "ACC_FORM", "ACC_STRIDED"};
+    const int values[3] = {left, form, strided};
+    check_config(entry, CG_KERNEL_SCAN, names, values);
+}
+
+Test(cuda_kernels, every_scan_kind)
+{
+    check_scan("scanlRank3", 1, 0, 1);
+    check_scan("scanlPrimed", 1, 1, 0);
+    check_scan("scanl1Max", 1, 2, 1);
+    check_scan("scanrAffine", 0, 0, 0);
+    check_scan("scanrPrimed", 0, 1, 1);
+    check_scan("scanr1And", 0, 2, 1);
+    check_scan("prescanlXor", 1, 3, 1);
+    check_scan("postscanlAffine", 1, 4, 0);
+    check_scan("prescanrMin", 0, 3, 1);
+    check_scan("postscanrEmbedded", 0, 4, 1);
+}
+
+Test(cuda_kernels, scan_of_tuples_keeps_the_combiner_in_order)
+{
+    cg_kernel k;
+    acc_program *p = only_kernel("scanrAffine", &k);
+    /* two f64 leaves: 16 bytes, two elements a thread per tile */
+    expect_define(&k, "ACC_ITEMS", 2, "scanrAffine");
+    for (int l = 0; l < 2; l++) {
+        char want[96];
+        snprintf(want, sizeof want, "o.l%d = (double)__shfl_up_sync("
+                 "ACC_FULL_MASK, v->l%d, off);", l, l);
+        cr_expect(strstr(k.source, want) != NULL, "%s", want);
+    }
+    cg_kernel_free(&k);
+    acc_program_free(p);
+}
+
+Test(cuda_kernels, scan_over_embedded_producers)
+{
+    cg_kernel k;
+    acc_program *p = only_kernel("postscanrEmbedded", &k);
+    cr_expect_eq(k.src->op, IR_GENERATE, "the generate is computed in the scan");
+    cr_expect(strstr(k.source, "ACC_FAIL(ACC_KERR_DIV_ZERO") != NULL);
+    cr_expect(strstr(k.source, "ACC_FAIL(ACC_KERR_BOUNDS") != NULL);
+    cg_kernel_free(&k);
+    acc_program_free(p);
+    p = only_kernel("scanOfMap", &k);
+    cr_expect_eq(k.src->op, IR_GENERATE, "the map is fused into the scan");
+    cg_kernel_free(&k);
+    counts c = check_program(p, "scanOfMap");
+    cr_expect_eq(c.scan, 1);
+    cr_expect_eq(c.generate, 0);
+    acc_program_free(p);
+}
+
+static counts check_seg(const char *entry, int seeded, int strided)
+{
+    static const char *const names[3] = {"ACC_SEEDED", "ACC_STRIDED", NULL};
+    const int values[3] = {seeded, strided, 0};
+    return check_config(entry, CG_KERNEL_FOLD_SEG, names, values);
+}
+
+Test(cuda_kernels, segmented_folds)
+{
+    check_seg("foldSegSum", 1, 1);
+    check_seg("foldSegOffsets", 1, 0);
+    check_seg("fold1SegRank3", 0, 1);
+    counts c = check_seg("mapAfterFoldSeg", 1, 1);
+    cr_expect_eq(c.map_fold_seg, 1, "the map is applied as foldSeg stores");
+}
+
+Test(cuda_kernels, smvm_is_one_segmented_fold_over_a_producer)
+{
+    acc_program *p = NULL;
+    cr_assert_eq(acc_compile_text(ctx, ts_language4_source(), (size_t)-1,
+                                  "smvm", &p), ACC_OK, "%s", acc_last_error());
+    counts c = check_program(p, "smvm");
+    cr_expect_eq(c.fold_seg, 1, "backpermute and zipWith fused into foldSeg");
+    cr_expect_eq(c.generate, 0);
+    for (size_t i = 0; i < p->plan.n_steps; i++) {
+        const ir_node *n = p->plan.steps[i].node;
+        cg_kernel k;
+        char why[256];
+        if (n->op != IR_FOLD_SEG)
+            continue;
+        cr_assert_eq(cg_cuda_kernel(&p->ir, n, &k, why, sizeof why), 1, "%s",
+                     why);
+        cr_expect_eq(k.src->op, IR_GENERATE);
+        /* the producer reads the vector through the column indices */
+        cr_expect(strstr(k.source, "ACC_FAIL(ACC_KERR_BOUNDS") != NULL);
+        cg_kernel_free(&k);
+    }
+    acc_program_free(p);
+}
+
+Test(cuda_kernels, steps_without_a_cuda_skeleton_are_refused)
+{
+    static const char *const programs4[] = {"histogram", "blur"};
+    for (size_t i = 0; i < 2; i++) {
+        acc_program *p = NULL;
+        cr_assert_eq(acc_compile_text(ctx, ts_language4_source(), (size_t)-1,
+                                      programs4[i], &p), ACC_OK, "%s",
+                     acc_last_error());
+        counts c = check_program(p, programs4[i]);
+        cr_expect_geq(c.none, 1, "%s: permute, stencil", programs4[i]);
+        acc_program_free(p);
+    }
+    acc_program *p = NULL;
+    cr_assert_eq(acc_compile_text(ctx, seg_scan_programs, (size_t)-1,
+                                  "segmentedScan", &p), ACC_OK, "%s",
+                 acc_last_error());
+    counts c = check_program(p, "segmentedScan");
+    cr_expect_eq(c.none, 1, "a segmented scan");
+    cr_expect_eq(c.steps, 0);
+    acc_program_free(p);
+}
+
+Test(cuda_kernels, segment_length_picks_the_variant)
+{
+    /* segments of 7.9 elements on average: a thread each; of 8, a warp */
+    cr_expect_eq(cg_cuda_fold_seg_entry(79, 10), CG_CUDA_SEG_THREAD);
+    cr_expect_eq(cg_cuda_fold_seg_entry(80, 10), CG_CUDA_SEG_WARP);
+    cr_expect_null(cg_cuda_entry_of(CG_CUDA_N_ENTRIES));
 }
