@@ -95,30 +95,41 @@ static void scan_stores(cg_inst *in, const acc_type *elem, int which,
     }
 }
 
+/* The scan's outputs: a primed scan's two results, or the one result with
+ * the post-map g applied when n is a map over the scan. */
+static int scan_outputs(cg_inst *in, const ir_node *n, const acc_type *elem,
+                        ir_scan_form form)
+{
+    if (form == IR_SCAN_PRIMED) {
+        scan_stores(in, elem, 0, "STORE_ARRAYS", "STORE_BODY");
+        scan_stores(in, elem, 1, "TOTAL_DECLS", "TOTAL_BODY");
+        return 1;
+    }
+    cg_fill_value(in, "TOTAL_DECLS", "");
+    cg_fill_value(in, "TOTAL_BODY", "");
+    return cg_fold_store(in, n);
+}
+
+/* Plain and segmented scans (IR_SCAN, IR_SCAN_SEG), and map g over them. */
 static int build_scan(cg_inst *in, const ir_node *n, cg_kernel *k)
 {
-    acc_scan_kind kind = n->u.scan.kind;
-    int seeded = ir_scan_seeded(kind);
+    const ir_node *scan = n->op == IR_MAP ? n->args[1] : n;
+    acc_scan_kind kind = scan->u.scan.kind;
+    int seeded = ir_scan_seeded(kind), segmented = scan->op == IR_SCAN_SEG;
     ir_scan_form form = ir_scan_form_of(kind);
-    const ir_node *f = n->args[0], *xs = n->args[seeded ? 2 : 1];
+    const ir_node *f = scan->args[0], *xs = scan->args[seeded ? 2 : 1];
     const acc_type *elem = xs->type->elem;
     if (elem->n_leaves == 0 || elem->n_leaves > ACC_MAX_COMPONENTS) {
         snprintf(in->why, sizeof in->why, "scan of elements with %zu leaves",
                  elem->n_leaves);
         return 0;
     }
-    k->fold = n;
+    k->fold = scan;
     k->src = xs;
     k->reassociable = cg_commutative_primitive(f);
-    if (!cg_fold_element(in, xs) || !cg_fold_combine(in, f))
+    if (!cg_fold_element(in, xs) || !cg_fold_combine(in, f) ||
+        !scan_outputs(in, n, elem, form))
         return 0;
-    scan_stores(in, elem, 0, "STORE_DECLS", "STORE_BODY");
-    if (form == IR_SCAN_PRIMED)
-        scan_stores(in, elem, 1, "TOTAL_DECLS", "TOTAL_BODY");
-    else {
-        cg_fill_value(in, "TOTAL_DECLS", "");
-        cg_fill_value(in, "TOTAL_BODY", "");
-    }
     fold_leaves(in, elem, seeded);
     sb_printf(cg_fill_hole(in, "SRC_RANK"), "%d", (int)xs->type->rank);
     cg_fill_value(in, "LEFT", ir_scan_left(kind) ? "1" : "0");
@@ -126,6 +137,10 @@ static int build_scan(cg_inst *in, const ir_node *n, cg_kernel *k)
                                       : form == IR_SCAN_PRIMED ? 1
                                       : form == IR_SCAN_INCLUSIVE ? 2
                                       : form == IR_SCAN_EXCLUSIVE ? 3 : 4);
+    cg_fill_value(in, "SEGMENTED", segmented ? "1" : "0");
+    /* the offsets follow the arrays the scalar code reads */
+    sb_printf(cg_fill_hole(in, "SEG_ARG"), "%zu", cg_n_arrays(in->e));
+    cg_fill_value(in, "TAIL", segmented && xs->op == IR_GENERATE ? "1" : "0");
     return 1;
 }
 
@@ -151,6 +166,8 @@ static const cpu_builder fold_seg_builder = {
     CG_KERNEL_FOLD_SEG, "cpu/fold_seg.c.in", build_fold_seg};
 static const cpu_builder scan_builder = {
     CG_KERNEL_SCAN, "cpu/scan.c.in", build_scan};
+static const cpu_builder scan_seg_builder = {
+    CG_KERNEL_SCAN_SEG, "cpu/scan.c.in", build_scan};
 
 /* The skeleton of step n (a map over a consumer: the consumer's), or
  * NULL when it has none. */
@@ -163,7 +180,11 @@ static const cpu_builder *builder_of(const ir_node *n)
     case IR_FOLD:
     case IR_FOLD1: return &fold_builder;
     case IR_FOLD_SEG: return &fold_seg_builder;
-    case IR_SCAN: return post_map ? NULL : &scan_builder;
+    case IR_SCAN:
+    case IR_SCAN_SEG: /* a map over a primed scan's tuple cannot type */
+        if (post_map && ir_scan_form_of(c->u.scan.kind) == IR_SCAN_PRIMED)
+            return NULL;
+        return c->op == IR_SCAN ? &scan_builder : &scan_seg_builder;
     default: return NULL;
     }
 }

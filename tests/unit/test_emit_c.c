@@ -257,17 +257,22 @@ Test(emit_c, segmented_folds_and_scans_compile_without_warnings)
             free(src);
             acc_graph_free(g);
         }
-        for (int kind = ACC_SCANL; kind <= ACC_POSTSCANR; kind++) {
+        for (int at = 0; at < 2 * (ACC_POSTSCANR - ACC_SCANL + 1); at++) {
+            int kind = ACC_SCANL + at / 2, segmented = at % 2;
             acc_graph *g = ts_graph(ctx);
             acc_node *xs = acc_input(g, acc_type_scalar(ACC_I64), 2);
+            acc_node *seg = acc_input(g, acc_type_scalar(ACC_I64), 1);
             acc_node *arr = seg_source(g, xs, pair);
             acc_node *z = pair ? acc_tuple(g, 2, (acc_node *[]){ts_i64(g, 0),
                                            ts_f64(g, 0.0)})
                                : ts_i64(g, 0);
             acc_node *f = seg_combiner(g, acc_node_type(z), pair);
             int unseeded = kind == ACC_SCANL1 || kind == ACC_SCANR1;
-            acc_node *r = acc_scan(g, (acc_scan_kind)kind, f,
-                                   unseeded ? NULL : z, arr);
+            acc_node *r = segmented
+                ? acc_scan_seg(g, (acc_scan_kind)kind, f, unseeded ? NULL : z,
+                               arr, seg)
+                : acc_scan(g, (acc_scan_kind)kind, f, unseeded ? NULL : z,
+                           arr);
             char *src = kernel_source(g, r);
             expect_clean_compile(src);
             free(src);

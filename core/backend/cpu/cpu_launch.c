@@ -134,3 +134,38 @@ int64_t cpu_split_row(const pool *pl, cpu_launch *l)
     l->part_len = (l->A.inner + n - 1) / n;
     return (l->A.inner + l->part_len - 1) / l->part_len;
 }
+
+int cpu_segment_offsets(const rt_array *seg, int offsets, int64_t inner,
+                        int64_t **off_out, int64_t *k)
+{
+    const int64_t *v = seg->data[0];
+    *k = offsets ? seg->size - 1 : seg->size;
+    if (offsets && seg->size == 0)
+        return -1;
+    int64_t *off = malloc((size_t)(seg->size + 1) * sizeof *off);
+    if (!off)
+        return 0;
+    off[0] = 0;
+    for (int64_t s = 0; s < seg->size; s++) {
+        if (offsets) {
+            off[s] = v[s];
+            if (off[s] < (s ? off[s - 1] : 0) || (s == 0 && off[s] != 0) ||
+                off[s] > inner)
+                break;
+        } else {
+            if (v[s] < 0 || v[s] > inner - off[s])
+                break;
+            off[s + 1] = off[s] + v[s];
+        }
+        if (s + 1 == seg->size) {
+            *off_out = off;
+            return 1;
+        }
+    }
+    if (seg->size == 0) { /* no segments (lengths) */
+        *off_out = off;
+        return 1;
+    }
+    free(off);
+    return -1;
+}

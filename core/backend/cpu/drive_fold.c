@@ -95,45 +95,6 @@ int cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
 
 /* ---- segmented folds ------------------------------------------------------------ */
 
-/* The offsets off[0..k] of the segments of a row of `inner` elements, read
- * from descriptor `seg` (lengths, or offsets for foldSeg') with exactly
- * the checks of interp_read_segments: 1, 0 when out of memory, -1 when the
- * descriptor is refused (the interpreter reports why). */
-static int segment_offsets(const rt_array *seg, int offsets, int64_t inner,
-                           int64_t **off_out, int64_t *k)
-{
-    const int64_t *v = seg->data[0];
-    *k = offsets ? seg->size - 1 : seg->size;
-    if (offsets && seg->size == 0)
-        return -1;
-    int64_t *off = malloc((size_t)(seg->size + 1) * sizeof *off);
-    if (!off)
-        return 0;
-    off[0] = 0;
-    for (int64_t s = 0; s < seg->size; s++) {
-        if (offsets) {
-            off[s] = v[s];
-            if (off[s] < (s ? off[s - 1] : 0) || (s == 0 && off[s] != 0) ||
-                off[s] > inner)
-                break;
-        } else {
-            if (v[s] < 0 || v[s] > inner - off[s])
-                break;
-            off[s + 1] = off[s] + v[s];
-        }
-        if (s + 1 == seg->size) {
-            *off_out = off;
-            return 1;
-        }
-    }
-    if (seg->size == 0) { /* no segments (lengths) */
-        *off_out = off;
-        return 1;
-    }
-    free(off);
-    return -1;
-}
-
 typedef struct tail_task {
     cpu_launch *l;
     int64_t lo;
@@ -165,7 +126,7 @@ int cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
     if (!seg)
         return 0;
     int64_t inner = ext[r - 1], rows = rt_shape_size(r - 1, ext);
-    ok = segment_offsets(seg, fold->u.seg.offsets, inner, &off, &k);
+    ok = cpu_segment_offsets(seg, fold->u.seg.offsets, inner, &off, &k);
     if (ok == 0)
         diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
                   ir_fold_seg_name(fold));
