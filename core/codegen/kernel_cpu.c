@@ -34,7 +34,7 @@ static void fold_leaves(cg_inst *in, const acc_type *elem, int seeded)
 
 static int build_fold(cg_inst *in, const ir_node *n, cg_kernel *k)
 {
-    const ir_node *fold = n->op == IR_MAP ? n->args[1] : n;
+    const ir_node *fold = cg_post_map_base(n);
     int seeded = fold->op == IR_FOLD;
     const ir_node *f = fold->args[0], *xs = fold->args[seeded ? 2 : 1];
     const acc_type *elem = xs->type->elem;
@@ -58,7 +58,7 @@ static int build_fold(cg_inst *in, const ir_node *n, cg_kernel *k)
 
 static int build_fold_seg(cg_inst *in, const ir_node *n, cg_kernel *k)
 {
-    const ir_node *fold = n->op == IR_MAP ? n->args[1] : n;
+    const ir_node *fold = cg_post_map_base(n);
     int seeded = fold->u.seg.seeded;
     const ir_node *f = fold->args[0], *xs = fold->args[seeded ? 2 : 1];
     const acc_type *elem = xs->type->elem;
@@ -113,7 +113,7 @@ static int scan_outputs(cg_inst *in, const ir_node *n, const acc_type *elem,
 /* Plain and segmented scans (IR_SCAN, IR_SCAN_SEG), and map g over them. */
 static int build_scan(cg_inst *in, const ir_node *n, cg_kernel *k)
 {
-    const ir_node *scan = n->op == IR_MAP ? n->args[1] : n;
+    const ir_node *scan = cg_post_map_base(n);
     acc_scan_kind kind = scan->u.scan.kind;
     int seeded = ir_scan_seeded(kind), segmented = scan->op == IR_SCAN_SEG;
     ir_scan_form form = ir_scan_form_of(kind);
@@ -174,7 +174,7 @@ static const cpu_builder scan_seg_builder = {
 static const cpu_builder *builder_of(const ir_node *n)
 {
     int post_map = n->op == IR_MAP;
-    const ir_node *c = post_map ? n->args[1] : n;
+    const ir_node *c = cg_post_map_base(n);
     switch (c->op) {
     case IR_GENERATE: return post_map ? NULL : &generate_builder;
     case IR_FOLD:

@@ -170,22 +170,44 @@ int cg_fold_combine(cg_inst *in, const ir_node *f)
     return 1;
 }
 
-/* The result written: v itself, or map's g applied to it. */
+const ir_node *cg_post_map_base(const ir_node *n)
+{
+    while (n->op == IR_MAP)
+        n = n->args[1];
+    return n;
+}
+
+/* The leaves of v with the post-maps of step n (a map) applied, the
+ * innermost first, into out. */
+static int post_maps(cg_inst *in, strbuf *body, const ir_node *n,
+                     cg_name_buf *vb, const char **out)
+{
+    const ir_node *g = n->args[0], *a = n->args[1];
+    const char *x[TY_MAX_LEAVES], *vn[ACC_MAX_COMPONENTS];
+    const char *const *args[1] = {x};
+    if (a->op == IR_MAP && !post_maps(in, body, a, vb, x))
+        return 0;
+    if (!cg_analyse(in->e, g, NULL))
+        return cg_fill_failed(in);
+    if (a->op != IR_MAP)
+        args[0] = cg_param_locals(in, body, ir_lambda_param(g, 0), "cv", "v",
+                                  vb, vn);
+    if (!cg_emit_lambda(in->e, body, g, args, NULL, out))
+        return cg_fill_failed(in);
+    return 1;
+}
+
+/* The result written: v itself, or the maps' functions applied to it. */
 int cg_fold_store(cg_inst *in, const ir_node *n)
 {
     cg_name_buf vb[ACC_MAX_COMPONENTS];
-    const char *vn[ACC_MAX_COMPONENTS], *out[TY_MAX_LEAVES];
+    const char *out[TY_MAX_LEAVES];
     strbuf *body = cg_fill_hole(in, "STORE_BODY");
     strbuf decls = {0};
     cg_begin_function(in->e, 1);
     if (n->op == IR_MAP) {
-        const ir_node *g = n->args[0];
-        if (!cg_analyse(in->e, g, NULL))
-            return cg_fill_failed(in);
-        const char *const *args[1] = {
-            cg_param_locals(in, body, ir_lambda_param(g, 0), "cv", "v", vb, vn)};
-        if (!cg_emit_lambda(in->e, body, g, args, NULL, out))
-            return cg_fill_failed(in);
+        if (!post_maps(in, body, n, vb, out))
+            return 0;
     } else {
         for (size_t l = 0; l < n->type->elem->n_leaves; l++) {
             snprintf(vb[l], sizeof vb[l], "v->l%zu", l);

@@ -50,7 +50,10 @@ const char **cg_param_locals(cg_inst *in, strbuf *b, const ir_node *param,
                              cg_name_buf *bufs, const char **names);
 /* The combination body of a fold's function. */
 int cg_fold_combine(cg_inst *in, const ir_node *f);
-/* The store of a fold's result (with the post-map when n is a map). */
+/* The consumer of a step: n, or under fusion's maps after a consumer
+ * (map h (map g c)) the consumer c. */
+const ir_node *cg_post_map_base(const ir_node *n);
+/* The store of a fold's result (with the post-maps when n is a map). */
 int cg_fold_store(cg_inst *in, const ir_node *n);
 
 /* The kernel's array arguments: the arrays the emitted code reads, in

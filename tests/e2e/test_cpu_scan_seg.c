@@ -42,11 +42,14 @@ typedef struct case_t {
                             ts_cat_fn (associative, not commutative) */
     enum combiner f;     /* on i64 elements: (+), or (-) (neither
                             associative nor commutative: order shows) */
-    int mapped;          /* map (\v -> v * 3 + 1) after the scan */
+    int mapped;          /* 1: map (\v -> v * 3 + 1) after the scan;
+                            2: then map (\(a, b) -> a - 2 * b) after
+                            map (\v -> (v * 3 + 1, v)) */
     int divide_at;       /* > 0: the producer divides by zero at innermost
                             j = divide_at - 1 (EMBEDDED) */
     size_t n_seg;
     int64_t seg[16];
+    int plain;           /* the plain scan (no segments) */
 } case_t;
 
 /* The element at ix of an EMBEDDED source: xs at the mirrored innermost
@@ -88,6 +91,23 @@ static acc_node *source_of(acc_graph *g, const case_t *c, acc_node *xs)
     return acc_generate(g, acc_shape(g, xs), acc_lambda(g, 1, &ix, e));
 }
 
+/* map (\v -> v * 3 + 1) r, or (chain) map (\(a, b) -> a - 2 * b)
+ * (map (\v -> (v * 3 + 1, v)) r): fusion keeps both maps after the
+ * consumer, and the kernel applies them as it writes. */
+static acc_node *post_maps(acc_graph *g, int chain, acc_node *r)
+{
+    acc_node *v = acc_param(g, acc_type_scalar(ACC_I64));
+    acc_node *w = acc_binop(g, ACC_OP_ADD, acc_binop(g, ACC_OP_MUL, v,
+                            ts_i64(g, 3)), ts_i64(g, 1));
+    if (chain < 2)
+        return acc_map(g, ts_lam1(g, v, w), r);
+    r = acc_map(g, ts_lam1(g, v, acc_tuple(g, 2, (acc_node *[]){w, v})), r);
+    acc_node *p = acc_param(g, acc_type_get_elem(acc_node_type(r)));
+    acc_node *d = acc_binop(g, ACC_OP_SUB, acc_get(g, p, 0), acc_binop(g,
+                            ACC_OP_MUL, ts_i64(g, 2), acc_get(g, p, 1)));
+    return acc_map(g, ts_lam1(g, p, d), r);
+}
+
 static acc_node *build_case(acc_graph *g, const void *arg)
 {
     const case_t *c = arg;
@@ -103,13 +123,10 @@ static acc_node *build_case(acc_graph *g, const void *arg)
         z = ts_i64(g, 42);
     }
     int unseeded = c->kind == ACC_SCANL1 || c->kind == ACC_SCANR1;
-    acc_node *r = acc_scan_seg(g, c->kind, f, unseeded ? NULL : z, arr, seg);
-    if (c->mapped) {
-        acc_node *v = acc_param(g, acc_type_scalar(ACC_I64));
-        r = acc_map(g, ts_lam1(g, v, acc_binop(g, ACC_OP_ADD, acc_binop(g,
-                    ACC_OP_MUL, v, ts_i64(g, 3)), ts_i64(g, 1))), r);
-    }
-    return r;
+    acc_node *r = c->plain
+        ? acc_scan(g, c->kind, f, unseeded ? NULL : z, arr)
+        : acc_scan_seg(g, c->kind, f, unseeded ? NULL : z, arr, seg);
+    return c->mapped ? post_maps(g, c->mapped, r) : r;
 }
 
 static acc_status check(const case_t *c)
@@ -184,6 +201,41 @@ Test(cpu_scan_seg, not_commutative_nor_associative_and_mapped)
     }
 }
 
+/* fold (+) 0 xs followed by one map or a chain of two. */
+static acc_node *build_fold_mapped(acc_graph *g, const void *arg)
+{
+    const int *chain = arg;
+    acc_node *xs = acc_input(g, acc_type_scalar(ACC_I64), 2);
+    return post_maps(g, *chain, acc_fold(g, ts_binop_fn(g, ACC_I64,
+                                         ACC_OP_ADD), ts_i64(g, 0), xs));
+}
+
+Test(cpu_scan_seg, maps_after_scans_and_folds)
+{
+    static const int64_t lens[] = {5, 0, 9, 1};
+    for (int k = 0; k < 10; k++) {
+        if (is_primed(all_kinds[k]))
+            continue; /* a tuple of arrays: a map cannot follow it */
+        for (int at = 0; at < 8; at++) {
+            case_t c = {.kind = all_kinds[k], .rank = 2, .ext = {4, 17},
+                        .source = at % 2 ? EMBEDDED : MANIFEST, .f = SUB,
+                        .mapped = 1 + at / 2 % 2, .plain = at / 4,
+                        .n_seg = 4};
+            memcpy(c.seg, lens, sizeof lens);
+            cr_expect_eq(check(&c), ACC_OK, "kind %d case %d",
+                         (int)all_kinds[k], at);
+        }
+    }
+    int64_t ext[2] = {3, 50}, xs[150];
+    for (int i = 0; i < 150; i++)
+        xs[i] = i * 37 % 101 - 50;
+    acc_array in = ts_host_array(acc_type_scalar(ACC_I64), 2, ext,
+                                 (void *[]){xs});
+    for (int chain = 1; chain <= 2; chain++)
+        cr_expect_eq(ts_differ(build_fold_mapped, &chain, 1, &in, 0, 0),
+                     ACC_OK);
+}
+
 /* ------------------------------------------------------------------------
  * Empty arrays, no segments, descriptor errors, producer errors
  * ------------------------------------------------------------------------ */
@@ -193,15 +245,15 @@ Test(cpu_scan_seg, empty_rows_no_rows_no_segments)
     for (int k = 0; k < 10; k++) {
         acc_scan_kind kind = all_kinds[k];
         /* empty rows, empty segments only */
-        case_t a = {kind, 2, {4, 0, 0}, EMBEDDED, ADD, 0, 0, 2, {0, 0}};
+        case_t a = {kind, 2, {4, 0, 0}, EMBEDDED, ADD, 0, 0, 2, {0, 0}, 0};
         cr_expect_eq(check(&a), ACC_OK, "kind %d", (int)kind);
         /* no rows */
-        case_t b = {kind, 3, {0, 3, 5}, DIGITS, ADD, 0, 0, 3, {2, 0, 3}};
+        case_t b = {kind, 3, {0, 3, 5}, DIGITS, ADD, 0, 0, 3, {2, 0, 3}, 0};
         cr_expect_eq(check(&b), ACC_OK, "kind %d", (int)kind);
         /* no segments: empty results; the producer still runs */
-        case_t c = {kind, 2, {3, 5, 0}, MANIFEST, SUB, 0, 0, 0, {0}};
+        case_t c = {kind, 2, {3, 5, 0}, MANIFEST, SUB, 0, 0, 0, {0}, 0};
         cr_expect_eq(check(&c), ACC_OK, "kind %d", (int)kind);
-        case_t d = {kind, 1, {6, 0, 0}, EMBEDDED, ADD, 0, 0, 0, {0}};
+        case_t d = {kind, 1, {6, 0, 0}, EMBEDDED, ADD, 0, 0, 0, {0}, 0};
         cr_expect_eq(check(&d), ACC_OK, "kind %d", (int)kind);
         case_t e = d;
         e.divide_at = 4;
@@ -214,19 +266,19 @@ Test(cpu_scan_seg, descriptor_and_producer_errors)
     for (int k = 0; k < 10; k++) {
         acc_scan_kind kind = all_kinds[k];
         /* a negative length; a segment ending beyond the row */
-        case_t neg = {kind, 2, {3, 10, 0}, MANIFEST, ADD, 0, 0, 3, {2, -1, 3}};
+        case_t neg = {kind, 2, {3, 10, 0}, MANIFEST, ADD, 0, 0, 3, {2, -1, 3}, 0};
         cr_expect_eq(check(&neg), ACC_ERR_RUNTIME, "kind %d", (int)kind);
         case_t longer = {kind, 2, {3, 10, 0}, EMBEDDED, SUB, 0, 0, 3,
-                         {2, 5, 4}};
+                         {2, 5, 4}, 0};
         cr_expect_eq(check(&longer), ACC_ERR_SHAPE, "kind %d", (int)kind);
         /* a segment beyond the row when there are no rows at all */
-        case_t no_rows = {kind, 2, {0, 10, 0}, MANIFEST, ADD, 0, 0, 1, {11}};
+        case_t no_rows = {kind, 2, {0, 10, 0}, MANIFEST, ADD, 0, 0, 1, {11}, 0};
         cr_expect_eq(check(&no_rows), ACC_ERR_SHAPE, "kind %d", (int)kind);
         /* division by zero in the producer: inside a segment, and past the
          * last segment (the interpreter computes the whole producer) */
-        case_t inside = {kind, 2, {3, 10, 0}, EMBEDDED, ADD, 0, 3, 2, {4, 2}};
+        case_t inside = {kind, 2, {3, 10, 0}, EMBEDDED, ADD, 0, 3, 2, {4, 2}, 0};
         cr_expect_eq(check(&inside), ACC_ERR_RUNTIME, "kind %d", (int)kind);
-        case_t tail = {kind, 2, {3, 10, 0}, EMBEDDED, SUB, 0, 9, 2, {4, 2}};
+        case_t tail = {kind, 2, {3, 10, 0}, EMBEDDED, SUB, 0, 9, 2, {4, 2}, 0};
         cr_expect_eq(check(&tail), ACC_ERR_RUNTIME, "kind %d", (int)kind);
     }
 }
@@ -288,7 +340,7 @@ static void expect_in(const char *json, const char *what)
 
 Test(cpu_scan_seg, the_plan_reports_the_scan_compiled)
 {
-    case_t c = {ACC_SCANL, 2, {2, 6, 0}, EMBEDDED, SUB, 1, 0, 2, {2, 3}};
+    case_t c = {ACC_SCANL, 2, {2, 6, 0}, EMBEDDED, SUB, 1, 0, 2, {2, 3}, 0};
     char *cpu = cpu_plan(build_case, &c);
     expect_in(cpu, "\"kernels\":1,\"host_steps\":0,\"interpreted\":0,");
     free(cpu);
