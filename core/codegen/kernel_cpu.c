@@ -158,8 +158,18 @@ static int build_generate(cg_inst *in, const ir_node *n, cg_kernel *k)
     return cg_fill_generate(in, n);
 }
 
+/* map g over an array without a kernel of its own: the host evaluates the
+ * array, the kernel maps it */
+static int build_map_over(cg_inst *in, const ir_node *n, cg_kernel *k)
+{
+    k->src = cg_post_map_base(n);
+    return cg_fill_map_over(in, n);
+}
+
 static const cpu_builder generate_builder = {
     CG_KERNEL_GENERATE, "cpu/generate.c.in", build_generate};
+static const cpu_builder map_over_builder = {
+    CG_KERNEL_GENERATE, "cpu/generate.c.in", build_map_over};
 static const cpu_builder fold_builder = {
     CG_KERNEL_FOLD, "cpu/fold.c.in", build_fold};
 static const cpu_builder fold_seg_builder = {
@@ -169,14 +179,14 @@ static const cpu_builder scan_builder = {
 static const cpu_builder scan_seg_builder = {
     CG_KERNEL_SCAN_SEG, "cpu/scan.c.in", build_scan};
 
-/* The skeleton of step n (a map over a consumer: the consumer's), or
- * NULL when it has none. */
+/* The skeleton of step n (maps over a consumer: the consumer's; maps over
+ * any other array: a generate reading it), or NULL when it has none. */
 static const cpu_builder *builder_of(const ir_node *n)
 {
     int post_map = n->op == IR_MAP;
     const ir_node *c = cg_post_map_base(n);
     switch (c->op) {
-    case IR_GENERATE: return post_map ? NULL : &generate_builder;
+    case IR_GENERATE: return post_map ? &map_over_builder : &generate_builder;
     case IR_FOLD:
     case IR_FOLD1: return &fold_builder;
     case IR_FOLD_SEG: return &fold_seg_builder;
@@ -185,7 +195,7 @@ static const cpu_builder *builder_of(const ir_node *n)
         if (post_map && ir_scan_form_of(c->u.scan.kind) == IR_SCAN_PRIMED)
             return NULL;
         return c->op == IR_SCAN ? &scan_builder : &scan_seg_builder;
-    default: return NULL;
+    default: return post_map ? &map_over_builder : NULL;
     }
 }
 

@@ -8,8 +8,11 @@
  * such a fold (g applied as the result is written) (fold.c.in); the same
  * for foldSeg, foldSeg' and fold1Seg (fold_seg.c.in); the ten scans,
  * plain (IR_SCAN) and segmented (IR_SCAN_SEG), and map g over those with
- * one result (scan.c.in).  Other steps, and scalar forms the emitter does
- * not compile, have no kernel: the interpreter evaluates them.
+ * one result (scan.c.in); a map over any other array (a component of a
+ * tuple of arrays, a reshape, a unit, a control node: the host evaluates
+ * it) as a generate reading it (generate.c.in).  A chain of maps counts as
+ * one map.  Other steps, and scalar forms the emitter does not compile,
+ * have no kernel: the interpreter evaluates them.
  */
 #ifndef ACC_CORE_CODEGEN_KERNEL_CPU_H
 #define ACC_CORE_CODEGEN_KERNEL_CPU_H
@@ -37,7 +40,9 @@ typedef struct cg_kernel {
                                foldSeg node; CG_KERNEL_SCAN(_SEG): the
                                scan */
     const ir_node *src;     /* CG_KERNEL_FOLD(_SEG): the array it reduces;
-                               CG_KERNEL_SCAN(_SEG): the array it scans */
+                               CG_KERNEL_SCAN(_SEG): the array it scans;
+                               CG_KERNEL_GENERATE: NULL, or for maps over
+                               an array, that array */
     int reassociable;       /* CG_KERNEL_SCAN: f may be regrouped */
 } cg_kernel;
 

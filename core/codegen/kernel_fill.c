@@ -177,23 +177,43 @@ const ir_node *cg_post_map_base(const ir_node *n)
     return n;
 }
 
-/* The leaves of v with the post-maps of step n (a map) applied, the
- * innermost first, into out. */
+/* The maps of step n (a chain of maps) applied, the innermost first, to
+ * the leaves `base` of its argument's element (NULL: those of *v, copied
+ * to locals), into out. */
 static int post_maps(cg_inst *in, strbuf *body, const ir_node *n,
-                     cg_name_buf *vb, const char **out)
+                     const char *const *base, cg_name_buf *vb,
+                     const char **out)
 {
     const ir_node *g = n->args[0], *a = n->args[1];
     const char *x[TY_MAX_LEAVES], *vn[ACC_MAX_COMPONENTS];
     const char *const *args[1] = {x};
-    if (a->op == IR_MAP && !post_maps(in, body, a, vb, x))
+    if (a->op == IR_MAP && !post_maps(in, body, a, base, vb, x))
         return 0;
     if (!cg_analyse(in->e, g, NULL))
         return cg_fill_failed(in);
     if (a->op != IR_MAP)
-        args[0] = cg_param_locals(in, body, ir_lambda_param(g, 0), "cv", "v",
-                                  vb, vn);
+        args[0] = base ? base
+                       : cg_param_locals(in, body, ir_lambda_param(g, 0), "cv",
+                                         "v", vb, vn);
     if (!cg_emit_lambda(in->e, body, g, args, NULL, out))
         return cg_fill_failed(in);
+    return 1;
+}
+
+int cg_fill_map_over(cg_inst *in, const ir_node *n)
+{
+    cg_name_buf vb[ACC_MAX_COMPONENTS];
+    const char *x[TY_MAX_LEAVES], *out[TY_MAX_LEAVES];
+    strbuf *body = cg_fill_hole(in, "BODY");
+    cg_begin_function(in->e, 1);
+    if (!cg_emit_load(in->e, body, cg_post_map_base(n), "acc_pos", x))
+        return cg_fill_failed(in);
+    if (!post_maps(in, body, n, x, vb, out))
+        return 0;
+    cg_fill_stores(cg_fill_hole(in, "OUTPUTS"), body, n->type->elem, out);
+    cg_array_decls(in->e, cg_fill_hole(in, "ARRAYS"));
+    sb_printf(cg_fill_hole(in, "RANK"), "%d", (int)n->type->rank);
+    cg_fill_value(in, "NEEDS_INDEX", "0");
     return 1;
 }
 
@@ -206,7 +226,7 @@ int cg_fold_store(cg_inst *in, const ir_node *n)
     strbuf decls = {0};
     cg_begin_function(in->e, 1);
     if (n->op == IR_MAP) {
-        if (!post_maps(in, body, n, vb, out))
+        if (!post_maps(in, body, n, NULL, vb, out))
             return 0;
     } else {
         for (size_t l = 0; l < n->type->elem->n_leaves; l++) {

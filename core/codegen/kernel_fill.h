@@ -39,6 +39,12 @@ void cg_fill_stores(strbuf *decls, strbuf *body, const acc_type *elem,
                     const char *const *x);
 /* The holes of generate.{c,cu}.in for node n. */
 int cg_fill_generate(cg_inst *in, const ir_node *n);
+/* The holes of generate.{c,cu}.in for a chain of maps n over an array
+ * that is not a consumer with a kernel (cg_post_map_base(n): a component
+ * of a tuple of arrays, a reshape, a unit, a control node...): element p
+ * is the maps applied to that array's element p, the array being a
+ * kernel argument the host evaluates. */
+int cg_fill_map_over(cg_inst *in, const ir_node *n);
 /* Whether f is a primitive that is associative and commutative on its
  * parameters: work may then take elements in any interleaving. */
 int cg_commutative_primitive(const ir_node *f);

@@ -1,8 +1,9 @@
 /*
  * test_cpu_scan_seg.c — the CPU backend's segmented scans (scanlSeg,
- * scanl'Seg, ... : core/skeletons/cpu/scan.c.in with SEGMENTED), the map
- * applied in a scan's store, and the host steps (reshape, unit), against
- * the reference interpreter.
+ * scanl'Seg, ... : core/skeletons/cpu/scan.c.in with SEGMENTED), the maps
+ * applied in a consumer's store, maps over arrays without kernels of their
+ * own, and the host steps (reshape, unit), against the reference
+ * interpreter.
  *
  * Every program is built on both backends, run on the same inputs and
  * the outputs compared bit for bit (ts_differ: integers only here, so the
@@ -399,4 +400,71 @@ Test(cpu_scan_seg, reshape_and_unit_are_host_steps)
     /* a reshape to the wrong size: the interpreter's error and message */
     host_case bad = {5, 7, 36};
     cr_expect_eq(check_host(&bad, lens, 3), ACC_ERR_SHAPE);
+}
+
+/* ------------------------------------------------------------------------
+ * Maps over arrays the host makes
+ * ------------------------------------------------------------------------ */
+
+enum { OVER_SCANNED, OVER_TOTALS, OVER_RESHAPE, OVER_BAD_RESHAPE, OVER_UNIT,
+       OVER_ACOND, N_OVER };
+
+/* map (\v -> v * 3 + 1) over: the scanned part of scanl' (+) 0 xs, the
+ * totals of scanr'Seg (-) 0 xs seg, reshape [rows * n] xs (or to 7
+ * elements), unit (the (fold1 max (flatten xs))), acond (sum > 0)
+ * (scanl1 (+) xs) (scanr1 max xs). */
+static acc_node *build_map_over(acc_graph *g, const void *arg)
+{
+    int which = *(const int *)arg;
+    acc_node *xs = acc_input(g, acc_type_scalar(ACC_I64), 2);
+    acc_node *seg = acc_input(g, acc_type_scalar(ACC_I64), 1);
+    acc_node *add = ts_binop_fn(g, ACC_I64, ACC_OP_ADD);
+    acc_node *a = NULL;
+    switch (which) {
+    case OVER_SCANNED:
+        a = acc_get(g, acc_scan(g, ACC_SCANL_PRIME, add, ts_i64(g, 0), xs), 0);
+        break;
+    case OVER_TOTALS:
+        a = acc_get(g, acc_scan_seg(g, ACC_SCANR_PRIME, ts_binop_fn(g, ACC_I64,
+                    ACC_OP_SUB), ts_i64(g, 0), xs, seg), 1);
+        break;
+    case OVER_RESHAPE:
+    case OVER_BAD_RESHAPE: {
+        acc_node *size = which == OVER_RESHAPE ? acc_size(g, xs) : ts_i64(g, 7);
+        a = acc_reshape(g, acc_index(g, 1, &size), xs);
+        break;
+    }
+    case OVER_UNIT:
+        a = acc_unit(g, acc_the(g, acc_fold1(g, ts_binop_fn(g, ACC_I64,
+                     ACC_OP_MAX), acc_flatten(g, xs))));
+        break;
+    default: {
+        acc_node *sum = acc_the(g, acc_fold(g, add, ts_i64(g, 0),
+                                            acc_flatten(g, xs)));
+        a = acc_acond(g, acc_binop(g, ACC_OP_GT, sum, ts_i64(g, 0)),
+                      acc_scan(g, ACC_SCANL1, add, NULL, xs),
+                      acc_scan(g, ACC_SCANR1, ts_binop_fn(g, ACC_I64,
+                               ACC_OP_MAX), NULL, xs));
+        break;
+    }
+    }
+    return post_maps(g, 1, a);
+}
+
+Test(cpu_scan_seg, maps_over_arrays_without_kernels)
+{
+    static const int64_t lens[] = {2, 0, 5};
+    for (int sign = -1; sign <= 1; sign += 2) {
+        int64_t ext[2] = {3, 8}, k = 3, xs[24];
+        for (int i = 0; i < 24; i++)
+            xs[i] = sign * (i * 13 % 29 - 5);
+        acc_array in[2] = {
+            ts_host_array(acc_type_scalar(ACC_I64), 2, ext, (void *[]){xs}),
+            ts_host_array(acc_type_scalar(ACC_I64), 1, &k,
+                          (void *[]){(void *)lens})};
+        for (int which = 0; which < N_OVER; which++)
+            cr_expect_eq(ts_differ(build_map_over, &which, 2, in, 0, 0),
+                         which == OVER_BAD_RESHAPE ? ACC_ERR_SHAPE : ACC_OK,
+                         "case %d", which);
+    }
 }

@@ -55,8 +55,14 @@ int cpu_bind_arrays(interp *st, const cg_kernel *k, cpu_launch *l,
     }
     for (size_t i = 0; i < k->n_arrays; i++) {
         rt_array *a = interp_array_of(st, k->arrays[i]);
-        if (!a)
-            return 0;
+        if (!a) {
+            /* scalar code reads arrays lazily in the interpreter: it may
+             * never need this one (a read in a branch not taken, or in a
+             * function applied to no element), so the interpreter runs the
+             * step and reports the error only if it reaches the read */
+            diag_clear(st->d);
+            return -1;
+        }
         memcpy(l->in[i].data, a->data, sizeof l->in[i].data);
         memcpy(l->in[i].ext, a->extents, sizeof l->in[i].ext);
         l->in[i].size = a->size;

@@ -61,14 +61,14 @@ typedef struct cpu_scan {
 /* Evaluates the seed, binds the kernel's arrays and `extra` slots after
  * them, allocates the results of step n (the scan or a map over it) for a
  * source of extents ext: rows of out_len outputs, and k totals per row
- * (segmented primed scans), and fills s->l.A.  0 after an error; finish
- * with cpu_scan_finish either way. */
+ * (segmented primed scans), and fills s->l.A.  1; 0 after an error; -1
+ * as cpu_bind_arrays.  Finish with cpu_scan_finish either way. */
 int cpu_scan_begin(cpu_scan *s, interp *st, const cpu_node *kn,
                    const ir_node *n, const int64_t *ext, int64_t out_len,
                    int64_t k, size_t extra);
 /* The driver's result after the launch (began: what cpu_scan_begin
  * returned; oom: the launch ran out of memory): 1 with the results in
- * out[], 0 after an error, -1 when the kernel failed. */
+ * out[], 0 after an error, -1 when the kernel failed or began is -1. */
 int cpu_scan_finish(cpu_scan *s, interp *st, const ir_node *n, int began,
                     int oom, rt_array **out);
 
@@ -83,8 +83,12 @@ void cpu_task_block(void *arg, int64_t lo, int64_t hi);
 int cpu_failed(const cpu_launch *l);
 
 /* Binds the kernel's array arguments (evaluated by the interpreter) and
- * `extra` empty slots after them, and arms the error slot.  0 after an
- * error; l->in must be freed by the caller either way. */
+ * `extra` empty slots after them, and arms the error slot.  1; 0 after an
+ * error (out of memory); -1 when an argument fails to evaluate: its error
+ * is withdrawn and the driver returns -1, so that the interpreter, which
+ * evaluates the arrays read by scalar code only when it reaches a read,
+ * decides whether the error happens.  l->in must be freed by the caller
+ * either way. */
 int cpu_bind_arrays(interp *st, const cg_kernel *k, cpu_launch *l,
                     size_t extra);
 

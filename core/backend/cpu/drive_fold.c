@@ -65,9 +65,9 @@ int cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
     if (fold->op == IR_FOLD &&
         !cpu_eval_seed(st, fold->args[1], xs->type->elem, seed))
         return 0;
-    if (!cpu_bind_arrays(st, &kn->k, &l, 0)) {
+    if ((ok = cpu_bind_arrays(st, &kn->k, &l, 0)) <= 0) {
         free(l.in);
-        return 0;
+        return ok;
     }
     rt_array *a = rt_alloc(n->type->elem, r - 1, ext, ir_op_name(n->op), st->d);
     int oom = 0;
@@ -141,10 +141,10 @@ int cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
         free(off);
         return 0;
     }
-    if (!cpu_bind_arrays(st, &kn->k, &l, 1)) {
+    if ((ok = cpu_bind_arrays(st, &kn->k, &l, 1)) <= 0) {
         free(l.in);
         free(off);
-        return 0;
+        return ok;
     }
     l.in[kn->k.n_arrays].data[0] = off;
     l.in[kn->k.n_arrays].ext[0] = k + 1;

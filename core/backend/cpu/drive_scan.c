@@ -54,8 +54,10 @@ int cpu_scan_begin(cpu_scan *s, interp *st, const cpu_node *kn,
     if (ir_scan_seeded(s->scan->u.scan.kind) &&
         !cpu_eval_seed(st, s->scan->args[1], elem, s->seed))
         return 0;
-    if (!cpu_bind_arrays(st, &kn->k, &s->l, extra) ||
-        !scan_results(s, st, n, r, ext, out_len, k))
+    int ok = cpu_bind_arrays(st, &kn->k, &s->l, extra);
+    if (ok <= 0)
+        return ok;
+    if (!scan_results(s, st, n, r, ext, out_len, k))
         return 0;
     size_t na = s->a->elem->n_leaves;
     for (size_t i = 0; i < na; i++)
@@ -75,7 +77,7 @@ int cpu_scan_begin(cpu_scan *s, interp *st, const cpu_node *kn,
 int cpu_scan_finish(cpu_scan *s, interp *st, const ir_node *n, int began,
                     int oom, rt_array **out)
 {
-    int r = !began || oom ? 0 : cpu_failed(&s->l) ? -1 : 1;
+    int r = began <= 0 ? began : oom ? 0 : cpu_failed(&s->l) ? -1 : 1;
     free(s->l.in);
     if (oom)
         diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host "
@@ -131,7 +133,7 @@ int cpu_drive_scan(pool *pl, const cpu_node *kn, interp *st,
     int oom = 0;
     ok = cpu_scan_begin(&s, st, kn, n, ext, inner + (form == IR_SCAN_FULL),
                         1, 0);
-    if (ok && rows > 0) {
+    if (ok > 0 && rows > 0) {
         cpu_launch *l = &s.l;
         if (kn->k.reassociable && rows < 2 * pool_threads(pl) &&
             inner >= 32768 && l->entry->part && l->entry->finish &&

@@ -54,7 +54,7 @@ int cpu_drive_scan_seg(pool *pl, const cpu_node *kn, interp *st,
         return ok; /* a refused descriptor: the interpreter names it */
     int full = ir_scan_form_of(kind) == IR_SCAN_FULL;
     ok = cpu_scan_begin(&s, st, kn, n, ext, off[k] + (full ? k : 0), k, 1);
-    if (ok) {
+    if (ok > 0) {
         s.l.in[kn->k.n_arrays].data[0] = off;
         s.l.in[kn->k.n_arrays].ext[0] = k + 1;
         s.l.in[kn->k.n_arrays].size = k;
