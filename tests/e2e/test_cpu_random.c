@@ -2,18 +2,19 @@
  * test_cpu_random.c — randomised differential testing of the CPU backend
  * against the reference interpreter: random well-typed programs over i64
  * vectors and matrices that mix producers (map, zipWith, backpermute,
- * replicate, slice, generate) with the consumers the CPU backend compiles
- * (fold, fold1, foldSeg, the scans and the segmented scans), run on random
- * data on both backends (ts_differ: every step compiled, outputs equal bit
- * for bit, or the same error with the same message).
+ * replicate, slice, generate) and reshapes with the consumers the CPU
+ * backend compiles (fold, fold1, foldSeg, fold1Seg, the scans and the
+ * segmented scans, and maps after any of them), run on random data on
+ * both backends (ts_differ: every step compiled, outputs equal bit for
+ * bit, or the same error with the same message).
  *
  * The seeds are a fixed list, so a failure reproduces: a failed
  * comparison ends the test and its seed is printed; with --verbose each
  * seed is logged before its program runs (the last one logged before a
- * failed expectation is its seed).  A program's shape comes from its seed modulo
- * N_SHAPES and its data from the whole seed: every program shape runs on
- * several data sets, and its kernels, compiled once, come from the cache
- * folder of the test after that.
+ * failed expectation is its seed).  A program's shape comes from its seed
+ * modulo N_SHAPES and its data from the whole seed: every program shape
+ * runs on several data sets, and its kernels, compiled once, come from the
+ * test's cache folder after that.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -39,7 +40,7 @@ static void finish(void)
 
 TestSuite(cpu_random, .init = ts_make_cache_dir, .fini = finish);
 
-enum { N_SEEDS = 300, N_SHAPES = 50, POOL = 12, STEPS = 4, MAX_SEG = 8 };
+enum { N_SEEDS = 300, N_SHAPES = 60, POOL = 12, STEPS = 4, MAX_SEG = 8 };
 
 /* A term of the program: rank 1 or 2; `wide` when its innermost extent
  * is at least the inputs' (segment descriptors then fit it). */
@@ -268,7 +269,8 @@ static term step(gen *s)
  * seg (segment lengths), whose innermost extents are equal. */
 static acc_node *build_random(acc_graph *g, const void *arg)
 {
-    gen s = {.g = g, .rng = 0x9e3779b97f4a7c15ull * (*(const uint32_t *)arg + 1)};
+    uint32_t shape = *(const uint32_t *)arg;
+    gen s = {.g = g, .rng = 0x9e3779b97f4a7c15ull * (shape + 1)};
     acc_node *a = acc_input(g, acc_type_scalar(ACC_I64), 2);
     acc_node *b = acc_input(g, acc_type_scalar(ACC_I64), 1);
     s.seg = acc_input(g, acc_type_scalar(ACC_I64), 1);
@@ -292,7 +294,8 @@ static acc_status check_seed(uint32_t seed)
     int64_t n = ts_rnd(&rng, 10) == 0 ? 0 : 1 + ts_rnd(&rng, 40);
     int64_t k = ts_rnd(&rng, MAX_SEG + 1), seg[MAX_SEG + 1], used = 0;
     for (int64_t s = 0; s < k; s++)
-        used += seg[s] = used < n && ts_rnd(&rng, 4) ? ts_rnd(&rng, (uint32_t)(n - used + 1)) : 0;
+        used += seg[s] = used < n && ts_rnd(&rng, 4)
+                             ? ts_rnd(&rng, (uint32_t)(n - used + 1)) : 0;
     int64_t *xa = malloc((size_t)(rows * n + 1) * sizeof *xa);
     int64_t *xb = malloc((size_t)(n + 1) * sizeof *xb);
     for (int64_t i = 0; i < rows * n; i++)

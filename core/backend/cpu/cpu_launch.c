@@ -141,8 +141,10 @@ int64_t cpu_split_row(const pool *pl, cpu_launch *l)
     return (l->A.inner + l->part_len - 1) / l->part_len;
 }
 
-int cpu_segment_offsets(const rt_array *seg, int offsets, int64_t inner,
-                        int64_t **off_out, int64_t *k)
+/* The offsets of descriptor array seg: 1, 0 when out of memory, -1 when
+ * refused (see cpu_segments). */
+static int segment_offsets(const rt_array *seg, int offsets, int64_t inner,
+                           int64_t **off_out, int64_t *k)
 {
     const int64_t *v = seg->data[0];
     *k = offsets ? seg->size - 1 : seg->size;
@@ -174,4 +176,24 @@ int cpu_segment_offsets(const rt_array *seg, int offsets, int64_t inner,
     }
     free(off);
     return -1;
+}
+
+int cpu_segments(interp *st, const ir_node *seg, int offsets, int64_t inner,
+                 const char *op, int64_t **off, int64_t *k)
+{
+    rt_array *a = interp_array_of(st, seg);
+    if (!a)
+        return 0;
+    int ok = segment_offsets(a, offsets, inner, off, k);
+    if (ok == 0)
+        diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
+                  op);
+    return ok;
+}
+
+void cpu_bind_segments(cpu_launch *l, size_t at, int64_t *off, int64_t k)
+{
+    l->in[at].data[0] = off;
+    l->in[at].ext[0] = k + 1;
+    l->in[at].size = k;
 }

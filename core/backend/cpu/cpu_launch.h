@@ -104,12 +104,15 @@ int cpu_eval_seed(interp *st, const ir_node *z, const acc_type *elem,
                   ir_value *seed);
 
 /* The offsets off[0..k] (malloc'd) of the segments of a row of `inner`
- * elements, read from descriptor `seg` (lengths, or offsets for foldSeg')
- * with exactly the checks of interp_read_segments: 1, 0 when out of
- * memory, -1 when the descriptor is refused (the interpreter reports
- * why). */
-int cpu_segment_offsets(const rt_array *seg, int offsets, int64_t inner,
-                        int64_t **off_out, int64_t *k);
+ * elements, read from descriptor term `seg` (lengths, or offsets for
+ * foldSeg') with exactly the checks of interp_read_segments: 1; 0 after
+ * an error (out of memory: `op` named); -1 when the descriptor is refused
+ * (the interpreter reports why). */
+int cpu_segments(interp *st, const ir_node *seg, int offsets, int64_t inner,
+                 const char *op, int64_t **off, int64_t *k);
+/* The offsets as the extra argument `at` (bound by cpu_bind_arrays) of a
+ * segmented kernel: data[0] the k + 1 offsets, size k. */
+void cpu_bind_segments(cpu_launch *l, size_t at, int64_t *off, int64_t k);
 
 /* A chunk size for n work items: about 8 chunks per thread, at least
  * `least`. */

@@ -122,14 +122,9 @@ int cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
     int ok = cpu_source_extents(st, xs, ext);
     if (ok <= 0)
         return ok;
-    rt_array *seg = interp_array_of(st, fold->args[seeded ? 3 : 2]);
-    if (!seg)
-        return 0;
     int64_t inner = ext[r - 1], rows = rt_shape_size(r - 1, ext);
-    ok = cpu_segment_offsets(seg, fold->u.seg.offsets, inner, &off, &k);
-    if (ok == 0)
-        diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
-                  ir_fold_seg_name(fold));
+    ok = cpu_segments(st, fold->args[seeded ? 3 : 2], fold->u.seg.offsets,
+                      inner, ir_fold_seg_name(fold), &off, &k);
     if (ok <= 0)
         return ok;
     for (int64_t s = 0; !seeded && rows > 0 && s < k; s++)
@@ -146,9 +141,7 @@ int cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
         free(off);
         return ok;
     }
-    l.in[kn->k.n_arrays].data[0] = off;
-    l.in[kn->k.n_arrays].ext[0] = k + 1;
-    l.in[kn->k.n_arrays].size = k;
+    cpu_bind_segments(&l, kn->k.n_arrays, off, k);
     ext[r - 1] = k;
     rt_array *a = rt_alloc(n->type->elem, r, ext, n == fold
                            ? ir_fold_seg_name(fold) : ir_op_name(n->op), st->d);

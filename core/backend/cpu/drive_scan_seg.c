@@ -41,23 +41,15 @@ int cpu_drive_scan_seg(pool *pl, const cpu_node *kn, interp *st,
     int ok = cpu_source_extents(st, xs, ext);
     if (ok <= 0)
         return ok;
-    rt_array *seg = interp_array_of(st, scan->args[ir_scan_seeded(kind) ? 3
-                                                                          : 2]);
-    if (!seg)
-        return 0;
     int64_t inner = ext[r - 1], rows = rt_shape_size(r - 1, ext);
-    ok = cpu_segment_offsets(seg, 0, inner, &off, &k);
-    if (ok == 0)
-        diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
-                  ir_scan_name(kind, 1));
+    ok = cpu_segments(st, scan->args[ir_scan_seeded(kind) ? 3 : 2], 0, inner,
+                      ir_scan_name(kind, 1), &off, &k);
     if (ok <= 0)
-        return ok; /* a refused descriptor: the interpreter names it */
+        return ok; /* -1: a refused descriptor, the interpreter names it */
     int full = ir_scan_form_of(kind) == IR_SCAN_FULL;
     ok = cpu_scan_begin(&s, st, kn, n, ext, off[k] + (full ? k : 0), k, 1);
     if (ok > 0) {
-        s.l.in[kn->k.n_arrays].data[0] = off;
-        s.l.in[kn->k.n_arrays].ext[0] = k + 1;
-        s.l.in[kn->k.n_arrays].size = k;
+        cpu_bind_segments(&s.l, kn->k.n_arrays, off, k);
         scan_pairs(pl, &s.l, xs, off, k, rows);
     }
     ok = cpu_scan_finish(&s, st, n, ok, 0, out);
