@@ -20,7 +20,7 @@
 static void scan_pairs(pool *pl, cpu_launch *l, const ir_node *xs,
                        const int64_t *off, int64_t k, int64_t rows)
 {
-    int tail = xs->op == IR_GENERATE;
+    int tail = xs->op == IR_GENERATE; /* the kernel's TAIL (kernel_cpu.c) */
     int64_t q = k + tail, inner = l->A.inner;
     if (q == 0 || rows == 0)
         return;
