@@ -5,6 +5,7 @@
 #include "core/codegen/kernel_cpu.h"
 
 #include "core/codegen/kernel_fill.h"
+#include "core/ir/scan_kind.h"
 #include "core/ir/types.h"
 
 #include <stdio.h>
@@ -30,28 +31,44 @@ static int build_generate(cg_inst *in, const ir_node *n, cg_kernel *k)
     return cg_fill_generate(in, n);
 }
 
+/* map g over an array without a kernel of its own: the host evaluates the
+ * array, the kernel maps it */
+static int build_map_over(cg_inst *in, const ir_node *n, cg_kernel *k)
+{
+    k->src = cg_post_map_base(n);
+    return cg_fill_map_over(in, n);
+}
+
 static const cg_builder generate_builder = {
     CG_KERNEL_GENERATE, "cpu/generate.c.in", build_generate};
+static const cg_builder map_over_builder = {
+    CG_KERNEL_GENERATE, "cpu/generate.c.in", build_map_over};
 static const cg_builder fold_builder = {
     CG_KERNEL_FOLD, "cpu/fold.c.in", build_fold};
 static const cg_builder fold_seg_builder = {
     CG_KERNEL_FOLD_SEG, "cpu/fold_seg.c.in", build_fold};
 static const cg_builder scan_builder = {
     CG_KERNEL_SCAN, "cpu/scan.c.in", cg_fill_scan};
+static const cg_builder scan_seg_builder = {
+    CG_KERNEL_SCAN_SEG, "cpu/scan.c.in", cg_fill_scan};
 
-/* The skeleton of step n (a map over a consumer: the consumer's), or
- * NULL when it has none. */
+/* The skeleton of step n (maps over a consumer: the consumer's; maps over
+ * any other array: a generate reading it), or NULL when it has none. */
 static const cg_builder *builder_of(const ir_node *n)
 {
     int post_map = n->op == IR_MAP;
-    const ir_node *c = post_map ? n->args[1] : n;
+    const ir_node *c = cg_post_map_base(n);
     switch (c->op) {
-    case IR_GENERATE: return post_map ? NULL : &generate_builder;
+    case IR_GENERATE: return post_map ? &map_over_builder : &generate_builder;
     case IR_FOLD:
     case IR_FOLD1: return &fold_builder;
     case IR_FOLD_SEG: return &fold_seg_builder;
-    case IR_SCAN: return post_map ? NULL : &scan_builder;
-    default: return NULL;
+    case IR_SCAN:
+    case IR_SCAN_SEG: /* a map over a primed scan's tuple cannot type */
+        if (post_map && ir_scan_form_of(c->u.scan.kind) == IR_SCAN_PRIMED)
+            return NULL;
+        return c->op == IR_SCAN ? &scan_builder : &scan_seg_builder;
+    default: return post_map ? &map_over_builder : NULL;
     }
 }
 

@@ -6,10 +6,13 @@
  * Steps with a CPU skeleton: a manifest generate (generate.c.in), fold and
  * fold1 whose array is manifest or an embedded generate, and map g over
  * such a fold (g applied as the result is written) (fold.c.in); the same
- * for foldSeg, foldSeg' and fold1Seg (fold_seg.c.in); the ten scans of
- * IR_SCAN (scan.c.in).  Other
- * steps, and scalar forms the emitter does not compile, have no kernel:
- * the interpreter evaluates them.
+ * for foldSeg, foldSeg' and fold1Seg (fold_seg.c.in); the ten scans,
+ * plain (IR_SCAN) and segmented (IR_SCAN_SEG), and map g over those with
+ * one result (scan.c.in); a map over any other array (a component of a
+ * tuple of arrays, a reshape, a unit, a control node: the host evaluates
+ * it) as a generate reading it (generate.c.in).  A chain of maps counts as
+ * one map.  Other steps, and scalar forms the emitter does not compile,
+ * have no kernel: the interpreter evaluates them.
  */
 #ifndef ACC_CORE_CODEGEN_KERNEL_CPU_H
 #define ACC_CORE_CODEGEN_KERNEL_CPU_H
@@ -21,8 +24,11 @@ typedef enum cg_kind {
     CG_KERNEL_FOLD = 2,     /* accel_kernel_run over rows, _part, _finish  */
     CG_KERNEL_FOLD_SEG = 3, /* accel_kernel_run over (row, segment) pairs,
                                _part: an embedded producer's tail checks */
-    CG_KERNEL_SCAN = 4      /* accel_kernel_run over rows; _part, _finish,
+    CG_KERNEL_SCAN = 4,     /* accel_kernel_run over rows; _part, _finish,
                                _block: the phases of a blocked scan */
+    CG_KERNEL_SCAN_SEG = 5  /* accel_kernel_run over (row, segment) pairs
+                               and, for an embedded producer, each row's
+                               elements past the last segment */
 } cg_kind;
 
 typedef struct cg_kernel {
@@ -31,9 +37,12 @@ typedef struct cg_kernel {
     size_t n_arrays;        /* kernel argument i is the value of arrays[i] */
     const ir_node **arrays; /* (malloc'd) */
     const ir_node *fold;    /* CG_KERNEL_FOLD(_SEG): the fold, fold1 or
-                               foldSeg node; CG_KERNEL_SCAN: the scan */
+                               foldSeg node; CG_KERNEL_SCAN(_SEG): the
+                               scan */
     const ir_node *src;     /* CG_KERNEL_FOLD(_SEG): the array it reduces;
-                               CG_KERNEL_SCAN: the array it scans */
+                               CG_KERNEL_SCAN(_SEG): the array it scans;
+                               CG_KERNEL_GENERATE: NULL, or for maps over
+                               an array, that array */
     int reassociable;       /* CG_KERNEL_SCAN: f may be regrouped */
 } cg_kernel;
 

@@ -172,22 +172,64 @@ int cg_fold_combine(cg_inst *in, const ir_node *f)
     return 1;
 }
 
-/* The result written: v itself, or map's g applied to it. */
+const ir_node *cg_post_map_base(const ir_node *n)
+{
+    while (n->op == IR_MAP)
+        n = n->args[1];
+    return n;
+}
+
+/* The maps of step n (a chain of maps) applied, the innermost first, to
+ * the leaves `base` of its argument's element (NULL: those of *v, copied
+ * to locals), into out. */
+static int post_maps(cg_inst *in, strbuf *body, const ir_node *n,
+                     const char *const *base, cg_name_buf *vb,
+                     const char **out)
+{
+    const ir_node *g = n->args[0], *a = n->args[1];
+    const char *x[TY_MAX_LEAVES], *vn[ACC_MAX_COMPONENTS];
+    const char *const *args[1] = {x};
+    if (a->op == IR_MAP && !post_maps(in, body, a, base, vb, x))
+        return 0;
+    if (!cg_analyse(in->e, g, NULL))
+        return cg_fill_failed(in);
+    if (a->op != IR_MAP)
+        args[0] = base ? base
+                       : cg_param_locals(in, body, ir_lambda_param(g, 0), "cv",
+                                         "v", vb, vn);
+    if (!cg_emit_lambda(in->e, body, g, args, NULL, out))
+        return cg_fill_failed(in);
+    return 1;
+}
+
+int cg_fill_map_over(cg_inst *in, const ir_node *n)
+{
+    cg_name_buf vb[ACC_MAX_COMPONENTS];
+    const char *x[TY_MAX_LEAVES], *out[TY_MAX_LEAVES];
+    strbuf *body = cg_fill_hole(in, "BODY");
+    cg_begin_function(in->e, 1);
+    if (!cg_emit_load(in->e, body, cg_post_map_base(n), "acc_pos", x))
+        return cg_fill_failed(in);
+    if (!post_maps(in, body, n, x, vb, out))
+        return 0;
+    cg_fill_stores(cg_fill_hole(in, "OUTPUTS"), body, n->type->elem, out);
+    cg_array_decls(in->e, cg_fill_hole(in, "ARRAYS"));
+    sb_printf(cg_fill_hole(in, "RANK"), "%d", (int)n->type->rank);
+    cg_fill_value(in, "NEEDS_INDEX", "0");
+    return 1;
+}
+
+/* The result written: v itself, or the maps' functions applied to it. */
 int cg_fold_store(cg_inst *in, const ir_node *n)
 {
     cg_name_buf vb[ACC_MAX_COMPONENTS];
-    const char *vn[ACC_MAX_COMPONENTS], *out[TY_MAX_LEAVES];
+    const char *out[TY_MAX_LEAVES];
     strbuf *body = cg_fill_hole(in, "STORE_BODY");
     strbuf decls = {0};
     cg_begin_function(in->e, 1);
     if (n->op == IR_MAP) {
-        const ir_node *g = n->args[0];
-        if (!cg_analyse(in->e, g, NULL))
-            return cg_fill_failed(in);
-        const char *const *args[1] = {
-            cg_param_locals(in, body, ir_lambda_param(g, 0), "cv", "v", vb, vn)};
-        if (!cg_emit_lambda(in->e, body, g, args, NULL, out))
-            return cg_fill_failed(in);
+        if (!post_maps(in, body, n, NULL, vb, out))
+            return 0;
     } else {
         for (size_t l = 0; l < n->type->elem->n_leaves; l++) {
             snprintf(vb[l], sizeof vb[l], "v->l%zu", l);
@@ -235,7 +277,7 @@ static int leaves_fit(cg_inst *in, const char *op, const acc_type *elem)
 
 int cg_fill_fold(cg_inst *in, const ir_node *n, cg_kernel *k)
 {
-    const ir_node *fold = n->op == IR_MAP ? n->args[1] : n;
+    const ir_node *fold = cg_post_map_base(n);
     int segmented = fold->op == IR_FOLD_SEG;
     int seeded = segmented ? fold->u.seg.seeded : fold->op == IR_FOLD;
     const ir_node *f = fold->args[0], *xs = fold->args[seeded ? 2 : 1];
@@ -269,27 +311,37 @@ static void scan_stores(cg_inst *in, const acc_type *elem, int which,
     }
 }
 
+/* The scan's outputs: a primed scan's two results, or the one result with
+ * the post-maps applied when n is a map over the scan. */
+static int scan_outputs(cg_inst *in, const ir_node *n, const acc_type *elem,
+                        ir_scan_form form)
+{
+    if (form == IR_SCAN_PRIMED) {
+        scan_stores(in, elem, 0, "STORE_ARRAYS", "STORE_BODY");
+        scan_stores(in, elem, 1, "TOTAL_DECLS", "TOTAL_BODY");
+        return 1;
+    }
+    cg_fill_value(in, "TOTAL_DECLS", "");
+    cg_fill_value(in, "TOTAL_BODY", "");
+    return cg_fold_store(in, n);
+}
+
 int cg_fill_scan(cg_inst *in, const ir_node *n, cg_kernel *k)
 {
-    acc_scan_kind kind = n->u.scan.kind;
-    int seeded = ir_scan_seeded(kind);
+    const ir_node *scan = cg_post_map_base(n);
+    acc_scan_kind kind = scan->u.scan.kind;
+    int seeded = ir_scan_seeded(kind), segmented = scan->op == IR_SCAN_SEG;
     ir_scan_form form = ir_scan_form_of(kind);
-    const ir_node *f = n->args[0], *xs = n->args[seeded ? 2 : 1];
+    const ir_node *f = scan->args[0], *xs = scan->args[seeded ? 2 : 1];
     const acc_type *elem = xs->type->elem;
     if (!leaves_fit(in, ir_scan_name(kind, 0), elem))
         return 0;
-    k->fold = n;
+    k->fold = scan;
     k->src = xs;
     k->reassociable = cg_commutative_primitive(f);
-    if (!cg_fold_element(in, xs) || !cg_fold_combine(in, f))
+    if (!cg_fold_element(in, xs) || !cg_fold_combine(in, f) ||
+        !scan_outputs(in, n, elem, form))
         return 0;
-    scan_stores(in, elem, 0, "STORE_DECLS", "STORE_BODY");
-    if (form == IR_SCAN_PRIMED)
-        scan_stores(in, elem, 1, "TOTAL_DECLS", "TOTAL_BODY");
-    else {
-        cg_fill_value(in, "TOTAL_DECLS", "");
-        cg_fill_value(in, "TOTAL_BODY", "");
-    }
     cg_fill_leaves(in, elem, seeded);
     sb_printf(cg_fill_hole(in, "SRC_RANK"), "%d", (int)xs->type->rank);
     cg_fill_value(in, "LEFT", ir_scan_left(kind) ? "1" : "0");
@@ -297,6 +349,12 @@ int cg_fill_scan(cg_inst *in, const ir_node *n, cg_kernel *k)
                                       : form == IR_SCAN_PRIMED ? 1
                                       : form == IR_SCAN_INCLUSIVE ? 2
                                       : form == IR_SCAN_EXCLUSIVE ? 3 : 4);
+    /* segmented scans (CPU only): the offsets follow the arrays the scalar
+     * code reads; TAIL computes an embedded producer's elements past the
+     * last segment for their checks */
+    cg_fill_value(in, "SEGMENTED", segmented ? "1" : "0");
+    sb_printf(cg_fill_hole(in, "SEG_ARG"), "%zu", cg_n_arrays(in->e));
+    cg_fill_value(in, "TAIL", segmented && xs->op == IR_GENERATE ? "1" : "0");
     return 1;
 }
 

@@ -12,7 +12,7 @@
 #include "core/codegen/kernel_cpu.h"
 #include "core/codegen/skeletons.h"
 
-enum { CG_MAX_HOLES = 24 }; /* scan.c.in has 15, scan.cu.in 21 */
+enum { CG_MAX_HOLES = 32 }; /* scan.c.in has 18, scan.cu.in 21 (+3 unused) */
 
 /* What one instantiation accumulates: its holes' values. */
 typedef struct cg_inst {
@@ -40,6 +40,12 @@ void cg_fill_stores(strbuf *decls, strbuf *body, const acc_type *elem,
                     const char *const *x);
 /* The holes of generate.{c,cu}.in for node n. */
 int cg_fill_generate(cg_inst *in, const ir_node *n);
+/* The holes of generate.{c,cu}.in for a chain of maps n over an array
+ * that is not a consumer with a kernel (cg_post_map_base(n): a component
+ * of a tuple of arrays, a reshape, a unit, a control node...): element p
+ * is the maps applied to that array's element p, the array being a
+ * kernel argument the host evaluates. */
+int cg_fill_map_over(cg_inst *in, const ir_node *n);
 /* Whether f is a primitive that is associative and commutative on its
  * parameters: work may then take elements in any interleaving. */
 int cg_commutative_primitive(const ir_node *f);
@@ -51,7 +57,10 @@ const char **cg_param_locals(cg_inst *in, strbuf *b, const ir_node *param,
                              cg_name_buf *bufs, const char **names);
 /* The combination body of a fold's function. */
 int cg_fold_combine(cg_inst *in, const ir_node *f);
-/* The store of a fold's result (with the post-map when n is a map). */
+/* The consumer of a step: n, or under fusion's maps after a consumer
+ * (map h (map g c)) the consumer c. */
+const ir_node *cg_post_map_base(const ir_node *n);
+/* The store of a fold's result (with the post-maps when n is a map). */
 int cg_fold_store(cg_inst *in, const ir_node *n);
 
 /* The accumulator's holes: FIELDS, SEED_LOAD (z from A->seed, or zeros

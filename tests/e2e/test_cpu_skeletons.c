@@ -156,22 +156,8 @@ static acc_node *build_seg(acc_graph *g, const void *arg)
 
 static acc_status check_seg(const seg_case *sc)
 {
-    int64_t n = 1;
-    for (int d = 0; d < sc->rank; d++)
-        n *= sc->ext[d];
-    int64_t *xs = malloc((size_t)(n ? n : 1) * sizeof *xs);
-    for (int64_t i = 0; i < n; i++)
-        xs[i] = (i * 7919) % 1000 - 300;
-    int64_t seg[16];
-    memcpy(seg, sc->seg, sizeof seg);
-    acc_array in[2] = {
-        ts_host_array(acc_type_scalar(ACC_I64), sc->rank, sc->ext,
-                      (void *[]){xs}),
-        ts_host_array(acc_type_scalar(ACC_I64), 1,
-                      (int64_t[]){(int64_t)sc->n_seg}, (void *[]){seg})};
-    acc_status st = ts_differ(build_seg, sc, 2, in, 0, sc->floats ? 1e-5 : 0);
-    free(xs);
-    return st;
+    return ts_differ_segmented(build_seg, sc, sc->rank, sc->ext, sc->seg,
+                               (int64_t)sc->n_seg, sc->floats ? 1e-5 : 0);
 }
 
 /* Lengths of a row of `inner` elements (with empty segments) as the case's

@@ -189,3 +189,23 @@ acc_status ts_differ(ts_build_fn build, const void *arg, size_t n_in,
     acc_context_destroy(ref);
     return st;
 }
+
+acc_status ts_differ_segmented(ts_build_fn build, const void *arg, int rank,
+                               const int64_t *ext, const int64_t *seg,
+                               int64_t n_seg, double rel)
+{
+    int64_t n = 1;
+    for (int d = 0; d < rank; d++)
+        n *= ext[d];
+    int64_t *xs = malloc((size_t)(n ? n : 1) * sizeof *xs);
+    cr_assert_not_null(xs);
+    for (int64_t i = 0; i < n; i++)
+        xs[i] = (i * 7919) % 1000 - 300;
+    acc_array in[2] = {
+        ts_host_array(acc_type_scalar(ACC_I64), rank, ext, (void *[]){xs}),
+        ts_host_array(acc_type_scalar(ACC_I64), 1, &n_seg,
+                      (void *[]){(void *)seg})};
+    acc_status st = ts_differ(build, arg, 2, in, 0, rel);
+    free(xs);
+    return st;
+}

@@ -196,6 +196,25 @@ static acc_node *build_loop(acc_graph *g)
     return acc_generate(g, sh, acc_lambda(g, 1, &ix, acc_cond(g, pick, a, k)));
 }
 
+/* map (\(a, b) -> a - b) (map (\v -> (v, v * 2)) a) with a = scanl (+) 0
+ * xs (maps after a consumer) or reshape [size xs] xs (maps over an array
+ * the host makes) */
+static acc_node *build_maps(acc_graph *g, int reshaped)
+{
+    acc_node *xs = acc_input(g, acc_type_scalar(ACC_I64), 2);
+    acc_node *size = acc_size(g, xs);
+    acc_node *a = reshaped
+        ? acc_reshape(g, acc_index(g, 1, &size), xs)
+        : acc_scan(g, ACC_SCANL, ts_binop_fn(g, ACC_I64, ACC_OP_ADD),
+                   ts_i64(g, 0), xs);
+    acc_node *v = acc_param(g, acc_type_scalar(ACC_I64));
+    a = acc_map(g, ts_lam1(g, v, acc_tuple(g, 2, (acc_node *[]){v,
+                acc_binop(g, ACC_OP_MUL, v, ts_i64(g, 2))})), a);
+    acc_node *p = acc_param(g, acc_type_get_elem(acc_node_type(a)));
+    return acc_map(g, ts_lam1(g, p, acc_binop(g, ACC_OP_SUB, acc_get(g, p, 0),
+                                              acc_get(g, p, 1))), a);
+}
+
 Test(emit_c, generated_source_compiles_without_warnings)
 {
     acc_graph *g = ts_graph(ctx);
@@ -208,6 +227,12 @@ Test(emit_c, generated_source_compiles_without_warnings)
     src = kernel_source(g, build_loop(g));
     expect_clean_compile(src);
     cr_expect(strstr(src, "for (;;)") != NULL);
+    free(src);
+    src = kernel_source(g, build_maps(g, 0));
+    expect_clean_compile(src);
+    free(src);
+    src = kernel_source(g, build_maps(g, 1));
+    expect_clean_compile(src);
     free(src);
     acc_graph_free(g);
 }
@@ -257,17 +282,22 @@ Test(emit_c, segmented_folds_and_scans_compile_without_warnings)
             free(src);
             acc_graph_free(g);
         }
-        for (int kind = ACC_SCANL; kind <= ACC_POSTSCANR; kind++) {
+        for (int at = 0; at < 2 * (ACC_POSTSCANR - ACC_SCANL + 1); at++) {
+            int kind = ACC_SCANL + at / 2, segmented = at % 2;
             acc_graph *g = ts_graph(ctx);
             acc_node *xs = acc_input(g, acc_type_scalar(ACC_I64), 2);
+            acc_node *seg = acc_input(g, acc_type_scalar(ACC_I64), 1);
             acc_node *arr = seg_source(g, xs, pair);
             acc_node *z = pair ? acc_tuple(g, 2, (acc_node *[]){ts_i64(g, 0),
                                            ts_f64(g, 0.0)})
                                : ts_i64(g, 0);
             acc_node *f = seg_combiner(g, acc_node_type(z), pair);
             int unseeded = kind == ACC_SCANL1 || kind == ACC_SCANR1;
-            acc_node *r = acc_scan(g, (acc_scan_kind)kind, f,
-                                   unseeded ? NULL : z, arr);
+            acc_node *r = segmented
+                ? acc_scan_seg(g, (acc_scan_kind)kind, f, unseeded ? NULL : z,
+                               arr, seg)
+                : acc_scan(g, (acc_scan_kind)kind, f, unseeded ? NULL : z,
+                           arr);
             char *src = kernel_source(g, r);
             expect_clean_compile(src);
             free(src);

@@ -55,8 +55,14 @@ int cpu_bind_arrays(interp *st, const cg_kernel *k, cpu_launch *l,
     }
     for (size_t i = 0; i < k->n_arrays; i++) {
         rt_array *a = interp_array_of(st, k->arrays[i]);
-        if (!a)
-            return 0;
+        if (!a) {
+            /* scalar code reads arrays lazily in the interpreter: it may
+             * never need this one (a read in a branch not taken, or in a
+             * function applied to no element), so the interpreter runs the
+             * step and reports the error only if it reaches the read */
+            diag_clear(st->d);
+            return -1;
+        }
         memcpy(l->in[i].data, a->data, sizeof l->in[i].data);
         memcpy(l->in[i].ext, a->extents, sizeof l->in[i].ext);
         l->in[i].size = a->size;
@@ -133,4 +139,61 @@ int64_t cpu_split_row(const pool *pl, cpu_launch *l)
         n = 1;
     l->part_len = (l->A.inner + n - 1) / n;
     return (l->A.inner + l->part_len - 1) / l->part_len;
+}
+
+/* The offsets of descriptor array seg: 1, 0 when out of memory, -1 when
+ * refused (see cpu_segments). */
+static int segment_offsets(const rt_array *seg, int offsets, int64_t inner,
+                           int64_t **off_out, int64_t *k)
+{
+    const int64_t *v = seg->data[0];
+    *k = offsets ? seg->size - 1 : seg->size;
+    if (offsets && seg->size == 0)
+        return -1;
+    int64_t *off = malloc((size_t)(seg->size + 1) * sizeof *off);
+    if (!off)
+        return 0;
+    off[0] = 0;
+    for (int64_t s = 0; s < seg->size; s++) {
+        if (offsets) {
+            off[s] = v[s];
+            if (off[s] < (s ? off[s - 1] : 0) || (s == 0 && off[s] != 0) ||
+                off[s] > inner)
+                break;
+        } else {
+            if (v[s] < 0 || v[s] > inner - off[s])
+                break;
+            off[s + 1] = off[s] + v[s];
+        }
+        if (s + 1 == seg->size) {
+            *off_out = off;
+            return 1;
+        }
+    }
+    if (seg->size == 0) { /* no segments (lengths) */
+        *off_out = off;
+        return 1;
+    }
+    free(off);
+    return -1;
+}
+
+int cpu_segments(interp *st, const ir_node *seg, int offsets, int64_t inner,
+                 const char *op, int64_t **off, int64_t *k)
+{
+    rt_array *a = interp_array_of(st, seg);
+    if (!a)
+        return 0;
+    int ok = segment_offsets(a, offsets, inner, off, k);
+    if (ok == 0)
+        diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
+                  op);
+    return ok;
+}
+
+void cpu_bind_segments(cpu_launch *l, size_t at, int64_t *off, int64_t k)
+{
+    l->in[at].data[0] = off;
+    l->in[at].ext[0] = k + 1;
+    l->in[at].size = k;
 }

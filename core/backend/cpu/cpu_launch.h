@@ -44,6 +44,33 @@ int cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
                        const ir_node *n, rt_array **out);
 int cpu_drive_scan(pool *pl, const cpu_node *kn, interp *st,
                    const ir_node *n, rt_array **out);
+int cpu_drive_scan_seg(pool *pl, const cpu_node *kn, interp *st,
+                       const ir_node *n, rt_array **out);
+
+/* A scan step (plain or segmented, drive_scan.c): its launch, the scan
+ * node (kn->k.fold), the seed, the results a and, for a primed scan, the
+ * totals t; outs holds a's leaves then t's. */
+typedef struct cpu_scan {
+    cpu_launch l;
+    const ir_node *scan;
+    ir_value seed[ACC_MAX_COMPONENTS];
+    rt_array *a, *t;
+    void *outs[2 * ACC_MAX_COMPONENTS];
+} cpu_scan;
+
+/* Evaluates the seed, binds the kernel's arrays and `extra` slots after
+ * them, allocates the results of step n (the scan or a map over it) for a
+ * source of extents ext: rows of out_len outputs, and k totals per row
+ * (segmented primed scans), and fills s->l.A.  1; 0 after an error; -1
+ * as cpu_bind_arrays.  Finish with cpu_scan_finish either way. */
+int cpu_scan_begin(cpu_scan *s, interp *st, const cpu_node *kn,
+                   const ir_node *n, const int64_t *ext, int64_t out_len,
+                   int64_t k, size_t extra);
+/* The driver's result after the launch (began: what cpu_scan_begin
+ * returned; oom: the launch ran out of memory): 1 with the results in
+ * out[], 0 after an error, -1 when the kernel failed or began is -1. */
+int cpu_scan_finish(cpu_scan *s, interp *st, const ir_node *n, int began,
+                    int oom, rt_array **out);
 
 /* Pool tasks over a launch: accel_kernel_run over [lo, hi); _part over
  * parts [lo, hi) of row l->row (each l->part_len elements of A.inner);
@@ -56,8 +83,12 @@ void cpu_task_block(void *arg, int64_t lo, int64_t hi);
 int cpu_failed(const cpu_launch *l);
 
 /* Binds the kernel's array arguments (evaluated by the interpreter) and
- * `extra` empty slots after them, and arms the error slot.  0 after an
- * error; l->in must be freed by the caller either way. */
+ * `extra` empty slots after them, and arms the error slot.  1; 0 after an
+ * error (out of memory); -1 when an argument fails to evaluate: its error
+ * is withdrawn and the driver returns -1, so that the interpreter, which
+ * evaluates the arrays read by scalar code only when it reaches a read,
+ * decides whether the error happens.  l->in must be freed by the caller
+ * either way. */
 int cpu_bind_arrays(interp *st, const cg_kernel *k, cpu_launch *l,
                     size_t extra);
 
@@ -71,6 +102,17 @@ int cpu_source_extents(interp *st, const ir_node *xs, int64_t *ext);
  * error. */
 int cpu_eval_seed(interp *st, const ir_node *z, const acc_type *elem,
                   ir_value *seed);
+
+/* The offsets off[0..k] (malloc'd) of the segments of a row of `inner`
+ * elements, read from descriptor term `seg` (lengths, or offsets for
+ * foldSeg') with exactly the checks of interp_read_segments: 1; 0 after
+ * an error (out of memory: `op` named); -1 when the descriptor is refused
+ * (the interpreter reports why). */
+int cpu_segments(interp *st, const ir_node *seg, int offsets, int64_t inner,
+                 const char *op, int64_t **off, int64_t *k);
+/* The offsets as the extra argument `at` (bound by cpu_bind_arrays) of a
+ * segmented kernel: data[0] the k + 1 offsets, size k. */
+void cpu_bind_segments(cpu_launch *l, size_t at, int64_t *off, int64_t k);
 
 /* A chunk size for n work items: about 8 chunks per thread, at least
  * `least`. */

@@ -15,7 +15,7 @@ struct cpu_program {
     cpu_backend *be;
     uint32_t n_nodes;
     cpu_node **by_id;
-    size_t kernels, interpreted;
+    size_t kernels, host_steps, interpreted;
     cache_stats stats;
     interp_hook hook;
 };
@@ -26,6 +26,7 @@ static const cpu_driver_fn drivers[] = {
     [CG_KERNEL_FOLD] = cpu_drive_fold,
     [CG_KERNEL_FOLD_SEG] = cpu_drive_fold_seg,
     [CG_KERNEL_SCAN] = cpu_drive_scan,
+    [CG_KERNEL_SCAN_SEG] = cpu_drive_scan_seg,
 };
 
 static int eval_hook(void *state, interp *st, const ir_node *n,
@@ -41,6 +42,16 @@ static int eval_hook(void *state, interp *st, const ir_node *n,
 
 /* ---- compiling ---------------------------------------------------------------------- */
 
+/* Steps that need no kernel: the host does what compiled code would, a
+ * reshape checking the sizes and copying the data, a unit storing one
+ * element.  They are not interpreted element by element, so they are
+ * counted apart (the interpreter's own routines run them, with its exact
+ * errors). */
+static int is_host_step(const ir_node *n)
+{
+    return n->op == IR_RESHAPE || n->op == IR_UNIT;
+}
+
 static acc_status compile_step(cpu_program *cp, const ir_program *ir,
                                const ir_node *n, diag *d)
 {
@@ -49,7 +60,8 @@ static acc_status compile_step(cpu_program *cp, const ir_program *ir,
     int r = kn ? cg_cpu_kernel(ir, n, &kn->k, why, sizeof why) : -1;
     if (r <= 0) {
         free(kn);
-        cp->interpreted += (size_t)(r == 0);
+        cp->host_steps += (size_t)(r == 0 && is_host_step(n));
+        cp->interpreted += (size_t)(r == 0 && !is_host_step(n));
         return r == 0 ? ACC_OK
                       : diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: "
                                   "out of host memory");
@@ -114,17 +126,19 @@ void cpu_program_describe(strbuf *b, const cpu_program *cp, int json)
     if (json) {
         if (b->len > 0 && b->text[b->len - 1] == '}')
             b->text[--b->len] = '\0';
-        sb_printf(b, ",\"cpu\":{\"kernels\":%zu,\"interpreted\":%zu,"
-                  "\"memory_hits\":%llu,\"disk_hits\":%llu,\"compiled\":%llu,"
-                  "\"compile_seconds\":%.6f}}", cp->kernels, cp->interpreted,
+        sb_printf(b, ",\"cpu\":{\"kernels\":%zu,\"host_steps\":%zu,"
+                  "\"interpreted\":%zu,\"memory_hits\":%llu,\"disk_hits\":%llu,"
+                  "\"compiled\":%llu,\"compile_seconds\":%.6f}}", cp->kernels,
+                  cp->host_steps, cp->interpreted,
                   (unsigned long long)s->memory_hits,
                   (unsigned long long)s->disk_hits,
                   (unsigned long long)s->compiled, s->compile_seconds);
         return;
     }
-    sb_printf(b, "cpu: %zu kernels compiled, %zu steps interpreted; cache: "
-              "%llu memory hits, %llu disk hits, %llu compiled in %.3f s\n",
-              cp->kernels, cp->interpreted, (unsigned long long)s->memory_hits,
+    sb_printf(b, "cpu: %zu kernels compiled, %zu host steps, %zu steps "
+              "interpreted; cache: %llu memory hits, %llu disk hits, %llu "
+              "compiled in %.3f s\n", cp->kernels, cp->host_steps,
+              cp->interpreted, (unsigned long long)s->memory_hits,
               (unsigned long long)s->disk_hits,
               (unsigned long long)s->compiled, s->compile_seconds);
 }

@@ -65,9 +65,9 @@ int cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
     if (fold->op == IR_FOLD &&
         !cpu_eval_seed(st, fold->args[1], xs->type->elem, seed))
         return 0;
-    if (!cpu_bind_arrays(st, &kn->k, &l, 0)) {
+    if ((ok = cpu_bind_arrays(st, &kn->k, &l, 0)) <= 0) {
         free(l.in);
-        return 0;
+        return ok;
     }
     rt_array *a = rt_alloc(n->type->elem, r - 1, ext, ir_op_name(n->op), st->d);
     int oom = 0;
@@ -94,45 +94,6 @@ int cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
 }
 
 /* ---- segmented folds ------------------------------------------------------------ */
-
-/* The offsets off[0..k] of the segments of a row of `inner` elements, read
- * from descriptor `seg` (lengths, or offsets for foldSeg') with exactly
- * the checks of interp_read_segments: 1, 0 when out of memory, -1 when the
- * descriptor is refused (the interpreter reports why). */
-static int segment_offsets(const rt_array *seg, int offsets, int64_t inner,
-                           int64_t **off_out, int64_t *k)
-{
-    const int64_t *v = seg->data[0];
-    *k = offsets ? seg->size - 1 : seg->size;
-    if (offsets && seg->size == 0)
-        return -1;
-    int64_t *off = malloc((size_t)(seg->size + 1) * sizeof *off);
-    if (!off)
-        return 0;
-    off[0] = 0;
-    for (int64_t s = 0; s < seg->size; s++) {
-        if (offsets) {
-            off[s] = v[s];
-            if (off[s] < (s ? off[s - 1] : 0) || (s == 0 && off[s] != 0) ||
-                off[s] > inner)
-                break;
-        } else {
-            if (v[s] < 0 || v[s] > inner - off[s])
-                break;
-            off[s + 1] = off[s] + v[s];
-        }
-        if (s + 1 == seg->size) {
-            *off_out = off;
-            return 1;
-        }
-    }
-    if (seg->size == 0) { /* no segments (lengths) */
-        *off_out = off;
-        return 1;
-    }
-    free(off);
-    return -1;
-}
 
 typedef struct tail_task {
     cpu_launch *l;
@@ -161,14 +122,9 @@ int cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
     int ok = cpu_source_extents(st, xs, ext);
     if (ok <= 0)
         return ok;
-    rt_array *seg = interp_array_of(st, fold->args[seeded ? 3 : 2]);
-    if (!seg)
-        return 0;
     int64_t inner = ext[r - 1], rows = rt_shape_size(r - 1, ext);
-    ok = segment_offsets(seg, fold->u.seg.offsets, inner, &off, &k);
-    if (ok == 0)
-        diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
-                  ir_fold_seg_name(fold));
+    ok = cpu_segments(st, fold->args[seeded ? 3 : 2], fold->u.seg.offsets,
+                      inner, ir_fold_seg_name(fold), &off, &k);
     if (ok <= 0)
         return ok;
     for (int64_t s = 0; !seeded && rows > 0 && s < k; s++)
@@ -180,14 +136,12 @@ int cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
         free(off);
         return 0;
     }
-    if (!cpu_bind_arrays(st, &kn->k, &l, 1)) {
+    if ((ok = cpu_bind_arrays(st, &kn->k, &l, 1)) <= 0) {
         free(l.in);
         free(off);
-        return 0;
+        return ok;
     }
-    l.in[kn->k.n_arrays].data[0] = off;
-    l.in[kn->k.n_arrays].ext[0] = k + 1;
-    l.in[kn->k.n_arrays].size = k;
+    cpu_bind_segments(&l, kn->k.n_arrays, off, k);
     ext[r - 1] = k;
     rt_array *a = rt_alloc(n->type->elem, r, ext, n == fold
                            ? ir_fold_seg_name(fold) : ir_op_name(n->op), st->d);

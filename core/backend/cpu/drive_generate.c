@@ -1,6 +1,8 @@
 /*
  * drive_generate.c — running a manifest generate's kernel
- * (core/skeletons/cpu/generate.c.in) over linear positions.
+ * (core/skeletons/cpu/generate.c.in) over linear positions; also maps over
+ * an array the host evaluates (a reshape, a component of a tuple of
+ * arrays...), whose shape is that array's.
  */
 #include "core/backend/cpu/cpu_launch.h"
 
@@ -13,12 +15,15 @@ int cpu_drive_generate(pool *pl, const cpu_node *kn, interp *st,
     int64_t ext[ACC_MAX_RANK] = {0};
     cpu_launch l;
     memset(&l, 0, sizeof l);
-    int r = cpu_shape_extents(st, n->args[0], ext);
+    const ir_node *src = kn->k.src; /* maps over this array, or NULL */
+    int r = src ? 1 : cpu_shape_extents(st, n->args[0], ext);
     if (r <= 0)
         return r;
-    if (!cpu_bind_arrays(st, &kn->k, &l, 0)) {
+    /* the mapped array is an argument: bound first, then its extents */
+    if ((r = cpu_bind_arrays(st, &kn->k, &l, 0)) <= 0 ||
+        (src && (r = cpu_source_extents(st, src, ext)) <= 0)) {
         free(l.in);
-        return 0;
+        return r;
     }
     rt_array *a = rt_alloc(n->type->elem, n->type->rank, ext,
                            ir_op_name(n->op), st->d);

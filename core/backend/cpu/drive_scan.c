@@ -1,7 +1,10 @@
 /*
  * drive_scan.c — running the scans' kernels (core/skeletons/cpu/scan.c.in):
- * rows in parallel, or, for few long rows of a regroupable combiner, each
- * row in three phases over blocks.
+ * what plain and segmented scans share (the seed, the arguments, the
+ * results and the step's outcome), and the plain scans' launch: rows in
+ * parallel, or, for few long rows of a regroupable combiner, each row in
+ * three phases over blocks.  The segmented scans' launch is in
+ * drive_scan_seg.c.
  */
 #include "core/backend/cpu/cpu_launch.h"
 
@@ -9,6 +12,86 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+/* The name of step n in messages: the scan's, or the map's over it. */
+static const char *scan_op(const cpu_scan *s, const ir_node *n)
+{
+    return n == s->scan ? ir_scan_name(s->scan->u.scan.kind,
+                                       s->scan->op == IR_SCAN_SEG)
+                        : ir_op_name(n->op);
+}
+
+/* The results of step n for a source of extents ext, rows of out_len
+ * outputs: s->a, and for a primed scan the totals s->t (one per row, or k
+ * per row when segmented), shaped as the interpreter's alloc_results
+ * shapes them. */
+static int scan_results(cpu_scan *s, interp *st, const ir_node *n,
+                        int32_t r, const int64_t *ext, int64_t out_len,
+                        int64_t k)
+{
+    int primed = ir_scan_form_of(s->scan->u.scan.kind) == IR_SCAN_PRIMED;
+    const acc_type *t0 = primed ? n->type->array_leaves[0] : n->type;
+    int64_t oext[ACC_MAX_RANK];
+    memcpy(oext, ext, sizeof oext);
+    oext[r - 1] = out_len;
+    if (!(s->a = rt_alloc(t0->elem, r, oext, scan_op(s, n), st->d)) ||
+        !primed)
+        return s->a != NULL;
+    const acc_type *t1 = n->type->array_leaves[1];
+    oext[r - 1] = k;
+    s->t = rt_alloc(t1->elem, t1->rank, oext, scan_op(s, n), st->d);
+    return s->t != NULL;
+}
+
+int cpu_scan_begin(cpu_scan *s, interp *st, const cpu_node *kn,
+                   const ir_node *n, const int64_t *ext, int64_t out_len,
+                   int64_t k, size_t extra)
+{
+    memset(s, 0, sizeof *s);
+    s->scan = kn->k.fold;
+    const acc_type *elem = kn->k.src->type->elem;
+    int32_t r = kn->k.src->type->rank;
+    if (ir_scan_seeded(s->scan->u.scan.kind) &&
+        !cpu_eval_seed(st, s->scan->args[1], elem, s->seed))
+        return 0;
+    int ok = cpu_bind_arrays(st, &kn->k, &s->l, extra);
+    if (ok <= 0)
+        return ok;
+    if (!scan_results(s, st, n, r, ext, out_len, k))
+        return 0;
+    size_t na = s->a->elem->n_leaves;
+    for (size_t i = 0; i < na; i++)
+        s->outs[i] = s->a->data[i];
+    for (size_t i = 0; s->t && i < elem->n_leaves; i++)
+        s->outs[na + i] = s->t->data[i];
+    s->l.entry = kn->entry;
+    s->l.A.out = s->outs;
+    memcpy(s->l.A.out_ext, s->a->extents, sizeof s->a->extents);
+    s->l.A.out_size = s->a->size;
+    memcpy(s->l.A.src_ext, ext, sizeof s->l.A.src_ext);
+    s->l.A.inner = ext[r - 1];
+    s->l.A.seed = s->seed;
+    return 1;
+}
+
+int cpu_scan_finish(cpu_scan *s, interp *st, const ir_node *n, int began,
+                    int oom, rt_array **out)
+{
+    int r = began <= 0 ? began : oom ? 0 : cpu_failed(&s->l) ? -1 : 1;
+    free(s->l.in);
+    if (oom)
+        diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host "
+                  "memory", scan_op(s, n));
+    if (r != 1) {
+        rt_release(s->a);
+        rt_release(s->t);
+        return r;
+    }
+    out[0] = s->a;
+    if (s->t)
+        out[1] = s->t;
+    return 1;
+}
 
 /* Few long rows, f regroupable: per row, each block reduced (in
  * parallel), the block totals scanned in order, each block scanned from
@@ -37,73 +120,30 @@ int cpu_drive_scan(pool *pl, const cpu_node *kn, interp *st,
                    const ir_node *n, rt_array **out)
 {
     const ir_node *xs = kn->k.src;
-    acc_scan_kind kind = n->u.scan.kind;
-    ir_scan_form form = ir_scan_form_of(kind);
-    const char *op = ir_scan_name(kind, 0);
-    const acc_type *elem = xs->type->elem;
+    ir_scan_form form = ir_scan_form_of(kn->k.fold->u.scan.kind);
     int32_t r = xs->type->rank;
-    int64_t ext[ACC_MAX_RANK] = {0}, oext[ACC_MAX_RANK];
-    ir_value seed[ACC_MAX_COMPONENTS];
-    cpu_launch l;
-    memset(&l, 0, sizeof l);
+    int64_t ext[ACC_MAX_RANK] = {0};
+    cpu_scan s;
     int ok = cpu_source_extents(st, xs, ext);
     if (ok <= 0)
         return ok;
     int64_t inner = ext[r - 1], rows = rt_shape_size(r - 1, ext);
     if (form == IR_SCAN_INCLUSIVE && inner == 0 && rows > 0)
         return -1; /* an empty row: the interpreter names it */
-    if (ir_scan_seeded(kind) && !cpu_eval_seed(st, n->args[1], elem, seed))
-        return 0;
-    if (!cpu_bind_arrays(st, &kn->k, &l, 0)) {
-        free(l.in);
-        return 0;
-    }
-    memcpy(oext, ext, sizeof ext);
-    oext[r - 1] = inner + (form == IR_SCAN_FULL);
-    rt_array *a = rt_alloc(elem, r, oext, op, st->d), *t = NULL;
-    if (a && form == IR_SCAN_PRIMED && !(t = rt_alloc(elem, r - 1, ext, op,
-                                                      st->d))) {
-        rt_release(a);
-        a = NULL;
-    }
-    void *outs[2 * ACC_MAX_COMPONENTS] = {0};
     int oom = 0;
-    if (a && rows > 0) {
-        size_t k = elem->n_leaves;
-        for (size_t i = 0; i < k; i++) {
-            outs[i] = a->data[i];
-            outs[k + i] = t ? t->data[i] : NULL;
-        }
-        l.entry = kn->entry;
-        l.A.out = outs;
-        memcpy(l.A.out_ext, a->extents, sizeof a->extents);
-        l.A.out_size = a->size;
-        memcpy(l.A.src_ext, ext, sizeof ext);
-        l.A.inner = inner;
-        l.A.seed = seed;
-        int64_t threads = pool_threads(pl);
-        if (kn->k.reassociable && rows < 2 * threads && inner >= 32768 &&
-            l.entry->part && l.entry->finish && l.entry->block) {
-            oom = !scan_by_blocks(pl, &l, elem, rows);
+    ok = cpu_scan_begin(&s, st, kn, n, ext, inner + (form == IR_SCAN_FULL),
+                        1, 0);
+    if (ok > 0 && rows > 0) {
+        cpu_launch *l = &s.l;
+        if (kn->k.reassociable && rows < 2 * pool_threads(pl) &&
+            inner >= 32768 && l->entry->part && l->entry->finish &&
+            l->entry->block) {
+            oom = !scan_by_blocks(pl, l, xs->type->elem, rows);
         } else {
             int64_t least = 65536 / (inner > 0 ? inner : 1);
             pool_for(pl, rows, cpu_grain(pl, rows, least > 0 ? least : 1),
-                     cpu_task_run, &l);
+                     cpu_task_run, l);
         }
     }
-    free(l.in);
-    if (a && (oom || cpu_failed(&l))) {
-        rt_release(a);
-        rt_release(t);
-        if (oom)
-            diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host "
-                      "memory", op);
-        return oom ? 0 : -1;
-    }
-    if (!a)
-        return 0;
-    out[0] = a;
-    if (t)
-        out[1] = t;
-    return 1;
+    return cpu_scan_finish(&s, st, n, ok, oom, out);
 }

@@ -1,0 +1,58 @@
+/*
+ * drive_scan_seg.c — running the segmented scans' kernels (scanlSeg,
+ * scanl'Seg, ... : core/skeletons/cpu/scan.c.in with SEGMENTED).  The host
+ * reads and checks the segment lengths as the interpreter does, passes
+ * their offsets after the kernel's arrays, and splits the (row, segment)
+ * pairs into chunks; each segment is scanned sequentially, in the
+ * interpreter's order, so integer results are bit for bit its own.
+ */
+#include "core/backend/cpu/cpu_launch.h"
+
+#include "core/ir/scan_kind.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The pairs of every row: k segments, and, for an embedded producer, the
+ * elements past the last segment (computed for their runtime checks, as
+ * the interpreter computes the whole producer).  Chunks of about 16384
+ * elements. */
+static void scan_pairs(pool *pl, cpu_launch *l, const ir_node *xs,
+                       const int64_t *off, int64_t k, int64_t rows)
+{
+    int tail = xs->op == IR_GENERATE; /* the kernel's TAIL (kernel_cpu.c) */
+    int64_t q = k + tail, inner = l->A.inner;
+    if (q == 0 || rows == 0)
+        return;
+    int64_t per_row = tail ? inner : off[k];
+    int64_t avg = per_row / q > 0 ? per_row / q : 1;
+    int64_t least = 16384 / avg > 0 ? 16384 / avg : 1;
+    pool_for(pl, rows * q, cpu_grain(pl, rows * q, least), cpu_task_run, l);
+}
+
+int cpu_drive_scan_seg(pool *pl, const cpu_node *kn, interp *st,
+                       const ir_node *n, rt_array **out)
+{
+    const ir_node *scan = kn->k.fold, *xs = kn->k.src;
+    acc_scan_kind kind = scan->u.scan.kind;
+    int32_t r = xs->type->rank;
+    int64_t ext[ACC_MAX_RANK] = {0}, k = 0, *off = NULL;
+    cpu_scan s;
+    int ok = cpu_source_extents(st, xs, ext);
+    if (ok <= 0)
+        return ok;
+    int64_t inner = ext[r - 1], rows = rt_shape_size(r - 1, ext);
+    ok = cpu_segments(st, scan->args[ir_scan_seeded(kind) ? 3 : 2], 0, inner,
+                      ir_scan_name(kind, 1), &off, &k);
+    if (ok <= 0)
+        return ok; /* -1: a refused descriptor, the interpreter names it */
+    int full = ir_scan_form_of(kind) == IR_SCAN_FULL;
+    ok = cpu_scan_begin(&s, st, kn, n, ext, off[k] + (full ? k : 0), k, 1);
+    if (ok > 0) {
+        cpu_bind_segments(&s.l, kn->k.n_arrays, off, k);
+        scan_pairs(pl, &s.l, xs, off, k, rows);
+    }
+    ok = cpu_scan_finish(&s, st, n, ok, 0, out);
+    free(off);
+    return ok;
+}
