@@ -5,6 +5,7 @@
 #include "core/codegen/kernel_cpu.h"
 
 #include "core/codegen/kernel_fill.h"
+#include "core/codegen/kernel_stencil.h"
 #include "core/ir/scan_kind.h"
 #include "core/ir/types.h"
 
@@ -151,6 +152,8 @@ static const cpu_builder fold_seg_builder = {
     CG_KERNEL_FOLD_SEG, "cpu/fold_seg.c.in", build_fold_seg};
 static const cpu_builder scan_builder = {
     CG_KERNEL_SCAN, "cpu/scan.c.in", build_scan};
+static const cpu_builder stencil_builder = {
+    CG_KERNEL_STENCIL, "cpu/stencil.c.in", cg_fill_stencil};
 
 /* The skeleton of step n (a map over a consumer: the consumer's), or
  * NULL when it has none. */
@@ -164,6 +167,8 @@ static const cpu_builder *builder_of(const ir_node *n)
     case IR_FOLD1: return &fold_builder;
     case IR_FOLD_SEG: return &fold_seg_builder;
     case IR_SCAN: return post_map ? NULL : &scan_builder;
+    case IR_STENCIL:
+    case IR_STENCIL2: return post_map ? NULL : &stencil_builder;
     default: return NULL;
     }
 }

@@ -7,7 +7,8 @@
  * fold1 whose array is manifest or an embedded generate, and map g over
  * such a fold (g applied as the result is written) (fold.c.in); the same
  * for foldSeg, foldSeg' and fold1Seg (fold_seg.c.in); the ten scans of
- * IR_SCAN (scan.c.in).  Other
+ * IR_SCAN (scan.c.in); stencil and stencil2 over manifest arrays or
+ * embedded generates (stencil.c.in).  Other
  * steps, and scalar forms the emitter does not compile, have no kernel:
  * the interpreter evaluates them.
  */
@@ -21,8 +22,10 @@ typedef enum cg_kind {
     CG_KERNEL_FOLD = 2,     /* accel_kernel_run over rows, _part, _finish  */
     CG_KERNEL_FOLD_SEG = 3, /* accel_kernel_run over (row, segment) pairs,
                                _part: an embedded producer's tail checks */
-    CG_KERNEL_SCAN = 4      /* accel_kernel_run over rows; _part, _finish,
+    CG_KERNEL_SCAN = 4,     /* accel_kernel_run over rows; _part, _finish,
                                _block: the phases of a blocked scan */
+    CG_KERNEL_STENCIL = 5   /* accel_kernel_run over result positions;
+                               _part: an embedded producer's checks */
 } cg_kind;
 
 typedef struct cg_kernel {
@@ -35,6 +38,11 @@ typedef struct cg_kernel {
     const ir_node *src;     /* CG_KERNEL_FOLD(_SEG): the array it reduces;
                                CG_KERNEL_SCAN: the array it scans */
     int reassociable;       /* CG_KERNEL_SCAN: f may be regrouped */
+    uint8_t stencil_checks[2]; /* CG_KERNEL_STENCIL, per array: 0, or it
+                               is an embedded producer with runtime checks
+                               whose elements the kernel may not all compute
+                               (accel_kernel_part must run over them): 1
+                               those outside the result's extent, 2 all */
 } cg_kernel;
 
 /* Whether step n has a CPU skeleton at all. */

@@ -44,6 +44,8 @@ int cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
                        const ir_node *n, rt_array **out);
 int cpu_drive_scan(pool *pl, const cpu_node *kn, interp *st,
                    const ir_node *n, rt_array **out);
+int cpu_drive_stencil(pool *pl, const cpu_node *kn, interp *st,
+                      const ir_node *n, rt_array **out);
 
 /* Pool tasks over a launch: accel_kernel_run over [lo, hi); _part over
  * parts [lo, hi) of row l->row (each l->part_len elements of A.inner);
