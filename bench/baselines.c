@@ -203,3 +203,44 @@ void bl_smvm(int threads, int64_t rows, const int64_t *row_start,
     smvm_ctx s = {row_start, cols, vals, vec, out};
     bl_parallel_for(threads, rows, &s, smvm_body);
 }
+
+/* ---- 3x3 blur with clamped borders ---------------------------------------- */
+
+typedef struct blur_ctx {
+    int64_t height, width;
+    const float *img;
+    float *out;
+} blur_ctx;
+
+/* The sum in the order LANGUAGE.md writes it, so the results are equal. */
+static inline float blur_px(const float *u, const float *m, const float *d,
+                            int64_t l, int64_t x, int64_t r)
+{
+    return (u[l] + 2.0f * u[x] + u[r] + 2.0f * m[l] + 4.0f * m[x] +
+            2.0f * m[r] + d[l] + 2.0f * d[x] + d[r]) / 16.0f;
+}
+
+static void blur_body(void *p, int part, int64_t lo, int64_t hi)
+{
+    (void)part;
+    const blur_ctx *c = p;
+    int64_t h = c->height, w = c->width;
+    for (int64_t y = lo; y < hi; y++) {
+        const float *u = c->img + (y > 0 ? y - 1 : 0) * w;
+        const float *m = c->img + y * w;
+        const float *d = c->img + (y + 1 < h ? y + 1 : h - 1) * w;
+        float *o = c->out + y * w;
+        o[0] = blur_px(u, m, d, 0, 0, w > 1 ? 1 : 0);
+        for (int64_t x = 1; x < w - 1; x++)
+            o[x] = blur_px(u, m, d, x - 1, x, x + 1);
+        if (w > 1)
+            o[w - 1] = blur_px(u, m, d, w - 2, w - 1, w - 1);
+    }
+}
+
+void bl_blur(int threads, int64_t height, int64_t width, const float *img,
+             float *out)
+{
+    blur_ctx c = {height, width, img, out};
+    bl_parallel_for(threads, height, &c, blur_body);
+}

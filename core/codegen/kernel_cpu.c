@@ -5,6 +5,7 @@
 #include "core/codegen/kernel_cpu.h"
 
 #include "core/codegen/kernel_fill.h"
+#include "core/codegen/kernel_stencil.h"
 #include "core/ir/scan_kind.h"
 #include "core/ir/types.h"
 
@@ -51,6 +52,8 @@ static const cg_builder scan_builder = {
     CG_KERNEL_SCAN, "cpu/scan.c.in", cg_fill_scan};
 static const cg_builder scan_seg_builder = {
     CG_KERNEL_SCAN_SEG, "cpu/scan.c.in", cg_fill_scan};
+static const cg_builder stencil_builder = {
+    CG_KERNEL_STENCIL, "cpu/stencil.c.in", cg_fill_stencil};
 
 /* The skeleton of step n (maps over a consumer: the consumer's; maps over
  * any other array: a generate reading it), or NULL when it has none. */
@@ -68,6 +71,8 @@ static const cg_builder *builder_of(const ir_node *n)
         if (post_map && ir_scan_form_of(c->u.scan.kind) == IR_SCAN_PRIMED)
             return NULL;
         return c->op == IR_SCAN ? &scan_builder : &scan_seg_builder;
+    case IR_STENCIL:
+    case IR_STENCIL2: return post_map ? &map_over_builder : &stencil_builder;
     default: return post_map ? &map_over_builder : NULL;
     }
 }

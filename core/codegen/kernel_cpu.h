@@ -8,11 +8,12 @@
  * such a fold (g applied as the result is written) (fold.c.in); the same
  * for foldSeg, foldSeg' and fold1Seg (fold_seg.c.in); the ten scans,
  * plain (IR_SCAN) and segmented (IR_SCAN_SEG), and map g over those with
- * one result (scan.c.in); a map over any other array (a component of a
- * tuple of arrays, a reshape, a unit, a control node: the host evaluates
- * it) as a generate reading it (generate.c.in).  A chain of maps counts as
- * one map.  Other steps, and scalar forms the emitter does not compile,
- * have no kernel: the interpreter evaluates them.
+ * one result (scan.c.in); stencil and stencil2 over manifest arrays or
+ * embedded generates (stencil.c.in); a map over any other array (a
+ * component of a tuple of arrays, a reshape, a unit, a control node: the
+ * host evaluates it) as a generate reading it (generate.c.in).  A chain of
+ * maps counts as one map.  Other steps, and scalar forms the emitter does
+ * not compile, have no kernel: the interpreter evaluates them.
  */
 #ifndef ACC_CORE_CODEGEN_KERNEL_CPU_H
 #define ACC_CORE_CODEGEN_KERNEL_CPU_H
@@ -26,9 +27,11 @@ typedef enum cg_kind {
                                _part: an embedded producer's tail checks */
     CG_KERNEL_SCAN = 4,     /* accel_kernel_run over rows; _part, _finish,
                                _block: the phases of a blocked scan */
-    CG_KERNEL_SCAN_SEG = 5  /* accel_kernel_run over (row, segment) pairs
+    CG_KERNEL_SCAN_SEG = 5, /* accel_kernel_run over (row, segment) pairs
                                and, for an embedded producer, each row's
                                elements past the last segment */
+    CG_KERNEL_STENCIL = 6   /* accel_kernel_run over result positions;
+                               _part: an embedded producer's checks */
 } cg_kind;
 
 typedef struct cg_kernel {
@@ -44,6 +47,11 @@ typedef struct cg_kernel {
                                CG_KERNEL_GENERATE: NULL, or for maps over
                                an array, that array */
     int reassociable;       /* CG_KERNEL_SCAN: f may be regrouped */
+    uint8_t stencil_checks[2]; /* CG_KERNEL_STENCIL, per array: 0, or it
+                               is an embedded producer with runtime checks
+                               whose elements the kernel may not all compute
+                               (accel_kernel_part must run over them): 1
+                               those outside the result's extent, 2 all */
 } cg_kernel;
 
 /* Whether step n has a CPU skeleton at all. */

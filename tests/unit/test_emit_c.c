@@ -305,3 +305,69 @@ Test(emit_c, segmented_folds_and_scans_compile_without_warnings)
         }
     }
 }
+
+/* ---- stencils ---------------------------------------------------------- */
+
+/* The 3-wide neighbourhood type of elements of e's type. */
+static const acc_type *stencil_nb(acc_graph *g, acc_node *e)
+{
+    return acc_node_type(acc_tuple(g, 3, (acc_node *[]){e, e, e}));
+}
+
+/* stencil (\(l, c, r) -> fst l + f64 (snd c)) over (f64, i32) pairs, or
+ * stencil2 of an embedded producer (function boundary) and a manifest
+ * vector (constant boundary) */
+static acc_node *build_stencil(acc_graph *g, int two)
+{
+    acc_node *pair = acc_tuple(g, 2, (acc_node *[]){ts_f64(g, 0), ts_i32(g, 0)});
+    acc_node *xs = acc_input(g, acc_node_type(pair), 1);
+    acc_node *p = acc_param(g, stencil_nb(g, pair));
+    acc_node *body = acc_binop(g, ACC_OP_ADD, acc_get(g, acc_get(g, p, 0), 0),
+                               acc_convert(g, acc_get(g, acc_get(g, p, 1), 1),
+                                           ACC_F64));
+    const int32_t w[1] = {3};
+    if (!two)
+        return acc_stencil(g, ts_lam1(g, p, body), w, ACC_BOUNDARY_MIRROR,
+                           NULL, xs);
+    acc_node *x = acc_param(g, acc_node_type(pair));
+    acc_node *prod = acc_map(g, ts_lam1(g, x, acc_tuple(g, 2, (acc_node *[]){
+        acc_get(g, x, 0), acc_binop(g, ACC_OP_QUOT, ts_i32(g, 7),
+                                    acc_get(g, x, 1))})), xs);
+    acc_node *ix = acc_param(g, acc_type_shape(1));
+    acc_node *gfun = ts_lam1(g, ix, acc_tuple(g, 2, (acc_node *[]){
+        acc_convert(g, acc_get(g, ix, 0), ACC_F64), ts_i32(g, 1)}));
+    acc_node *ys = acc_input(g, acc_type_scalar(ACC_I64), 1);
+    acc_node *q = acc_param(g, stencil_nb(g, ts_i64(g, 0)));
+    body = acc_binop(g, ACC_OP_ADD, body,
+                     acc_convert(g, acc_get(g, q, 2), ACC_F64));
+    return acc_stencil2(g, ts_lam2(g, p, q, body), w, ACC_BOUNDARY_FUNCTION,
+                        gfun, prod, w, ACC_BOUNDARY_CONSTANT, ts_i64(g, -1),
+                        ys);
+}
+
+Test(emit_c, stencils_read_only_the_neighbour_leaves_f_uses)
+{
+    acc_graph *g = ts_graph(ctx);
+    char *src = kernel_source(g, build_stencil(g, 0));
+    const char *k = strstr(src, "BEGIN stencil");
+    cr_assert_not_null(k);
+    /* interior: leaf 0 of the left neighbour and leaf 1 of the focus, each
+     * through a row pointer at a constant offset; nothing of the right */
+    cr_expect(strstr(k, "x0_0_0 = acc_r0_0_0[acc_i + (-1)]") != NULL, "%s", k);
+    cr_expect(strstr(k, "x0_1_1 = acc_r0_1_0[acc_i + (0)]") != NULL, "%s", k);
+    cr_expect(strstr(k, "x0_0_1") == NULL && strstr(k, "x0_1_0") == NULL);
+    cr_expect(strstr(k, "x0_2_") == NULL && strstr(k, "acc_n0_2") == NULL);
+    /* border: the two neighbours through the boundary */
+    cr_expect(strstr(k, "acc_read0(A, acc_pos, acc_c, &acc_n0_0)") != NULL);
+    cr_expect(strstr(k, "acc_read0(A, acc_pos, acc_c, &acc_n0_1)") != NULL);
+    cr_expect(strstr(k, "{{-1}, {0}}") != NULL, "the reach is [-1, 0]");
+    expect_clean_compile(src);
+    free(src);
+    src = kernel_source(g, build_stencil(g, 1));
+    cr_expect(strstr(src, "#define ACC_SIDES 2") != NULL);
+    cr_expect(strstr(src, "ACC_FAIL(ACC_KERR_DIV_ZERO") != NULL,
+              "the producer's check");
+    expect_clean_compile(src);
+    free(src);
+    acc_graph_free(g);
+}

@@ -72,6 +72,9 @@ int cpu_scan_begin(cpu_scan *s, interp *st, const cpu_node *kn,
 int cpu_scan_finish(cpu_scan *s, interp *st, const ir_node *n, int began,
                     int oom, rt_array **out);
 
+int cpu_drive_stencil(pool *pl, const cpu_node *kn, interp *st,
+                      const ir_node *n, rt_array **out);
+
 /* Pool tasks over a launch: accel_kernel_run over [lo, hi); _part over
  * parts [lo, hi) of row l->row (each l->part_len elements of A.inner);
  * _block likewise with accel_kernel_block. */

@@ -27,6 +27,7 @@ static const cpu_driver_fn drivers[] = {
     [CG_KERNEL_FOLD_SEG] = cpu_drive_fold_seg,
     [CG_KERNEL_SCAN] = cpu_drive_scan,
     [CG_KERNEL_SCAN_SEG] = cpu_drive_scan_seg,
+    [CG_KERNEL_STENCIL] = cpu_drive_stencil,
 };
 
 static int eval_hook(void *state, interp *st, const ir_node *n,
