@@ -5,6 +5,7 @@
 #include "core/codegen/kernel_cpu.h"
 
 #include "core/codegen/kernel_fill.h"
+#include "core/codegen/kernel_permute.h"
 #include "core/ir/scan_kind.h"
 #include "core/ir/types.h"
 
@@ -151,6 +152,10 @@ static const cpu_builder fold_seg_builder = {
     CG_KERNEL_FOLD_SEG, "cpu/fold_seg.c.in", build_fold_seg};
 static const cpu_builder scan_builder = {
     CG_KERNEL_SCAN, "cpu/scan.c.in", build_scan};
+static const cpu_builder permute_builder = {
+    CG_KERNEL_PERMUTE, "cpu/permute.c.in", cg_build_permute};
+static const cpu_builder expand_builder = {
+    CG_KERNEL_EXPAND, "cpu/expand.c.in", cg_build_expand};
 
 /* The skeleton of step n (a map over a consumer: the consumer's), or
  * NULL when it has none. */
@@ -164,6 +169,9 @@ static const cpu_builder *builder_of(const ir_node *n)
     case IR_FOLD1: return &fold_builder;
     case IR_FOLD_SEG: return &fold_seg_builder;
     case IR_SCAN: return post_map ? NULL : &scan_builder;
+    case IR_PERMUTE:
+    case IR_PERMUTE_PAIRS: return &permute_builder;
+    case IR_EXPAND: return &expand_builder;
     default: return NULL;
     }
 }

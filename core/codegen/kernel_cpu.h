@@ -7,7 +7,9 @@
  * fold1 whose array is manifest or an embedded generate, and map g over
  * such a fold (g applied as the result is written) (fold.c.in); the same
  * for foldSeg, foldSeg' and fold1Seg (fold_seg.c.in); the ten scans of
- * IR_SCAN (scan.c.in).  Other
+ * IR_SCAN (scan.c.in); permute and permute' whose source is manifest,
+ * an embedded generate or (permute') an embedded expand, and expand, each
+ * optionally followed by a map (permute.c.in, expand.c.in).  Other
  * steps, and scalar forms the emitter does not compile, have no kernel:
  * the interpreter evaluates them.
  */
@@ -21,8 +23,12 @@ typedef enum cg_kind {
     CG_KERNEL_FOLD = 2,     /* accel_kernel_run over rows, _part, _finish  */
     CG_KERNEL_FOLD_SEG = 3, /* accel_kernel_run over (row, segment) pairs,
                                _part: an embedded producer's tail checks */
-    CG_KERNEL_SCAN = 4      /* accel_kernel_run over rows; _part, _finish,
+    CG_KERNEL_SCAN = 4,     /* accel_kernel_run over rows; _part, _finish,
                                _block: the phases of a blocked scan */
+    CG_KERNEL_PERMUTE = 5,  /* _part(A, phase, lo, hi, 0): defaults, sizes,
+                               map; accel_kernel_run over the source */
+    CG_KERNEL_EXPAND = 6    /* _part over source elements (sizes);
+                               accel_kernel_run over result positions */
 } cg_kind;
 
 typedef struct cg_kernel {
@@ -31,9 +37,14 @@ typedef struct cg_kernel {
     size_t n_arrays;        /* kernel argument i is the value of arrays[i] */
     const ir_node **arrays; /* (malloc'd) */
     const ir_node *fold;    /* CG_KERNEL_FOLD(_SEG): the fold, fold1 or
-                               foldSeg node; CG_KERNEL_SCAN: the scan */
+                               foldSeg node; CG_KERNEL_SCAN: the scan;
+                               CG_KERNEL_PERMUTE, _EXPAND: the permute,
+                               permute' or expand */
     const ir_node *src;     /* CG_KERNEL_FOLD(_SEG): the array it reduces;
-                               CG_KERNEL_SCAN: the array it scans */
+                               CG_KERNEL_SCAN: the array it scans;
+                               CG_KERNEL_PERMUTE: the source (an embedded
+                               expand for permute' over one);
+                               CG_KERNEL_EXPAND: the source vector */
     int reassociable;       /* CG_KERNEL_SCAN: f may be regrouped */
 } cg_kernel;
 

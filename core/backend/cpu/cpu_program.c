@@ -26,6 +26,8 @@ static const cpu_driver_fn drivers[] = {
     [CG_KERNEL_FOLD] = cpu_drive_fold,
     [CG_KERNEL_FOLD_SEG] = cpu_drive_fold_seg,
     [CG_KERNEL_SCAN] = cpu_drive_scan,
+    [CG_KERNEL_PERMUTE] = cpu_drive_permute,
+    [CG_KERNEL_EXPAND] = cpu_drive_expand,
 };
 
 static int eval_hook(void *state, interp *st, const ir_node *n,
