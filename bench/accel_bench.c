@@ -77,7 +77,11 @@ static const char programs[] =
     "            in if di < cut && dj < cut then (0.0, 0.0) else f ! [i, j])\n"
     "  in ifft g\n"
     "\n"
-    "matmul (a : Matrix f32) (b : Matrix f32) : Matrix f32 = gemm a b\n";
+    "matmul (a : Matrix f32) (b : Matrix f32) : Matrix f32 = gemm a b\n"
+    "\n"
+    "histogram (k : i64) (xs : Vector i32) : Vector i32 =\n"
+    "  permute (+) (fill [k] 0) (\\[i] -> [i64 (xs ! [i])]) "
+    "(map (\\_ -> 1) xs)\n";
 
 /* ---- timing and reporting ------------------------------------------------- */
 
@@ -396,6 +400,47 @@ static void bench_smvm(bench *b)
     free(mine);
 }
 
+/* ---- histogram (permute) ----------------------------------------------------- */
+
+static void bench_histogram(bench *b, int64_t k)
+{
+    int64_t n = (int64_t)(20e6 * b->scale);
+    int32_t *xs = alloc_or_die((size_t)n * 4);
+    int32_t *mine = alloc_or_die((size_t)k * 4);
+    uint64_t seed = 987654321;
+    for (int64_t i = 0; i < n; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        xs[i] = (int32_t)((seed >> 33) % (uint64_t)k);
+    }
+    acc_program *p = compile_entry(b, "histogram");
+    acc_array in[2] = {scalar(ACC_I64, &k), vec(ACC_I32, n, xs)};
+    double t[64], tb[64];
+    acc_array out;
+    for (int r = 0; r < b->runs; r++) {
+        memset(&out, 0, sizeof out);
+        double s = now_ms();
+        run_or_die(p, 2, in, 1, &out);
+        t[r] = now_ms() - s;
+        if (r + 1 < b->runs)
+            acc_array_release(&out);
+    }
+    for (int r = 0; r < b->runs; r++) {
+        double s = now_ms();
+        bl_histogram(b->threads, n, xs, k, mine);
+        tb[r] = now_ms() - s;
+    }
+    int agree = memcmp(out.data[0], mine, (size_t)k * 4) == 0;
+    acc_array_release(&out);
+    char size[48];
+    snprintf(size, sizeof size, "%lld i32, %lld bins", (long long)n,
+             (long long)k);
+    report(b, "histogram", size, median(t, b->runs), "C atomics (threads)",
+           median(tb, b->runs), agree);
+    acc_program_free(p);
+    free(xs);
+    free(mine);
+}
+
 /* ---- foreign functions: a plugin against the pure fallback ----------------- */
 
 /* A context like the main one with `plugin` loaded (NULL when it cannot be
@@ -634,6 +679,8 @@ int main(int argc, char **argv)
     bench_blackscholes(&b);
     bench_mandelbrot(&b);
     bench_smvm(&b);
+    bench_histogram(&b, 256);
+    bench_histogram(&b, 1 << 20);
     bench_foreign(&b);
     bench_compile(&b, "dotp");
     bench_compile(&b, "blackscholes");

@@ -22,5 +22,9 @@ void bl_mandelbrot(int threads, int64_t width, int64_t height, int32_t limit,
 void bl_smvm(int threads, int64_t rows, const int64_t *row_start,
              const int64_t *cols, const float *vals, const float *vec,
              float *out);
+/* out[b] = how many xs[i] equal b (0 <= xs[i] < k): one relaxed atomic
+ * fetch-and-add per element, the threads sharing one table. */
+void bl_histogram(int threads, int64_t n, const int32_t *xs, int64_t k,
+                  int32_t *out);
 
 #endif

@@ -210,6 +210,22 @@ static int atomic_width(const acc_type *elem)
     return w == 4 || w == 8 ? (int)(8 * w) : 0;
 }
 
+/* 1 add, 2 and, 3 or, 4 xor: f is that primitive on an integer leaf of
+ * 32 or 64 bits, which one atomic read-modify-write computes; else 0. */
+static int fetch_op(const ir_node *f, const acc_type *elem)
+{
+    if (!atomic_width(elem) || ty_is_floating(elem->leaves[0]) ||
+        !cg_commutative_primitive(f))
+        return 0;
+    switch (ir_lambda_body(f)->u.prim) {
+    case ACC_OP_ADD: return 1;
+    case ACC_OP_BAND: return 2;
+    case ACC_OP_BOR: return 3;
+    case ACC_OP_BXOR: return 4;
+    default: return 0;
+    }
+}
+
 int cg_build_permute(cg_inst *in, const ir_node *n, cg_kernel *k)
 {
     const ir_node *pm = n->op == IR_MAP ? n->args[1] : n;
@@ -231,6 +247,7 @@ int cg_build_permute(cg_inst *in, const ir_node *n, cg_kernel *k)
     element_access(in, elem);
     sb_printf(cg_fill_hole(in, "TGT_RANK"), "%d", (int)pm->type->rank);
     sb_printf(cg_fill_hole(in, "ATOMIC"), "%d", atomic_width(elem));
+    sb_printf(cg_fill_hole(in, "FETCH"), "%d", fetch_op(f, elem));
     cg_fill_value(in, "EXPANDED", expanded ? "1" : "0");
     return 1;
 }

@@ -317,6 +317,7 @@ Test(emit_c, permute_and_expand_compile_without_warnings)
                              : types[i] == ACC_F64 ? "#define ACC_ATOMIC 64"
                                                    : "#define ACC_ATOMIC 0\n";
             cr_expect(strstr(src, want) != NULL, "%s", want);
+            cr_expect(strstr(src, "#define ACC_FETCH 0") != NULL, "max, ||");
             expect_clean_compile(src);
             free(src);
             acc_graph_free(g);
@@ -326,6 +327,8 @@ Test(emit_c, permute_and_expand_compile_without_warnings)
     acc_node *n = acc_input(g, acc_type_scalar(ACC_I64), 0);
     char *src = kernel_source(g, ts_sieve_marks(g, ps, n));
     cr_expect(strstr(src, "#define ACC_EXPANDED 1") != NULL);
+    /* (+) on i32: one atomic fetch-and-add, no compare-and-swap loop */
+    cr_expect(strstr(src, "#define ACC_FETCH 1") != NULL);
     expect_clean_compile(src);
     free(src);
     acc_graph_free(g);
