@@ -677,6 +677,61 @@ Test(cpu_permute, sieve_errors_are_the_interpreters)
     cr_assert_eq(ts_differ(build_sieve, NULL, 2, in, 0, 0), ACC_OK);
 }
 
+/* permute' f (fill [50] z) (expand (\p -> p `rem` 4)
+ *   (\p k -> ([(7p + k) `rem` 50] or ignore when k == 2, value)) (map (* 3) xs)):
+ * the expand's own source is an embedded producer; the value is p + k
+ * (i64, fetch-and-add) or the pair (p + k, i16 k) (locks). */
+static acc_node *build_pairs_over_expand(acc_graph *g, const void *arg)
+{
+    int tuple = *(const int *)arg;
+    acc_node *xs = acc_input(g, ts_sc(ACC_I64), 1);
+    acc_node *y = acc_param(g, ts_sc(ACC_I64));
+    acc_node *ys = acc_map(g, ts_lam1(g, y, acc_binop(g, ACC_OP_MUL, y,
+                                                      ts_i64(g, 3))), xs);
+    acc_node *x = acc_param(g, ts_sc(ACC_I64));
+    acc_node *size = ts_lam1(g, x, acc_binop(g, ACC_OP_REM, x, ts_i64(g, 4)));
+    acc_node *p = acc_param(g, ts_sc(ACC_I64)), *k = acc_param(g, ts_sc(ACC_I64));
+    acc_node *t = acc_cond(g, acc_binop(g, ACC_OP_EQ, k, ts_i64(g, 2)),
+                           acc_ignore(g, 1),
+                           bin_of(g, acc_binop(g, ACC_OP_ADD, acc_binop(g,
+                                  ACC_OP_MUL, p, ts_i64(g, 7)), k), 50));
+    acc_node *v = acc_binop(g, ACC_OP_ADD, p, k), *z = ts_i64(g, 0);
+    acc_node *f = ts_binop_fn(g, ACC_I64, ACC_OP_ADD);
+    if (tuple) {
+        v = acc_tuple(g, 2, (acc_node *[]){v, acc_convert(g, k, ACC_I16)});
+        z = acc_tuple(g, 2, (acc_node *[]){z, ts_int(g, ACC_I16, 0)});
+        const acc_type *et = acc_node_type(v);
+        acc_node *a = acc_param(g, et), *b = acc_param(g, et);
+        f = ts_lam2(g, a, b, acc_tuple(g, 2, (acc_node *[]){
+            acc_binop(g, ACC_OP_ADD, acc_get(g, a, 0), acc_get(g, b, 0)),
+            acc_binop(g, ACC_OP_MAX, acc_get(g, a, 1), acc_get(g, b, 1))}));
+    }
+    acc_node *e = acc_expand(g, size, ts_lam2(g, p, k, acc_tuple(g, 2,
+                             (acc_node *[]){t, v})), ys);
+    return acc_permute_pairs(g, f, fill1(g, 50, z), e);
+}
+
+Test(cpu_permute, pairs_over_an_expand_over_a_producer)
+{
+    enum { N = 3000 };
+    static int64_t x[N];
+    int64_t n = N, want[50] = {0};
+    for (int i = 0; i < N; i++) {
+        x[i] = (i * 13) % 101;
+        for (int64_t k = 0; k < (3 * x[i]) % 4; k++)
+            if (k != 2)
+                want[(7 * 3 * x[i] + k) % 50] += 3 * x[i] + k;
+    }
+    acc_array in = ts_host(ACC_I64, 1, &n, x);
+    for (int tuple = 0; tuple <= 1; tuple++) {
+        cr_assert_eq(ts_differ(build_pairs_over_expand, &tuple, 1, &in, 0, 0),
+                     ACC_OK);
+        acc_array out = run_cpu(build_pairs_over_expand, &tuple, 1, &in, 0, 1);
+        cr_assert_eq(memcmp(out.data[0], want, sizeof want), 0);
+        acc_array_release(&out);
+    }
+}
+
 /* ------------------------------------------------------------------------
  * expand
  * ------------------------------------------------------------------------ */

@@ -162,6 +162,8 @@ int cpu_drive_permute(pool *pl, const cpu_node *kn, interp *st,
     int r = cpu_source_extents(st, pm->args[1], ext);
     if (r <= 0)
         return r;
+    if (rt_shape_size(pm->type->rank, ext) < 0)
+        return -1; /* too many elements: the interpreter names the producer */
     if (!cpu_bind_arrays(st, &kn->k, &l, 0)) {
         free(l.in);
         return 0;
