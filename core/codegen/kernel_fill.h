@@ -11,7 +11,7 @@
 #include "core/codegen/kernel_cpu.h"
 #include "core/codegen/skeletons.h"
 
-enum { CG_MAX_HOLES = 32 }; /* permute.c.in has 26, scan.c.in 15 */
+enum { CG_MAX_HOLES = 32 }; /* permute.c.in has 27, scan.c.in 15 */
 
 /* What one instantiation accumulates: its holes' values. */
 typedef struct cg_inst {
