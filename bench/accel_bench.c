@@ -14,6 +14,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "accel.h"
 #include "bench/baselines.h"
+#include "bench/bench_common.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -23,128 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* ---- the programs, as LANGUAGE.md §4 writes them -------------------------- */
-
-static const char programs[] =
-    "dotp (xs : Vector f32) (ys : Vector f32) : Scalar f32 =\n"
-    "  fold (+) 0 (zipWith (*) xs ys)\n"
-    "\n"
-    "smvm (segd : Vector i64) (inds : Vector i64) (vals : Vector f32) "
-    "(vec : Vector f32) : Vector f32 =\n"
-    "  let vecVals = backpermute (shape inds) (\\i -> [inds ! i]) vec;\n"
-    "      products = zipWith (*) vecVals vals\n"
-    "  in foldSeg (+) 0 products segd\n"
-    "\n"
-    "cnd d =\n"
-    "  let k = 1.0 / (1.0 + 0.2316419 * abs d);\n"
-    "      poly = k * (0.31938153 + k * (-0.356563782 + k * (1.781477937 + "
-    "k * (-1.821255978 + k * 1.330274429))));\n"
-    "      c = 0.3989422804014327 * exp (-0.5 * d * d) * poly\n"
-    "  in if d > 0 then 1.0 - c else c\n"
-    "\n"
-    "blackscholes (opts : Vector (f32, f32, f32)) : Vector (f32, f32) =\n"
-    "  map (\\(price, strike, years) ->\n"
-    "         let r = 0.02; v = 0.30;\n"
-    "             v_sqrtT = v * sqrt years;\n"
-    "             d1 = (log (price / strike) + (r + 0.5 * v * v) * years) / "
-    "v_sqrtT;\n"
-    "             d2 = d1 - v_sqrtT;\n"
-    "             cndD1 = cnd d1; cndD2 = cnd d2;\n"
-    "             x_expRT = strike * exp (-r * years)\n"
-    "         in (price * cndD1 - x_expRT * cndD2, x_expRT * (1.0 - cndD2) - "
-    "price * (1.0 - cndD1)))\n"
-    "      opts\n"
-    "\n"
-    "mandelbrot (width : i64) (height : i64) (limit : i32) : Matrix i32 =\n"
-    "  generate [height, width] (\\[y, x] ->\n"
-    "    let cx = -2.0 + 3.0 * f32 x / f32 width;\n"
-    "        cy = -1.2 + 2.4 * f32 y / f32 height;\n"
-    "        (zx, zy, n) = while (\\(zx, zy, n) -> n < limit && zx*zx + zy*zy "
-    "< 4.0)\n"
-    "                            (\\(zx, zy, n) -> (zx*zx - zy*zy + cx, "
-    "2.0*zx*zy + cy, n + 1))\n"
-    "                            (0.0, 0.0, 0)\n"
-    "    in n)\n"
-    "\n"
-    "fft2 (xs : Matrix (f32, f32)) : Matrix (f32, f32) = fft xs\n"
-    "\n"
-    "highpass (cut : i64) (xs : Matrix (f32, f32)) : Matrix (f32, f32) =\n"
-    "  let f = fft xs;\n"
-    "      g = generate (shape f) (\\[i, j] ->\n"
-    "            let [h, w] = shape f;\n"
-    "                di = min i (h - i);\n"
-    "                dj = min j (w - j)\n"
-    "            in if di < cut && dj < cut then (0.0, 0.0) else f ! [i, j])\n"
-    "  in ifft g\n"
-    "\n"
-    "matmul (a : Matrix f32) (b : Matrix f32) : Matrix f32 = gemm a b\n"
-    "\n"
-    "blur (img : Matrix f32) : Matrix f32 =\n"
-    "  stencil (\\((a, b, c), (d, e, f), (g, h, i)) ->\n"
-    "             (a + 2*b + c + 2*d + 4*e + 2*f + g + 2*h + i) / 16) clamp "
-    "img\n";
-
-/* ---- timing and reporting ------------------------------------------------- */
-
-typedef struct bench {
-    acc_context *ctx;
-    int threads, runs;
-    double scale;
-    FILE *csv;
-    int failures;
-} bench;
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *samples, int n)
-{
-    qsort(samples, (size_t)n, sizeof *samples, by_value);
-    return n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
-}
-
-/* A row of the table and the CSV: accel against one baseline. */
-static void report(bench *b, const char *name, const char *size,
-                   double accel_ms, const char *baseline, double base_ms,
-                   int agree)
-{
-    double ratio = accel_ms > 0 ? base_ms / accel_ms : 0;
-    printf("%-22s %-16s %12.3f %-20s %12.3f %8.2fx  %s\n", name, size,
-           accel_ms, baseline, base_ms, ratio, agree ? "ok" : "MISMATCH");
-    fprintf(b->csv, "%s,%s,%.6f,%s,%.6f,%.4f,%s\n", name, size, accel_ms,
-            baseline, base_ms, ratio, agree ? "ok" : "mismatch");
-    b->failures += !agree;
-}
-
-static acc_program *compile_entry(bench *b, const char *entry)
-{
-    acc_program *p = NULL;
-    if (acc_compile_text(b->ctx, programs, (size_t)-1, entry, &p) != ACC_OK) {
-        fprintf(stderr, "accel_bench: cannot compile %s: %s\n", entry,
-                acc_last_error());
-        exit(1);
-    }
-    return p;
-}
-
-static void run_or_die(acc_program *p, size_t n_in, const acc_array *in,
-                       size_t n_out, acc_array *out)
-{
-    if (acc_run(p, n_in, in, n_out, out) != ACC_OK) {
-        fprintf(stderr, "accel_bench: run failed: %s\n", acc_last_error());
-        exit(1);
-    }
-}
+/* ---- descriptors ------------------------------------------------------------- */
 
 static acc_array vec(acc_scalar s, int64_t n, void *data)
 {
@@ -160,16 +40,6 @@ static acc_array scalar(acc_scalar s, void *data)
     acc_array_init(&a, acc_type_scalar(s), 0, NULL);
     a.data[0] = data;
     return a;
-}
-
-static void *alloc_or_die(size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p) {
-        fprintf(stderr, "accel_bench: out of memory\n");
-        exit(1);
-    }
-    return p;
 }
 
 /* ---- dot product ------------------------------------------------------------- */
@@ -196,8 +66,8 @@ static sdot_fn find_cblas_sdot(void)
 static void bench_dotp(bench *b)
 {
     int64_t n = (int64_t)(20e6 * b->scale);
-    float *x = alloc_or_die((size_t)n * sizeof *x);
-    float *y = alloc_or_die((size_t)n * sizeof *y);
+    float *x = bench_alloc(b, (size_t)n * sizeof *x);
+    float *y = bench_alloc(b, (size_t)n * sizeof *y);
     double magnitude = 0; /* sum |x y|: what rounding error scales with */
     for (int64_t i = 0; i < n; i++) {
         x[i] = (float)(i % 1000) * 0.001f;
@@ -207,37 +77,37 @@ static void bench_dotp(bench *b)
     /* two f32 sums in different orders may differ by a few units of
      * rounding of the magnitude, whatever the result's size */
     float tolerance = (float)(1e-5 * magnitude) + 1e-6f;
-    acc_program *p = compile_entry(b, "dotp");
+    acc_program *p = bench_compile(b, "dotp");
     acc_array in[2] = {vec(ACC_F32, n, x), vec(ACC_F32, n, y)};
     double t[64], tb[64];
     float got = 0, want = 0;
     for (int r = 0; r < b->runs; r++) {
         acc_array out = scalar(ACC_F32, &got);
-        double start = now_ms();
-        run_or_die(p, 2, in, 1, &out);
-        t[r] = now_ms() - start;
+        double start = bench_now_ms();
+        bench_run(b, p, 2, in, 1, &out);
+        t[r] = bench_now_ms() - start;
     }
     for (int r = 0; r < b->runs; r++) {
-        double start = now_ms();
+        double start = bench_now_ms();
         want = bl_sdot(b->threads, n, x, y);
-        tb[r] = now_ms() - start;
+        tb[r] = bench_now_ms() - start;
     }
     char size[32];
     snprintf(size, sizeof size, "%lld f32", (long long)n);
-    double accel = median(t, b->runs);
+    double accel = bench_median(t, b->runs);
     int agree = fabsf(got - want) <= tolerance;
-    report(b, "dotp", size, accel, "C loop (threads)", median(tb, b->runs),
+    bench_report(b, "dotp", size, accel, "C loop (threads)", bench_median(tb, b->runs),
            agree);
     sdot_fn sdot = n <= 2147483647 ? find_cblas_sdot() : NULL;
     if (sdot) {
         for (int r = 0; r < b->runs; r++) {
-            double start = now_ms();
+            double start = bench_now_ms();
             want = sdot((int)n, x, 1, y, 1);
-            tb[r] = now_ms() - start;
+            tb[r] = bench_now_ms() - start;
         }
         agree = fabsf(got - want) <= tolerance;
-        report(b, "dotp", size, accel, "OpenBLAS cblas_sdot",
-               median(tb, b->runs), agree);
+        bench_report(b, "dotp", size, accel, "OpenBLAS cblas_sdot",
+               bench_median(tb, b->runs), agree);
     } else {
         printf("%-22s (OpenBLAS not installed: no cblas_sdot baseline)\n",
                "dotp");
@@ -252,15 +122,15 @@ static void bench_dotp(bench *b)
 static void bench_blackscholes(bench *b)
 {
     int64_t n = (int64_t)(20e6 * b->scale);
-    float *price = alloc_or_die((size_t)n * 4), *strike = alloc_or_die((size_t)n * 4);
-    float *years = alloc_or_die((size_t)n * 4), *call = alloc_or_die((size_t)n * 4);
-    float *put = alloc_or_die((size_t)n * 4);
+    float *price = bench_alloc(b, (size_t)n * 4), *strike = bench_alloc(b, (size_t)n * 4);
+    float *years = bench_alloc(b, (size_t)n * 4), *call = bench_alloc(b, (size_t)n * 4);
+    float *put = bench_alloc(b, (size_t)n * 4);
     for (int64_t i = 0; i < n; i++) {
         price[i] = 5.0f + (float)(i % 100) * 0.3f;
         strike[i] = 1.0f + (float)(i % 17) * 0.9f;
         years[i] = 0.25f + (float)(i % 9) * 0.5f;
     }
-    acc_program *p = compile_entry(b, "blackscholes");
+    acc_program *p = bench_compile(b, "blackscholes");
     const acc_type *elem = NULL;
     acc_program_input(p, 0, &elem, NULL);
     acc_array in;
@@ -271,7 +141,7 @@ static void bench_blackscholes(bench *b)
     /* Like the baseline, accel writes into buffers the caller allocated
      * (and touched) once: a fresh 80 MB result per run would time the
      * kernel's page faults, not its arithmetic. */
-    float *acall = alloc_or_die((size_t)n * 4), *aput = alloc_or_die((size_t)n * 4);
+    float *acall = bench_alloc(b, (size_t)n * 4), *aput = bench_alloc(b, (size_t)n * 4);
     memset(acall, 0, (size_t)n * 4);
     memset(aput, 0, (size_t)n * 4);
     double t[64], tb[64];
@@ -282,14 +152,14 @@ static void bench_blackscholes(bench *b)
     out.data[0] = acall;
     out.data[1] = aput;
     for (int r = 0; r < b->runs; r++) {
-        double start = now_ms();
-        run_or_die(p, 1, &in, 1, &out);
-        t[r] = now_ms() - start;
+        double start = bench_now_ms();
+        bench_run(b, p, 1, &in, 1, &out);
+        t[r] = bench_now_ms() - start;
     }
     for (int r = 0; r < b->runs; r++) {
-        double start = now_ms();
+        double start = bench_now_ms();
         bl_blackscholes(b->threads, n, price, strike, years, call, put);
-        tb[r] = now_ms() - start;
+        tb[r] = bench_now_ms() - start;
     }
     int agree = 1;
     for (int64_t i = 0; i < n; i += 1 + n / 1000) {
@@ -301,8 +171,8 @@ static void bench_blackscholes(bench *b)
     free(aput);
     char size[32];
     snprintf(size, sizeof size, "%lld options", (long long)n);
-    report(b, "blackscholes", size, median(t, b->runs),
-           "C + libmvec (threads)", median(tb, b->runs), agree);
+    bench_report(b, "blackscholes", size, bench_median(t, b->runs),
+           "C + libmvec (threads)", bench_median(tb, b->runs), agree);
     acc_program_free(p);
     free(price);
     free(strike);
@@ -320,24 +190,24 @@ static void bench_mandelbrot(bench *b)
     int32_t limit = 255;
     w = w < 1 ? 1 : w;
     h = h < 1 ? 1 : h;
-    int32_t *mine = alloc_or_die((size_t)(w * h) * 4);
-    acc_program *p = compile_entry(b, "mandelbrot");
+    int32_t *mine = bench_alloc(b, (size_t)(w * h) * 4);
+    acc_program *p = bench_compile(b, "mandelbrot");
     acc_array in[3] = {scalar(ACC_I64, &w), scalar(ACC_I64, &h),
                        scalar(ACC_I32, &limit)};
     double t[64], tb[64];
     acc_array out;
     for (int r = 0; r < b->runs; r++) {
         memset(&out, 0, sizeof out);
-        double start = now_ms();
-        run_or_die(p, 3, in, 1, &out);
-        t[r] = now_ms() - start;
+        double start = bench_now_ms();
+        bench_run(b, p, 3, in, 1, &out);
+        t[r] = bench_now_ms() - start;
         if (r + 1 < b->runs)
             acc_array_release(&out);
     }
     for (int r = 0; r < b->runs; r++) {
-        double start = now_ms();
+        double start = bench_now_ms();
         bl_mandelbrot(b->threads, w, h, limit, mine);
-        tb[r] = now_ms() - start;
+        tb[r] = bench_now_ms() - start;
     }
     int64_t differ = 0;
     for (int64_t k = 0; k < w * h; k++)
@@ -345,8 +215,8 @@ static void bench_mandelbrot(bench *b)
     acc_array_release(&out);
     char size[32];
     snprintf(size, sizeof size, "%lldx%lld/255", (long long)w, (long long)h);
-    report(b, "mandelbrot", size, median(t, b->runs), "C loop (threads)",
-           median(tb, b->runs), differ == 0);
+    bench_report(b, "mandelbrot", size, bench_median(t, b->runs), "C loop (threads)",
+           bench_median(tb, b->runs), differ == 0);
     acc_program_free(p);
     free(mine);
 }
@@ -358,11 +228,11 @@ static void bench_smvm(bench *b)
     int64_t per_row = 8, nnz = (int64_t)(4e6 * b->scale);
     int64_t rows = nnz / per_row, cols = rows;
     nnz = rows * per_row;
-    int64_t *segd = alloc_or_die((size_t)rows * 8);
-    int64_t *start = alloc_or_die((size_t)(rows + 1) * 8);
-    int64_t *inds = alloc_or_die((size_t)nnz * 8);
-    float *vals = alloc_or_die((size_t)nnz * 4), *v = alloc_or_die((size_t)cols * 4);
-    float *mine = alloc_or_die((size_t)rows * 4);
+    int64_t *segd = bench_alloc(b, (size_t)rows * 8);
+    int64_t *start = bench_alloc(b, (size_t)(rows + 1) * 8);
+    int64_t *inds = bench_alloc(b, (size_t)nnz * 8);
+    float *vals = bench_alloc(b, (size_t)nnz * 4), *v = bench_alloc(b, (size_t)cols * 4);
+    float *mine = bench_alloc(b, (size_t)rows * 4);
     uint64_t seed = 12345;
     for (int64_t r = 0; r <= rows; r++)
         start[r] = r * per_row;
@@ -375,23 +245,23 @@ static void bench_smvm(bench *b)
     }
     for (int64_t c = 0; c < cols; c++)
         v[c] = (float)(c % 10) * 0.1f;
-    acc_program *p = compile_entry(b, "smvm");
+    acc_program *p = bench_compile(b, "smvm");
     acc_array in[4] = {vec(ACC_I64, rows, segd), vec(ACC_I64, nnz, inds),
                        vec(ACC_F32, nnz, vals), vec(ACC_F32, cols, v)};
     double t[64], tb[64];
     acc_array out;
     for (int r = 0; r < b->runs; r++) {
         memset(&out, 0, sizeof out);
-        double s = now_ms();
-        run_or_die(p, 4, in, 1, &out);
-        t[r] = now_ms() - s;
+        double s = bench_now_ms();
+        bench_run(b, p, 4, in, 1, &out);
+        t[r] = bench_now_ms() - s;
         if (r + 1 < b->runs)
             acc_array_release(&out);
     }
     for (int r = 0; r < b->runs; r++) {
-        double s = now_ms();
+        double s = bench_now_ms();
         bl_smvm(b->threads, rows, start, inds, vals, v, mine);
-        tb[r] = now_ms() - s;
+        tb[r] = bench_now_ms() - s;
     }
     int agree = 1;
     for (int64_t r = 0; r < rows; r++)
@@ -399,8 +269,8 @@ static void bench_smvm(bench *b)
     acc_array_release(&out);
     char size[32];
     snprintf(size, sizeof size, "%lld nnz", (long long)nnz);
-    report(b, "smvm", size, median(t, b->runs), "C loop (threads)",
-           median(tb, b->runs), agree);
+    bench_report(b, "smvm", size, bench_median(t, b->runs), "C loop (threads)",
+           bench_median(tb, b->runs), agree);
     acc_program_free(p);
     free(segd);
     free(start);
@@ -417,10 +287,10 @@ static void bench_blur(bench *b)
     int64_t side = (int64_t)(4096 * sqrt(b->scale));
     side = side < 3 ? 3 : side;
     int64_t ext[2] = {side, side}, n = side * side;
-    float *img = alloc_or_die((size_t)n * 4), *mine = alloc_or_die((size_t)n * 4);
+    float *img = bench_alloc(b, (size_t)n * 4), *mine = bench_alloc(b, (size_t)n * 4);
     for (int64_t k = 0; k < n; k++)
         img[k] = (float)((k * 37) % 251) * 0.37f;
-    acc_program *p = compile_entry(b, "blur");
+    acc_program *p = bench_compile(b, "blur");
     acc_array in;
     acc_array_init(&in, acc_type_scalar(ACC_F32), 2, ext);
     in.data[0] = img;
@@ -428,9 +298,9 @@ static void bench_blur(bench *b)
     acc_array out;
     for (int r = 0; r < b->runs; r++) {
         memset(&out, 0, sizeof out);
-        double s = now_ms();
-        run_or_die(p, 1, &in, 1, &out);
-        t[r] = now_ms() - s;
+        double s = bench_now_ms();
+        bench_run(b, p, 1, &in, 1, &out);
+        t[r] = bench_now_ms() - s;
         if (r + 1 < b->runs)
             acc_array_release(&out);
     }
@@ -438,13 +308,13 @@ static void bench_blur(bench *b)
      * kernel writes them); the second baseline row does the same */
     double tf[64];
     for (int r = 0; r < b->runs; r++) {
-        double s = now_ms();
+        double s = bench_now_ms();
         bl_blur(b->threads, side, side, img, mine);
-        tb[r] = now_ms() - s;
-        s = now_ms();
-        float *fresh = alloc_or_die((size_t)n * 4);
+        tb[r] = bench_now_ms() - s;
+        s = bench_now_ms();
+        float *fresh = bench_alloc(b, (size_t)n * 4);
         bl_blur(b->threads, side, side, img, fresh);
-        tf[r] = now_ms() - s;
+        tf[r] = bench_now_ms() - s;
         free(fresh);
     }
     /* the same operations in the same order: equal unless the baseline's
@@ -457,13 +327,54 @@ static void bench_blur(bench *b)
     char size[48];
     snprintf(size, sizeof size, "%lldx%lld f32", (long long)side,
              (long long)side);
-    double accel = median(t, b->runs);
-    report(b, "blur 3x3 (stencil)", size, accel, "C loop (threads)",
-           median(tb, b->runs), agree);
-    report(b, "blur 3x3 (stencil)", size, accel, "C, new output per run",
-           median(tf, b->runs), agree);
+    double accel = bench_median(t, b->runs);
+    bench_report(b, "blur 3x3 (stencil)", size, accel, "C loop (threads)",
+           bench_median(tb, b->runs), agree);
+    bench_report(b, "blur 3x3 (stencil)", size, accel, "C, new output per run",
+           bench_median(tf, b->runs), agree);
     acc_program_free(p);
     free(img);
+    free(mine);
+}
+
+/* ---- histogram (permute) ----------------------------------------------------- */
+
+static void bench_histogram(bench *b, int64_t k)
+{
+    int64_t n = (int64_t)(20e6 * b->scale);
+    int32_t *xs = bench_alloc(b, (size_t)n * 4);
+    int32_t *mine = bench_alloc(b, (size_t)k * 4);
+    uint64_t seed = 987654321;
+    for (int64_t i = 0; i < n; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        xs[i] = (int32_t)((seed >> 33) % (uint64_t)k);
+    }
+    acc_program *p = bench_compile(b, "histogram");
+    acc_array in[2] = {scalar(ACC_I64, &k), vec(ACC_I32, n, xs)};
+    double t[64], tb[64];
+    acc_array out;
+    for (int r = 0; r < b->runs; r++) {
+        memset(&out, 0, sizeof out);
+        double s = bench_now_ms();
+        bench_run(b, p, 2, in, 1, &out);
+        t[r] = bench_now_ms() - s;
+        if (r + 1 < b->runs)
+            acc_array_release(&out);
+    }
+    for (int r = 0; r < b->runs; r++) {
+        double s = bench_now_ms();
+        bl_histogram(b->threads, n, xs, k, mine);
+        tb[r] = bench_now_ms() - s;
+    }
+    int agree = memcmp(out.data[0], mine, (size_t)k * 4) == 0;
+    acc_array_release(&out);
+    char size[48];
+    snprintf(size, sizeof size, "%lld i32, %lld bins", (long long)n,
+             (long long)k);
+    bench_report(b, "histogram", size, bench_median(t, b->runs),
+                 "C atomics (threads)", bench_median(tb, b->runs), agree);
+    acc_program_free(p);
+    free(xs);
     free(mine);
 }
 
@@ -493,7 +404,7 @@ static double time_entry(const bench *b, acc_context *ctx, const char *entry,
                          size_t n_in, const acc_array *in, acc_array *out)
 {
     acc_program *p = NULL;
-    if (acc_compile_text(ctx, programs, (size_t)-1, entry, &p) != ACC_OK) {
+    if (acc_compile_text(ctx, bench_programs, (size_t)-1, entry, &p) != ACC_OK) {
         fprintf(stderr, "accel_bench: cannot compile %s: %s\n", entry,
                 acc_last_error());
         exit(1);
@@ -501,14 +412,14 @@ static double time_entry(const bench *b, acc_context *ctx, const char *entry,
     double t[64];
     for (int r = 0; r < b->runs; r++) {
         memset(out, 0, sizeof *out);
-        double s = now_ms();
-        run_or_die(p, n_in, in, 1, out);
-        t[r] = now_ms() - s;
+        double s = bench_now_ms();
+        bench_run(b, p, n_in, in, 1, out);
+        t[r] = bench_now_ms() - s;
         if (r + 1 < b->runs)
             acc_array_release(out);
     }
     acc_program_free(p);
-    return median(t, b->runs);
+    return bench_median(t, b->runs);
 }
 
 static int close_enough(const acc_array *x, const acc_array *y, float rel)
@@ -540,7 +451,7 @@ static void foreign_row(bench *b, const char *plugin, const char *entry,
     double t_pure = time_entry(b, b->ctx, entry, n_in, in, &pure);
     char label[48];
     snprintf(label, sizeof label, "%s (%s)", entry, plugin);
-    report(b, label, size, t_plugin, "pure fallback", t_pure,
+    bench_report(b, label, size, t_plugin, "pure fallback", t_pure,
            close_enough(&pure, &fast, 1e-3f));
     acc_array_release(&fast);
     acc_array_release(&pure);
@@ -551,7 +462,7 @@ static void bench_foreign(bench *b)
 {
     int64_t side = 512, ext[2] = {side, side};
     size_t n = (size_t)(side * side);
-    float *re = alloc_or_die(n * 4), *im = alloc_or_die(n * 4);
+    float *re = bench_alloc(b, n * 4), *im = bench_alloc(b, n * 4);
     for (size_t i = 0; i < n; i++) {
         re[i] = (float)((i * 7) % 13) - 6.0f;
         im[i] = (float)((i * 3) % 5) - 2.0f;
@@ -569,7 +480,7 @@ static void bench_foreign(bench *b)
     int64_t m = (int64_t)(1024 * sqrt(b->scale)), mext[2];
     m = m < 8 ? 8 : m;
     mext[0] = mext[1] = m;
-    float *a = alloc_or_die((size_t)(m * m) * 4), *c = alloc_or_die((size_t)(m * m) * 4);
+    float *a = bench_alloc(b, (size_t)(m * m) * 4), *c = bench_alloc(b, (size_t)(m * m) * 4);
     for (int64_t i = 0; i < m * m; i++) {
         a[i] = (float)(i % 17) * 0.125f - 1.0f;
         c[i] = (float)(i % 11) * 0.25f - 1.25f;
@@ -607,17 +518,17 @@ static acc_context *new_context(const bench *b, const char *cache_dir)
 static double compile_ms(acc_context *ctx, const char *entry)
 {
     acc_program *p = NULL;
-    double s = now_ms();
-    if (acc_compile_text(ctx, programs, (size_t)-1, entry, &p) != ACC_OK) {
+    double s = bench_now_ms();
+    if (acc_compile_text(ctx, bench_programs, (size_t)-1, entry, &p) != ACC_OK) {
         fprintf(stderr, "accel_bench: %s\n", acc_last_error());
         exit(1);
     }
-    double t = now_ms() - s;
+    double t = bench_now_ms() - s;
     acc_program_free(p);
     return t;
 }
 
-static void bench_compile(bench *b, const char *entry)
+static void bench_compile_latency(bench *b, const char *entry)
 {
     char dir[] = "/tmp/accel-bench-cache-XXXXXX";
     if (!mkdtemp(dir)) {
@@ -643,18 +554,18 @@ static void bench_compile(bench *b, const char *entry)
 
 static void bench_overhead(bench *b)
 {
-    acc_program *p = compile_entry(b, "dotp");
+    acc_program *p = bench_compile(b, "dotp");
     float x = 2, y = 3, got = 0;
     acc_array in[2] = {vec(ACC_F32, 1, &x), vec(ACC_F32, 1, &y)};
     enum { N = 2000 };
     static double t[N];
     for (int r = 0; r < N; r++) {
         acc_array out = scalar(ACC_F32, &got);
-        double s = now_ms();
-        run_or_die(p, 2, in, 1, &out);
-        t[r] = now_ms() - s;
+        double s = bench_now_ms();
+        bench_run(b, p, 2, in, 1, &out);
+        t[r] = bench_now_ms() - s;
     }
-    double us = median(t, N) * 1000;
+    double us = bench_median(t, N) * 1000;
     printf("%-22s %.2f us per run of a 1-element dot product (median of %d)\n",
            "per-run overhead", us, N);
     fprintf(b->csv, "per-run overhead,1 element,%.6f,us,,,\n", us);
@@ -663,33 +574,14 @@ static void bench_overhead(bench *b)
 
 /* ---- main ---------------------------------------------------------------------- */
 
-static int env_int(const char *name, int fallback)
-{
-    const char *v = getenv(name);
-    return v && atoi(v) > 0 ? atoi(v) : fallback;
-}
-
-/* ACC_BENCH_ONLY=name,name,...: run only those groups (dotp,
- * blackscholes, mandelbrot, smvm, foreign, compile, overhead). */
-static int selected(const char *group)
-{
-    const char *only = getenv("ACC_BENCH_ONLY");
-    if (!only || !*only)
-        return 1;
-    size_t n = strlen(group);
-    for (const char *p = only; (p = strstr(p, group)) != NULL; p += n)
-        if ((p == only || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
-            return 1;
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     bench b = {0};
+    b.tool = "accel_bench";
     const char *csv_path = argc > 1 ? argv[1] : "bench-results.csv";
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    b.threads = env_int("ACC_NUM_THREADS", cores > 0 ? (int)cores : 1);
-    b.runs = env_int("ACC_BENCH_RUNS", 10);
+    b.threads = bench_env_int("ACC_NUM_THREADS", cores > 0 ? (int)cores : 1);
+    b.runs = bench_env_int("ACC_BENCH_RUNS", 10);
     b.runs = b.runs > 64 ? 64 : b.runs;
     b.ctx = new_context(&b, NULL);
     acc_backend backend;
@@ -702,8 +594,6 @@ int main(int argc, char **argv)
         perror(csv_path);
         return 1;
     }
-    fprintf(b.csv, "benchmark,size,accel_ms,baseline,baseline_ms,"
-                   "baseline_over_accel,check\n");
     printf("accel %s, backend %s, %d threads, median of %d runs, scale %g\n",
            acc_version_string(), acc_backend_name(backend), b.threads, b.runs,
            b.scale);
@@ -711,27 +601,28 @@ int main(int argc, char **argv)
         printf("note: only the reference interpreter is available; it is the "
                "executable specification, not a fast backend, so sizes are "
                "scaled by %g\n", b.scale);
-    printf("%-22s %-16s %12s %-20s %12s %9s\n", "benchmark", "size",
-           "accel ms", "baseline", "baseline ms", "accel/base");
-    printf("(accel/base = baseline time / accel time: 1.00x is equal speed, "
-           "above 1 accel is faster)\n");
-    if (selected("dotp"))
+    bench_headings(&b);
+    if (bench_selected("dotp"))
         bench_dotp(&b);
-    if (selected("blackscholes"))
+    if (bench_selected("blackscholes"))
         bench_blackscholes(&b);
-    if (selected("mandelbrot"))
+    if (bench_selected("mandelbrot"))
         bench_mandelbrot(&b);
-    if (selected("smvm"))
+    if (bench_selected("smvm"))
         bench_smvm(&b);
-    if (selected("blur"))
+    if (bench_selected("blur"))
         bench_blur(&b);
-    if (selected("foreign"))
-        bench_foreign(&b);
-    if (selected("compile")) {
-        bench_compile(&b, "dotp");
-        bench_compile(&b, "blackscholes");
+    if (bench_selected("histogram")) {
+        bench_histogram(&b, 256);
+        bench_histogram(&b, 1 << 20);
     }
-    if (selected("overhead"))
+    if (bench_selected("foreign"))
+        bench_foreign(&b);
+    if (bench_selected("compile")) {
+        bench_compile_latency(&b, "dotp");
+        bench_compile_latency(&b, "blackscholes");
+    }
+    if (bench_selected("overhead"))
         bench_overhead(&b);
     fclose(b.csv);
     acc_context_destroy(b.ctx);

@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 /* glibc's libmvec has vector variants of these; declaring them lets gcc
@@ -243,4 +244,34 @@ void bl_blur(int threads, int64_t height, int64_t width, const float *img,
 {
     blur_ctx c = {height, width, img, out};
     bl_parallel_for(threads, height, &c, blur_body);
+}
+
+/* ---- histogram (atomics) ------------------------------------------------- */
+
+typedef struct hist_ctx {
+    const int32_t *xs;
+    atomic_int *bins;
+} hist_ctx;
+
+static void hist_body(void *p, int part, int64_t lo, int64_t hi)
+{
+    (void)part;
+    hist_ctx *h = p;
+    for (int64_t i = lo; i < hi; i++)
+        atomic_fetch_add_explicit(&h->bins[h->xs[i]], 1, memory_order_relaxed);
+}
+
+void bl_histogram(int threads, int64_t n, const int32_t *xs, int64_t k,
+                  int32_t *out)
+{
+    atomic_int *bins = malloc((size_t)(k ? k : 1) * sizeof *bins);
+    if (!bins)
+        abort();
+    for (int64_t b = 0; b < k; b++)
+        atomic_init(&bins[b], 0);
+    hist_ctx h = {xs, bins};
+    bl_parallel_for(threads, n, &h, hist_body);
+    for (int64_t b = 0; b < k; b++)
+        out[b] = atomic_load_explicit(&bins[b], memory_order_relaxed);
+    free(bins);
 }

@@ -26,5 +26,9 @@ void bl_smvm(int threads, int64_t rows, const int64_t *row_start,
  * by 16, clamped borders) of a height x width image. */
 void bl_blur(int threads, int64_t height, int64_t width, const float *img,
              float *out);
+/* out[b] = how many xs[i] equal b (0 <= xs[i] < k): one relaxed atomic
+ * fetch-and-add per element, the threads sharing one table. */
+void bl_histogram(int threads, int64_t n, const int32_t *xs, int64_t k,
+                  int32_t *out);
 
 #endif

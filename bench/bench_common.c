@@ -75,7 +75,16 @@ const char bench_programs[] =
     "            in if di < cut && dj < cut then (0.0, 0.0) else f ! [i, j])\n"
     "  in ifft g\n"
     "\n"
-    "matmul (a : Matrix f32) (b : Matrix f32) : Matrix f32 = gemm a b\n";
+    "matmul (a : Matrix f32) (b : Matrix f32) : Matrix f32 = gemm a b\n"
+    "\n"
+    "blur (img : Matrix f32) : Matrix f32 =\n"
+    "  stencil (\\((a, b, c), (d, e, f), (g, h, i)) ->\n"
+    "             (a + 2*b + c + 2*d + 4*e + 2*f + g + 2*h + i) / 16) clamp "
+    "img\n"
+    "\n"
+    "histogram (k : i64) (xs : Vector i32) : Vector i32 =\n"
+    "  permute (+) (fill [k] 0) (\\[i] -> [i64 (xs ! [i])]) "
+    "(map (\\_ -> 1) xs)\n";
 
 double bench_now_ms(void)
 {
@@ -118,7 +127,7 @@ void bench_headings(bench *b)
            "above 1 accel is faster)\n");
 }
 
-acc_program *bench_compile(bench *b, const char *entry)
+acc_program *bench_compile(const bench *b, const char *entry)
 {
     acc_program *p = NULL;
     if (acc_compile_text(b->ctx, bench_programs, (size_t)-1, entry, &p) !=
@@ -130,7 +139,7 @@ acc_program *bench_compile(bench *b, const char *entry)
     return p;
 }
 
-void bench_run(bench *b, acc_program *p, size_t n_in, const acc_array *in,
+void bench_run(const bench *b, acc_program *p, size_t n_in, const acc_array *in,
                size_t n_out, acc_array *out)
 {
     if (acc_run(p, n_in, in, n_out, out) != ACC_OK) {
@@ -139,7 +148,7 @@ void bench_run(bench *b, acc_program *p, size_t n_in, const acc_array *in,
     }
 }
 
-void *bench_alloc(bench *b, size_t bytes)
+void *bench_alloc(const bench *b, size_t bytes)
 {
     void *p = malloc(bytes ? bytes : 1);
     if (!p) {

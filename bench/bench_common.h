@@ -34,11 +34,11 @@ void bench_report(bench *b, const char *name, const char *size,
 void bench_headings(bench *b);
 /* Compiles entry `entry` of bench_programs; exits with a message when it
  * fails. */
-acc_program *bench_compile(bench *b, const char *entry);
+acc_program *bench_compile(const bench *b, const char *entry);
 /* acc_run, exiting with a message when it fails. */
-void bench_run(bench *b, acc_program *p, size_t n_in, const acc_array *in,
+void bench_run(const bench *b, acc_program *p, size_t n_in, const acc_array *in,
                size_t n_out, acc_array *out);
-void *bench_alloc(bench *b, size_t bytes);
+void *bench_alloc(const bench *b, size_t bytes);
 /* ACC_BENCH_ONLY=name,name,...: whether group `group` runs (all when
  * unset). */
 int bench_selected(const char *group);

@@ -14,7 +14,8 @@ if(ACC_HAVE_MARCH_NATIVE)
 endif()
 set(ACC_BENCH_BASELINE_FLAGS ${_acc_bench_flags}
     CACHE STRING "Compiler flags of the hand-written baselines")
-add_executable(accel_bench bench/accel_bench.c bench/baselines.c)
+add_executable(accel_bench bench/accel_bench.c bench/baselines.c
+               bench/bench_common.c)
 target_include_directories(accel_bench PRIVATE "${PROJECT_SOURCE_DIR}")
 set_source_files_properties(bench/baselines.c PROPERTIES
                             COMPILE_OPTIONS "${ACC_BENCH_BASELINE_FLAGS}")

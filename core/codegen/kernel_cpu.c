@@ -5,6 +5,7 @@
 #include "core/codegen/kernel_cpu.h"
 
 #include "core/codegen/kernel_fill.h"
+#include "core/codegen/kernel_permute.h"
 #include "core/codegen/kernel_stencil.h"
 #include "core/ir/scan_kind.h"
 #include "core/ir/types.h"
@@ -54,6 +55,10 @@ static const cg_builder scan_seg_builder = {
     CG_KERNEL_SCAN_SEG, "cpu/scan.c.in", cg_fill_scan};
 static const cg_builder stencil_builder = {
     CG_KERNEL_STENCIL, "cpu/stencil.c.in", cg_fill_stencil};
+static const cg_builder permute_builder = {
+    CG_KERNEL_PERMUTE, "cpu/permute.c.in", cg_build_permute};
+static const cg_builder expand_builder = {
+    CG_KERNEL_EXPAND, "cpu/expand.c.in", cg_build_expand};
 
 /* The skeleton of step n (maps over a consumer: the consumer's; maps over
  * any other array: a generate reading it), or NULL when it has none. */
@@ -73,6 +78,9 @@ static const cg_builder *builder_of(const ir_node *n)
         return c->op == IR_SCAN ? &scan_builder : &scan_seg_builder;
     case IR_STENCIL:
     case IR_STENCIL2: return post_map ? &map_over_builder : &stencil_builder;
+    case IR_PERMUTE:
+    case IR_PERMUTE_PAIRS: return &permute_builder;
+    case IR_EXPAND: return &expand_builder;
     default: return post_map ? &map_over_builder : NULL;
     }
 }

@@ -9,11 +9,14 @@
  * for foldSeg, foldSeg' and fold1Seg (fold_seg.c.in); the ten scans,
  * plain (IR_SCAN) and segmented (IR_SCAN_SEG), and map g over those with
  * one result (scan.c.in); stencil and stencil2 over manifest arrays or
- * embedded generates (stencil.c.in); a map over any other array (a
- * component of a tuple of arrays, a reshape, a unit, a control node: the
- * host evaluates it) as a generate reading it (generate.c.in).  A chain of
- * maps counts as one map.  Other steps, and scalar forms the emitter does
- * not compile, have no kernel: the interpreter evaluates them.
+ * embedded generates (stencil.c.in); permute and permute' whose source is
+ * manifest, an embedded generate or (permute') an embedded expand, and
+ * expand, each optionally followed by a map (permute.c.in, expand.c.in);
+ * a map over any other array (a component of a tuple of arrays, a
+ * reshape, a unit, a control node: the host evaluates it) as a generate
+ * reading it (generate.c.in).  A chain of maps counts as one map.  Other
+ * steps, and scalar forms the emitter does not compile, have no kernel:
+ * the interpreter evaluates them.
  */
 #ifndef ACC_CORE_CODEGEN_KERNEL_CPU_H
 #define ACC_CORE_CODEGEN_KERNEL_CPU_H
@@ -30,8 +33,12 @@ typedef enum cg_kind {
     CG_KERNEL_SCAN_SEG = 5, /* accel_kernel_run over (row, segment) pairs
                                and, for an embedded producer, each row's
                                elements past the last segment */
-    CG_KERNEL_STENCIL = 6   /* accel_kernel_run over result positions;
+    CG_KERNEL_STENCIL = 6,  /* accel_kernel_run over result positions;
                                _part: an embedded producer's checks */
+    CG_KERNEL_PERMUTE = 7,  /* _part(A, phase, lo, hi, 0): defaults, sizes,
+                               map; accel_kernel_run over the source */
+    CG_KERNEL_EXPAND = 8    /* _part over source elements (sizes);
+                               accel_kernel_run over result positions */
 } cg_kind;
 
 typedef struct cg_kernel {
@@ -41,9 +48,13 @@ typedef struct cg_kernel {
     const ir_node **arrays; /* (malloc'd) */
     const ir_node *fold;    /* CG_KERNEL_FOLD(_SEG): the fold, fold1 or
                                foldSeg node; CG_KERNEL_SCAN(_SEG): the
-                               scan */
+                               scan; CG_KERNEL_PERMUTE, _EXPAND: the
+                               permute, permute' or expand */
     const ir_node *src;     /* CG_KERNEL_FOLD(_SEG): the array it reduces;
                                CG_KERNEL_SCAN(_SEG): the array it scans;
+                               CG_KERNEL_PERMUTE: the source (an embedded
+                               expand for permute' over one);
+                               CG_KERNEL_EXPAND: the source vector;
                                CG_KERNEL_GENERATE: NULL, or for maps over
                                an array, that array */
     int reassociable;       /* CG_KERNEL_SCAN: f may be regrouped */

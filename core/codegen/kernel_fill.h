@@ -12,7 +12,7 @@
 #include "core/codegen/kernel_cpu.h"
 #include "core/codegen/skeletons.h"
 
-enum { CG_MAX_HOLES = 32 }; /* scan.c.in has 18, scan.cu.in 21 (+3 unused) */
+enum { CG_MAX_HOLES = 32 }; /* permute.c.in has 27, scan.cu.in 21 (+3) */
 
 /* What one instantiation accumulates: its holes' values. */
 typedef struct cg_inst {

@@ -371,3 +371,74 @@ Test(emit_c, stencils_read_only_the_neighbour_leaves_f_uses)
     free(src);
     acc_graph_free(g);
 }
+
+/* ---- permute, permute', expand ----------------------------------------- */
+
+/* permute (+) / max into fill [5] z, from xs (manifest or through a map),
+ * target xs ! ix `rem` 5; or permute' of (target, value) pairs. */
+static acc_node *build_permute(acc_graph *g, acc_scalar s, int pairs,
+                               int mapped_source)
+{
+    acc_node *xs = acc_input(g, acc_type_scalar(s), 1);
+    acc_node *ix = acc_param(g, acc_type_shape(1));
+    acc_node *x = acc_read(g, xs, ix);
+    acc_node *t = ts_idx1(g, acc_binop(g, ACC_OP_REM,
+                                       acc_convert(g, x, ACC_I64), ts_i64(g, 5)));
+    acc_node *defs = acc_fill(g, ts_idx1(g, ts_i64(g, 5)), ts_int(g, s, 0));
+    acc_node *f = ts_binop_fn(g, s, s == ACC_BOOL ? ACC_OP_LOR : ACC_OP_MAX);
+    if (pairs) {
+        acc_node *pair = acc_tuple(g, 2, (acc_node *[]){t, x});
+        acc_node *src = acc_generate(g, acc_shape(g, xs),
+                                     acc_lambda(g, 1, &ix, pair));
+        return acc_permute_pairs(g, f, defs, src);
+    }
+    acc_node *src = xs;
+    if (mapped_source) {
+        acc_node *y = acc_param(g, acc_type_scalar(s));
+        src = acc_map(g, ts_lam1(g, y, y), xs);
+    }
+    return acc_permute(g, f, defs, acc_lambda(g, 1, &ix, t), src);
+}
+
+Test(emit_c, permute_and_expand_compile_without_warnings)
+{
+    static const acc_scalar types[] = {ACC_I32, ACC_F64, ACC_U16, ACC_BOOL};
+    for (size_t i = 0; i < sizeof types / sizeof *types; i++)
+        for (int form = 0; form < 3; form++) {
+            acc_graph *g = ts_graph(ctx);
+            char *src = kernel_source(g, build_permute(g, types[i], form == 2,
+                                                       form == 1));
+            /* one 32/64-bit leaf: compare-and-swap; else locks */
+            const char *want = types[i] == ACC_I32 ? "#define ACC_ATOMIC 32"
+                             : types[i] == ACC_F64 ? "#define ACC_ATOMIC 64"
+                                                   : "#define ACC_ATOMIC 0\n";
+            cr_expect(strstr(src, want) != NULL, "%s", want);
+            cr_expect(strstr(src, "#define ACC_FETCH 0") != NULL, "max, ||");
+            expect_clean_compile(src);
+            free(src);
+            acc_graph_free(g);
+        }
+    acc_graph *g = ts_graph(ctx);
+    acc_node *ps = acc_input(g, acc_type_scalar(ACC_I64), 1);
+    acc_node *n = acc_input(g, acc_type_scalar(ACC_I64), 0);
+    char *src = kernel_source(g, ts_sieve_marks(g, ps, n));
+    cr_expect(strstr(src, "#define ACC_EXPANDED 1") != NULL);
+    /* (+) on i32: one atomic fetch-and-add, no compare-and-swap loop */
+    cr_expect(strstr(src, "#define ACC_FETCH 1") != NULL);
+    expect_clean_compile(src);
+    free(src);
+    acc_graph_free(g);
+    g = ts_graph(ctx);
+    ps = acc_input(g, acc_type_scalar(ACC_I64), 1);
+    acc_node *p = acc_param(g, acc_type_scalar(ACC_I64));
+    acc_node *q = acc_param(g, acc_type_scalar(ACC_I64));
+    acc_node *k = acc_param(g, acc_type_scalar(ACC_I64));
+    acc_node *pair = acc_tuple(g, 2, (acc_node *[]){q, acc_binop(g, ACC_OP_MUL,
+                                                                 q, k)});
+    acc_node *e = acc_expand(g, ts_lam1(g, p, p), ts_lam2(g, q, k, pair), ps);
+    src = kernel_source(g, e);
+    cr_expect(strstr(src, "BEGIN expand") != NULL);
+    expect_clean_compile(src);
+    free(src);
+    acc_graph_free(g);
+}

@@ -39,6 +39,14 @@ void cpu_task_block(void *arg, int64_t lo, int64_t hi)
     parts_of_row(l, &l->entry->block, lo, hi);
 }
 
+void cpu_task_phase(void *arg, int64_t lo, int64_t hi)
+{
+    cpu_launch *l = arg;
+    cpu_part_fn part;
+    memcpy(&part, &l->entry->part, sizeof part);
+    part(&l->A, l->row, lo, hi, 0);
+}
+
 int cpu_failed(const cpu_launch *l)
 {
     return atomic_load(&((cpu_launch *)l)->err.code) != 0;

@@ -74,6 +74,10 @@ int cpu_scan_finish(cpu_scan *s, interp *st, const ir_node *n, int began,
 
 int cpu_drive_stencil(pool *pl, const cpu_node *kn, interp *st,
                       const ir_node *n, rt_array **out);
+int cpu_drive_permute(pool *pl, const cpu_node *kn, interp *st,
+                      const ir_node *n, rt_array **out);
+int cpu_drive_expand(pool *pl, const cpu_node *kn, interp *st,
+                     const ir_node *n, rt_array **out);
 
 /* Pool tasks over a launch: accel_kernel_run over [lo, hi); _part over
  * parts [lo, hi) of row l->row (each l->part_len elements of A.inner);
@@ -81,6 +85,9 @@ int cpu_drive_stencil(pool *pl, const cpu_node *kn, interp *st,
 void cpu_task_run(void *arg, int64_t lo, int64_t hi);
 void cpu_task_part(void *arg, int64_t lo, int64_t hi);
 void cpu_task_block(void *arg, int64_t lo, int64_t hi);
+/* _part(A, l->row, lo, hi, 0) over a plain range, for skeletons whose
+ * _part takes a phase in `row` (permute.c.in, expand.c.in). */
+void cpu_task_phase(void *arg, int64_t lo, int64_t hi);
 
 /* Whether the kernel recorded a runtime error. */
 int cpu_failed(const cpu_launch *l);
@@ -129,5 +136,13 @@ void cpu_free_parts(const acc_type *elem, void **parts);
 /* How a long row of l->A.inner elements is split over the threads: sets
  * l->part_len and returns the number of parts. */
 int64_t cpu_split_row(const pool *pl, cpu_launch *l);
+
+/* An expansion's sizes (drive_expand.c): _part phase `phase` over the n
+ * source elements writes size i to off[i + 1] (off = l->A.part[0], n + 1
+ * of them); the host checks and scans them in place (off[0] = 0).  1 with
+ * the sum in *total; -1 when the kernel failed, a size is negative or the
+ * sum exceeds int64 (the interpreter reports which). */
+int cpu_expand_offsets(pool *pl, cpu_launch *l, int64_t phase, int64_t n,
+                       int64_t *total);
 
 #endif

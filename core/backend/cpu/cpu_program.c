@@ -28,6 +28,8 @@ static const cpu_driver_fn drivers[] = {
     [CG_KERNEL_SCAN] = cpu_drive_scan,
     [CG_KERNEL_SCAN_SEG] = cpu_drive_scan_seg,
     [CG_KERNEL_STENCIL] = cpu_drive_stencil,
+    [CG_KERNEL_PERMUTE] = cpu_drive_permute,
+    [CG_KERNEL_EXPAND] = cpu_drive_expand,
 };
 
 static int eval_hook(void *state, interp *st, const ir_node *n,

@@ -1,0 +1,275 @@
+/*
+ * kernel_permute.c — filling the holes of permute.c.in and expand.c.in
+ * (see kernel_permute.h).  Every function of a skeleton that runs scalar
+ * code gets its own cg_begin_function and array declarations; the source
+ * of permute' over an expand and a standalone expand share the holes of
+ * the expansion (X_*, SIZE_*, GET_*).
+ */
+#include "core/codegen/kernel_permute.h"
+
+#include "core/ir/types.h"
+
+#include <stdio.h>
+
+/* Struct fields l0, l1, ... for the leaves of t. */
+static void leaf_fields(strbuf *b, const acc_type *t)
+{
+    for (size_t l = 0; l < t->n_leaves; l++)
+        sb_printf(b, "    %s l%zu;\n", cg_ctype(t->leaves[l]), l);
+}
+
+/* Refuses element types the kernel ABI cannot carry (why set). */
+static int bad_leaves(cg_inst *in, const ir_node *op, const acc_type *t)
+{
+    if (t->n_leaves > 0 && t->n_leaves <= ACC_MAX_COMPONENTS)
+        return 0;
+    snprintf(in->why, sizeof in->why, "%s of elements with %zu leaves",
+             ir_op_name(op->op), t->n_leaves);
+    return 1;
+}
+
+/* The leaves of array term a at linear position pos (index ix) into out:
+ * a load from a manifest array, or an embedded producer's function
+ * applied to ix; *reads_ix says whether that code reads ix. */
+static int element_at(cg_inst *in, strbuf *b, const ir_node *a,
+                      const char *pos, const char *const *ix,
+                      const char **out, int *reads_ix)
+{
+    *reads_ix = 0;
+    if (a->op != IR_GENERATE)
+        return cg_emit_load(in->e, b, a, pos, out) || cg_fill_failed(in);
+    const ir_node *lam = a->args[1];
+    const char *const *args[1] = {ix};
+    if (!cg_analyse(in->e, lam, NULL))
+        return cg_fill_failed(in);
+    *reads_ix = cg_any_leaf(cg_param_demand(in->e, ir_lambda_param(lam, 0)),
+                            (size_t)a->type->rank);
+    return cg_emit_lambda(in->e, b, lam, args, NULL, out) || cg_fill_failed(in);
+}
+
+static void copy_leaves(strbuf *b, const char *to, const char *const *x,
+                        size_t n)
+{
+    for (size_t l = 0; l < n; l++)
+        sb_printf(b, "    %s->l%zu = %s;\n", to, l, x[l]);
+}
+
+/* ---- the expansion: X_*, SIZE_*, GET_* ----------------------------------- */
+
+/* Element acc_i of the expand's source, and its size. */
+static int fill_expand_source(cg_inst *in, const ir_node *ex)
+{
+    const ir_node *ys = ex->args[2], *size = ex->args[0];
+    static const char *const ix[1] = {"acc_i"};
+    const char *x[TY_MAX_LEAVES], *s[1];
+    cg_name_buf xb[ACC_MAX_COMPONENTS];
+    const char *xn[ACC_MAX_COMPONENTS];
+    int reads_ix;
+    strbuf *body = cg_fill_hole(in, "X_BODY");
+    cg_begin_function(in->e, 1);
+    if (!element_at(in, body, ys, "acc_i", ix, x, &reads_ix))
+        return 0;
+    copy_leaves(body, "out", x, ys->type->elem->n_leaves);
+    cg_array_decls(in->e, cg_fill_hole(in, "X_ARRAYS"));
+    leaf_fields(cg_fill_hole(in, "X_FIELDS"), ys->type->elem);
+
+    body = cg_fill_hole(in, "SIZE_BODY");
+    cg_begin_function(in->e, 1);
+    if (!cg_analyse(in->e, size, NULL))
+        return cg_fill_failed(in);
+    const char *const *args[1] = {
+        cg_param_locals(in, body, ir_lambda_param(size, 0), "sx", "x", xb, xn)};
+    if (!cg_emit_lambda(in->e, body, size, args, NULL, s))
+        return cg_fill_failed(in);
+    sb_printf(body, "    *acc_size = %s;\n", s[0]);
+    cg_array_decls(in->e, cg_fill_hole(in, "SIZE_ARRAYS"));
+    return 1;
+}
+
+/* get *x acc_k into hole GET_BODY; its leaves' expressions into out
+ * (GET_ARRAYS is left to the caller, who writes the leaves). */
+static int emit_get(cg_inst *in, const ir_node *ex, strbuf *body,
+                    const char **out)
+{
+    const ir_node *get = ex->args[1];
+    static const char *const k[1] = {"acc_k"};
+    cg_name_buf xb[ACC_MAX_COMPONENTS];
+    const char *xn[ACC_MAX_COMPONENTS];
+    cg_begin_function(in->e, 1);
+    if (!cg_analyse(in->e, get, NULL))
+        return cg_fill_failed(in);
+    const char *const *args[2] = {
+        cg_param_locals(in, body, ir_lambda_param(get, 0), "gx", "x", xb, xn),
+        k};
+    return cg_emit_lambda(in->e, body, get, args, NULL, out) ||
+           cg_fill_failed(in);
+}
+
+static void no_holes(cg_inst *in, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        cg_fill_value(in, names[i], "");
+}
+
+/* ---- permute, permute' ---------------------------------------------------- */
+
+/* A source element's target index (rank leaves t) into acc_t, its value
+ * (n leaves v) into *v. */
+static void place_leaves(strbuf *b, int32_t rank, const char *const *t,
+                         const char *const *v, size_t n)
+{
+    for (int32_t d = 0; d < rank; d++)
+        sb_printf(b, "    acc_t[%d] = %s;\n", (int)d, t[d]);
+    copy_leaves(b, "v", v, n);
+}
+
+static int fill_defaults(cg_inst *in, const ir_node *defs)
+{
+    const char *x[TY_MAX_LEAVES];
+    int reads_ix;
+    strbuf *body = cg_fill_hole(in, "DEF_BODY");
+    cg_begin_function(in->e, 1);
+    if (!element_at(in, body, defs, "acc_pos", cg_index_names[0], x,
+                    &reads_ix))
+        return 0;
+    cg_fill_stores(cg_fill_hole(in, "DEF_OUTPUTS"), body, defs->type->elem, x);
+    cg_array_decls(in->e, cg_fill_hole(in, "DEF_ARRAYS"));
+    cg_fill_value(in, "DEF_INDEX", reads_ix ? "1" : "0");
+    return 1;
+}
+
+/* A manifest or producer source: permute's value is the element and its
+ * target p ix; permute''s element is the pair (target, value). */
+static int fill_source(cg_inst *in, const ir_node *pm, const ir_node *xs)
+{
+    const char *x[TY_MAX_LEAVES], *t[TY_MAX_LEAVES];
+    int32_t rank = pm->type->rank;
+    int reads_ix, p_reads = 0;
+    strbuf *body = cg_fill_hole(in, "SRC_BODY");
+    cg_begin_function(in->e, 1);
+    if (!element_at(in, body, xs, "acc_pos", cg_index_names[0], x, &reads_ix))
+        return 0;
+    const char *const *target = x, *const *value = x + rank;
+    if (pm->op == IR_PERMUTE) {
+        const ir_node *p = pm->args[2];
+        const char *const *args[1] = {cg_index_names[0]};
+        if (!cg_analyse(in->e, p, NULL))
+            return cg_fill_failed(in);
+        p_reads = cg_any_leaf(cg_param_demand(in->e, ir_lambda_param(p, 0)),
+                              (size_t)xs->type->rank);
+        if (!cg_emit_lambda(in->e, body, p, args, NULL, t))
+            return cg_fill_failed(in);
+        target = t;
+        value = x;
+    }
+    place_leaves(body, rank, target, value, pm->type->elem->n_leaves);
+    cg_array_decls(in->e, cg_fill_hole(in, "SRC_ARRAYS"));
+    cg_fill_value(in, "SRC_INDEX", reads_ix || p_reads ? "1" : "0");
+    sb_printf(cg_fill_hole(in, "SRC_RANK"), "%d", (int)xs->type->rank);
+    static const char *const unused[] = {"X_FIELDS", "X_ARRAYS", "X_BODY",
+        "SIZE_ARRAYS", "SIZE_BODY", "GET_ARRAYS", "GET_BODY"};
+    no_holes(in, unused, sizeof unused / sizeof *unused);
+    return 1;
+}
+
+/* permute' over an embedded expand: get's pairs are the source. */
+static int fill_expanded(cg_inst *in, const ir_node *pm, const ir_node *ex)
+{
+    const char *x[TY_MAX_LEAVES];
+    int32_t rank = pm->type->rank;
+    if (!fill_expand_source(in, ex))
+        return 0;
+    strbuf *body = cg_fill_hole(in, "GET_BODY");
+    if (!emit_get(in, ex, body, x))
+        return 0;
+    place_leaves(body, rank, x, x + rank, pm->type->elem->n_leaves);
+    cg_array_decls(in->e, cg_fill_hole(in, "GET_ARRAYS"));
+    static const char *const unused[] = {"SRC_ARRAYS", "SRC_BODY"};
+    no_holes(in, unused, sizeof unused / sizeof *unused);
+    cg_fill_value(in, "SRC_INDEX", "0");
+    cg_fill_value(in, "SRC_RANK", "1");
+    return 1;
+}
+
+/* Element i of leaf buffers b[] into *e, and back. */
+static void element_access(cg_inst *in, const acc_type *elem)
+{
+    strbuf *ld = cg_fill_hole(in, "ELEM_LOAD"), *st = cg_fill_hole(in, "ELEM_SAVE");
+    for (size_t l = 0; l < elem->n_leaves; l++) {
+        const char *t = cg_ctype(elem->leaves[l]);
+        sb_printf(ld, "    e->l%zu = ((const %s *)b[%zu])[i];\n", l, t, l);
+        sb_printf(st, "    ((%s *)b[%zu])[i] = e->l%zu;\n", t, l, l);
+    }
+    sb_printf(cg_fill_hole(in, "LEAVES"), "%zu", elem->n_leaves);
+}
+
+/* 32 or 64 for one leaf of that width (compare-and-swap), else 0 (locks). */
+static int atomic_width(const acc_type *elem)
+{
+    size_t w = elem->n_leaves == 1 ? acc_scalar_size(elem->leaves[0]) : 0;
+    return w == 4 || w == 8 ? (int)(8 * w) : 0;
+}
+
+/* 1 add, 2 and, 3 or, 4 xor: f is that primitive on an integer leaf of
+ * 32 or 64 bits, which one atomic read-modify-write computes; else 0. */
+static int fetch_op(const ir_node *f, const acc_type *elem)
+{
+    if (!atomic_width(elem) || ty_is_floating(elem->leaves[0]) ||
+        !cg_commutative_primitive(f))
+        return 0;
+    switch (ir_lambda_body(f)->u.prim) {
+    case ACC_OP_ADD: return 1;
+    case ACC_OP_BAND: return 2;
+    case ACC_OP_BOR: return 3;
+    case ACC_OP_BXOR: return 4;
+    default: return 0;
+    }
+}
+
+int cg_build_permute(cg_inst *in, const ir_node *n, cg_kernel *k)
+{
+    const ir_node *pm = n->op == IR_MAP ? n->args[1] : n;
+    int pairs = pm->op == IR_PERMUTE_PAIRS;
+    const ir_node *f = pm->args[0], *defs = pm->args[1];
+    const ir_node *xs = pm->args[pairs ? 2 : 3];
+    int expanded = pairs && xs->op == IR_EXPAND;
+    const acc_type *elem = pm->type->elem;
+    if (bad_leaves(in, pm, elem) ||
+        bad_leaves(in, pm, (expanded ? xs->args[2] : xs)->type->elem))
+        return 0;
+    k->fold = pm;
+    k->src = xs;
+    if (!fill_defaults(in, defs) ||
+        !(expanded ? fill_expanded(in, pm, xs) : fill_source(in, pm, xs)) ||
+        !cg_fold_combine(in, f) || !cg_fold_store(in, n))
+        return 0;
+    leaf_fields(cg_fill_hole(in, "FIELDS"), elem);
+    element_access(in, elem);
+    sb_printf(cg_fill_hole(in, "TGT_RANK"), "%d", (int)pm->type->rank);
+    sb_printf(cg_fill_hole(in, "ATOMIC"), "%d", atomic_width(elem));
+    sb_printf(cg_fill_hole(in, "FETCH"), "%d", fetch_op(f, elem));
+    cg_fill_value(in, "EXPANDED", expanded ? "1" : "0");
+    return 1;
+}
+
+/* ---- expand ------------------------------------------------------------- */
+
+int cg_build_expand(cg_inst *in, const ir_node *n, cg_kernel *k)
+{
+    const ir_node *ex = n->op == IR_MAP ? n->args[1] : n;
+    const acc_type *elem = ex->type->elem;
+    const char *v[TY_MAX_LEAVES];
+    if (bad_leaves(in, ex, elem) || bad_leaves(in, ex, ex->args[2]->type->elem))
+        return 0;
+    k->fold = ex;
+    k->src = ex->args[2];
+    if (!fill_expand_source(in, ex))
+        return 0;
+    strbuf *body = cg_fill_hole(in, "GET_BODY");
+    if (!emit_get(in, ex, body, v))
+        return 0;
+    copy_leaves(body, "out", v, elem->n_leaves);
+    cg_array_decls(in->e, cg_fill_hole(in, "GET_ARRAYS"));
+    leaf_fields(cg_fill_hole(in, "FIELDS"), elem);
+    return cg_fold_store(in, n);
+}
