@@ -35,6 +35,8 @@ typedef struct cg_kernel {
     const ir_node *src;     /* CG_KERNEL_FOLD(_SEG): the array it reduces;
                                CG_KERNEL_SCAN: the array it scans */
     int reassociable;       /* CG_KERNEL_SCAN: f may be regrouped */
+    unsigned checks;        /* runtime checks in the scalar code: without
+                               any, the error slot cannot change */
 } cg_kernel;
 
 /* Whether step n has a CPU skeleton at all. */

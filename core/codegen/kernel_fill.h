@@ -54,7 +54,8 @@ int cg_fold_combine(cg_inst *in, const ir_node *f);
 int cg_fold_store(cg_inst *in, const ir_node *n);
 
 /* The kernel's array arguments: the arrays the emitted code reads, in
- * argument order (k->arrays, k->n_arrays).  0 when out of memory. */
+ * argument order (k->arrays, k->n_arrays), and its number of runtime
+ * checks (k->checks).  0 when out of memory. */
 int cg_fill_arrays(const cg_emitter *e, cg_kernel *k);
 
 #endif
