@@ -296,6 +296,16 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *value, CUdevice_attribute attr,
     return r;
 }
 
+/* NVRTC looks for a loaded libcuda.so.1 and asks it for its private
+ * export tables; the fake has none (NVRTC then compiles on its own). */
+CUresult CUDAAPI cuGetExportTable(const void **table, const CUuuid *id)
+{
+    (void)id;
+    if (table)
+        *table = NULL;
+    return CUDA_ERROR_NOT_SUPPORTED;
+}
+
 /* ---- contexts --------------------------------------------------------------- */
 
 CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)

@@ -46,24 +46,24 @@ static int resolve(void *library, const char *symbol, void *slot, char *why,
 int cuda_load_driver(cuda_driver *out, char *why, size_t why_size)
 {
     const char *forced = getenv("ACC_CUDA_DRIVER");
+    char err[512] = "dlopen failed";
     memset(out, 0, sizeof *out);
-    if (forced && *forced) {
-        out->library = dlopen(forced, RTLD_NOW | RTLD_LOCAL);
-    } else {
-        out->library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-        if (!out->library)
-            out->library = dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
-    }
+    out->library = dlopen(forced && *forced ? forced : "libcuda.so.1",
+                          RTLD_NOW | RTLD_LOCAL);
     if (!out->library) {
-        const char *err = dlerror();
+        const char *e = dlerror(); /* the first attempt's: the one named */
+        if (e)
+            snprintf(err, sizeof err, "%s", e);
+    }
+    if (!out->library && !(forced && *forced))
+        out->library = dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
+    if (!out->library) {
         if (forced && *forced)
             snprintf(why, why_size, "the CUDA driver named by ACC_CUDA_DRIVER "
-                     "(%s) cannot be loaded: %s", forced,
-                     err ? err : "dlopen failed");
+                     "(%s) cannot be loaded: %s", forced, err);
         else
             snprintf(why, why_size, "libcuda.so.1 not found (the NVIDIA "
-                     "driver is not installed): %s",
-                     err ? err : "dlopen failed");
+                     "driver is not installed): %s", err);
         return 0;
     }
 #define CUDA_FN_RESOLVE(field, symbol, ret, params)                          \
@@ -91,7 +91,8 @@ void cuda_error_text(const cuda_driver *d, cu_result r, char *buf,
                  (int)r);
 }
 
-/* dlopen of `name` directly, then under each toolkit folder. */
+/* dlopen of `name` directly, then (a name, not a path) under each toolkit
+ * folder. */
 static void *open_in_toolkits(const char *name, char *tried, size_t size)
 {
     const char *roots[] = {getenv("CUDA_HOME"), getenv("CUDA_PATH"),
@@ -99,7 +100,8 @@ static void *open_in_toolkits(const char *name, char *tried, size_t size)
     void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
     size_t at = strlen(tried);
     snprintf(tried + at, size - at, "%s%s", at ? ", " : "", name);
-    for (size_t i = 0; !lib && i < sizeof roots / sizeof roots[0]; i++) {
+    for (size_t i = 0; !lib && !strchr(name, '/') &&
+                       i < sizeof roots / sizeof roots[0]; i++) {
         char path[512];
         if (!roots[i] || !*roots[i])
             continue;
