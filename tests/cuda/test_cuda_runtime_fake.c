@@ -24,6 +24,7 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,7 +212,10 @@ static const char programs[] =
     "  zipWith quot xs ys\n"
     "\n"
     "prefixOfSums (m : Matrix f32) : Vector f32 =\n"
-    "  scanl1 (+) (fold (+) 0 m)\n";
+    "  scanl1 (+) (fold (+) 0 m)\n"
+    "\n"
+    "viaForeign (xs : Vector f32) : Vector f32 =\n"
+    "  foreign \"test.twice\" (\\a -> map (\\x -> x * 2.0) a) xs\n";
 
 static acc_program *compile(acc_context *ctx, const char *entry)
 {
@@ -1021,6 +1025,178 @@ Test(cuda_runtime_fake, launch_shapes)
     acc_program_free(scale);
     acc_context_destroy(ctx);
     expect_all_released();
+}
+
+/* ---- several threads ------------------------------------------------------------ */
+
+typedef struct runner {
+    acc_program *p;
+    int failures;
+} runner;
+
+static void *run_many(void *arg)
+{
+    runner *r = arg;
+    float xs[500] = {0}, ys[500] = {0};
+    acc_array in[2] = {vec_f32(xs, 500), vec_f32(ys, 500)};
+    for (int i = 0; i < 20; i++) {
+        acc_array out = ts_empty_output();
+        if (acc_run(r->p, 2, in, 1, &out) != ACC_OK)
+            r->failures++;
+        acc_array_release(&out);
+    }
+    return NULL;
+}
+
+/* One program run from four threads at once: each run has its own stream
+ * (the context's idle streams are shared out), the pool is shared, and
+ * the driver sees every call with a current context. */
+Test(cuda_runtime_fake, runs_from_several_threads_at_once)
+{
+    pthread_t t[4];
+    runner r[4];
+    acc_context *ctx = cuda_context();
+    acc_program *p = compile(ctx, "dotp");
+    for (int i = 0; i < 4; i++) {
+        r[i] = (runner){p, 0};
+        cr_assert_eq(pthread_create(&t[i], NULL, run_many, &r[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(t[i], NULL);
+        cr_expect_eq(r[i].failures, 0, "thread %d", i);
+    }
+    cr_expect_leq(counters().streams_created, 4);
+    expect_clean();
+    acc_program_free(p);
+    acc_context_destroy(ctx);
+    expect_all_released();
+}
+
+/* ---- foreign calls ----------------------------------------------------------------- */
+
+typedef struct seen_call {
+    int calls;
+    acc_memory arg_memory, result_memory;
+    int32_t arg_device;
+    void *stream, *workspace, *result;
+    acc_status answer; /* what execute returns */
+} seen_call;
+
+static acc_status twice_shape(acc_foreign_call *call)
+{
+    memcpy(call->results[0].extents, call->args[0].extents,
+           sizeof call->results[0].extents);
+    return ACC_OK;
+}
+
+/* A "CUDA implementation" that records what it was given (it cannot
+ * compute on the fake device). */
+static acc_status twice_execute(acc_foreign_call *call)
+{
+    seen_call *s = call->user;
+    s->calls++;
+    s->arg_memory = call->args[0].memory;
+    s->arg_device = call->args[0].device;
+    s->result_memory = call->results[0].memory;
+    s->result = call->results[0].data[0];
+    s->stream = call->stream;
+    s->workspace = call->workspace(call, 1000);
+    return s->answer;
+}
+
+Test(cuda_runtime_fake, cuda_foreign_implementation_gets_device_memory)
+{
+    seen_call seen;
+    memset(&seen, 0, sizeof seen);
+    float xs[100] = {0};
+    caller_cuda c;
+    acc_context *ctx = cuda_context();
+    acc_foreign_impl impl;
+    memset(&impl, 0, sizeof impl);
+    impl.struct_size = sizeof impl;
+    impl.name = "test.twice";
+    impl.impl_name = "fake.twice";
+    impl.backend = ACC_BACKEND_CUDA;
+    impl.result_shape = twice_shape;
+    impl.execute = twice_execute;
+    impl.user = &seen;
+    cr_assert_eq(acc_register_foreign(ctx, &impl), ACC_OK, "%s",
+                 acc_last_error());
+    acc_program *p = compile(ctx, "viaForeign");
+    caller_open(&c);
+    acc_exec *x = exec_on(ctx, (void *)c.stream, 0);
+    acc_array in = vec_f32(xs, 100), out = ts_empty_output();
+    fake.clear_events();
+    cr_assert_eq(acc_run_exec(x, p, 1, &in, 1, &out), ACC_OK, "%s",
+                 acc_last_error());
+    cr_expect_eq(seen.calls, 1);
+    cr_expect_eq(seen.arg_memory, ACC_MEMORY_CUDA_DEVICE);
+    cr_expect_eq(seen.arg_device, 0);
+    cr_expect_eq(seen.result_memory, ACC_MEMORY_CUDA_DEVICE);
+    cr_expect_not_null(seen.result);
+    cr_expect_eq(seen.stream, (void *)c.stream, "the run's stream");
+    cr_expect_not_null(seen.workspace, "device scratch from the pool");
+    cr_expect_eq(count(FAKE_HTOD, sizeof xs), 1, "the argument uploaded");
+    cr_expect_eq(count(FAKE_DTOH, sizeof xs), 1, "the result downloaded");
+    all_on((void *)c.stream);
+    acc_array_release(&out);
+    seen.answer = ACC_ERR_UNSUPPORTED; /* the fallback runs instead */
+    out = ts_empty_output();
+    cr_expect_eq(acc_run_exec(x, p, 1, &in, 1, &out), ACC_OK, "%s",
+                 acc_last_error());
+    cr_expect_eq(seen.calls, 2);
+    acc_array_release(&out);
+    acc_exec_destroy(x);
+    acc_program_free(p);
+    acc_context_destroy(ctx);
+    caller_close(&c);
+    expect_all_released();
+}
+
+/* ---- accel info -------------------------------------------------------------------- */
+
+/* The accel tool of this build (bin/accel next to fake-cuda/). */
+static void accel_tool(char *buf, size_t size)
+{
+    snprintf(buf, size, "%s", ACC_FAKE_DRIVER);
+    for (int i = 0; i < 2; i++) {
+        char *slash = strrchr(buf, '/');
+        cr_assert_not_null(slash);
+        *slash = '\0';
+    }
+    size_t n = strlen(buf);
+    snprintf(buf + n, size - n, "/bin/accel");
+}
+
+static void info_output(char *out, size_t size)
+{
+    char tool[600], cmd[800];
+    accel_tool(tool, sizeof tool);
+    if (access(tool, X_OK) != 0)
+        cr_skip_test("%s is not built", tool);
+    snprintf(cmd, sizeof cmd, "'%s' info", tool);
+    FILE *f = popen(cmd, "r");
+    cr_assert_not_null(f);
+    size_t n = fread(out, 1, size - 1, f);
+    out[n] = '\0';
+    cr_expect_eq(pclose(f), 0);
+}
+
+Test(cuda_runtime_fake, accel_info_says_what_auto_picks_and_what_is_missing)
+{
+    char out[8192];
+    if (!nvrtc_present())
+        cr_skip_test("NVRTC is not installed here");
+    info_output(out, sizeof out);
+    cr_expect(strstr(out, "  cuda    yes: available: CUDA device 0 of 1 "
+                     "(accel fake CUDA device 0,"), "%s", out);
+    cr_expect(strstr(out, "  auto    selects cuda"), "%s", out);
+    setenv("ACC_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
+    info_output(out, sizeof out);
+    cr_expect(strstr(out, "  cuda    no: not available: the CUDA driver "
+                     "named by ACC_CUDA_DRIVER (/nonexistent/libcuda.so.1) "
+                     "cannot be loaded"), "%s", out);
+    cr_expect(!strstr(out, "selects cuda"), "%s", out);
 }
 
 #endif /* ACC_FAKE_DRIVER */
