@@ -110,7 +110,7 @@ struct cuda_program {
 const cuda_node *cuda_program_node(const cuda_program *cp, const ir_node *n,
                                    const cuda_launcher **launcher);
 
-/* ---- runs (cuda_run.c) -------------------------------------------------------- */
+/* ---- runs (cuda_run.c, cuda_memory.c, cuda_deliver.c) -------------------- */
 
 typedef struct cuda_block {
     cu_deviceptr ptr;
@@ -146,6 +146,18 @@ struct cuda_run {
 };
 
 extern const rt_device_ops cuda_residency;
+
+/* Lists of device blocks (cuda_memory.c): push (0 when out of host
+ * memory), take one of the size class of `bytes`, give all to the pool. */
+int cuda_blocks_push(cuda_blocks *b, cu_deviceptr ptr, size_t bytes);
+int cuda_blocks_take(cuda_blocks *b, size_t bytes, cu_deviceptr *out);
+void cuda_blocks_to_pool(cuda_pool *pool, cuda_blocks *b);
+
+/* Foreign calls (cuda_foreign.c): the interp_hook.call_foreign of a run,
+ * and the device memory its CUDA implementations see. */
+acc_status cuda_call_foreign(void *state, interp *st, const ir_node *n,
+                             rt_array *const *args, rt_array **results);
+reg_memory cuda_foreign_memory(cuda_run *run);
 
 /* Device memory for the run (its own freed blocks first, then the pool;
  * on CUDA_ERROR_OUT_OF_MEMORY it waits for the stream, gives its freed
