@@ -4,9 +4,11 @@
 #   make            bootstrap + build in build/ (gcc, -O2 -g, -Werror)
 #   make test       build/ with gcc, then build-asan/ with clang + ASan/UBSan;
 #                   ctest in both; fails if either fails
-#   make test-gpu   build, then ctest -L cuda (device-free: NVRTC compiles
-#                   the generated kernels); then one line on the device
-#                   suite, which is never reported as passed (docs/CUDA.md)
+#   make test-gpu   build with the device suite registered (-DACC_GPU_TESTS=ON),
+#                   ctest -L cuda (device-free: NVRTC, the fake driver), then
+#                   the device suite (ctest -L gpu) when the CUDA backend is
+#                   available, else one line saying it was SKIPPED and why
+#                   (docs/CUDA.md); never reported as passed without a GPU
 #   make demo       build, then run every program in DEMOS, then the
 #                   accel command-line tool on examples/demo.acc
 #   make install    cmake --install build --prefix $(PREFIX)
@@ -51,13 +53,14 @@ build-asan: bootstrap
 	    -DACC_WERROR=ON -DACC_SANITIZE=ON
 	$(CMAKE) --build $(BUILD_ASAN) -j$(JOBS)
 
+# The device suite (label gpu) is never part of `make test`.
 test-gcc: build
 	$(call banner,"tests: $(BUILD)/ ($(CC))")
-	cd $(BUILD) && $(CTEST) --output-on-failure
+	cd $(BUILD) && $(CTEST) -LE gpu --output-on-failure
 
 test-asan: build-asan
 	$(call banner,"tests: $(BUILD_ASAN)/ ($(ASAN_CC) + AddressSanitizer + UBSan)")
-	cd $(BUILD_ASAN) && $(ASAN_ENV) $(CTEST) --output-on-failure
+	cd $(BUILD_ASAN) && $(ASAN_ENV) $(CTEST) -LE gpu --output-on-failure
 
 # Both runs happen even when the first fails; the target fails if either did.
 test:
@@ -71,16 +74,32 @@ test:
 	fi; \
 	exit $$rc
 
-# The CUDA tests that need no device (ctest label cuda), then the device
-# suite: accel cannot launch kernels yet, so it is always skipped, and the
-# line says why (the CUDA backend's reason from `accel info`).
-test-gpu: build
+# The CUDA tests that need no device (ctest label cuda: NVRTC and the fake
+# driver), then the device suite (ctest label gpu: tests/gpu/ and the
+# language and fusion suites on the CUDA backend against the interpreter)
+# when `accel info` says the CUDA backend is available; otherwise one line
+# says it was skipped and why.  Nothing is reported as passed on a GPU
+# unless it ran on one.
+test-gpu: bootstrap
+	$(CMAKE) -S . -B $(BUILD) -DCMAKE_C_COMPILER=$(CC) \
+	    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACC_WERROR=ON -DACC_SANITIZE=OFF \
+	    -DACC_GPU_TESTS=ON
+	$(CMAKE) --build $(BUILD) -j$(JOBS)
 	$(call banner,"tests: ctest -L cuda in $(BUILD)/ (no device needed)")
 	cd $(BUILD) && $(CTEST) -L cuda --output-on-failure
-	@reason=$$($(BUILD)/bin/accel info 2>/dev/null | \
-	    sed -n 's/^  cuda *[a-z]*: *//p'); \
-	printf '\nmake test-gpu: device suite SKIPPED, nothing ran on a GPU (%s)\n' \
-	    "$${reason:-accel info gave no reason}"
+	@line=$$($(BUILD)/bin/accel info 2>/dev/null | grep '^  cuda '); \
+	reason=$$(printf '%s' "$$line" | sed -n 's/^  cuda *[a-z]*: *//p'); \
+	case "$$line" in \
+	*" yes: "*) \
+	    printf '\n==================== tests: ctest -L gpu (%s) ====================\n' "$$reason"; \
+	    if (cd $(BUILD) && $(CTEST) -L gpu --output-on-failure); then \
+	        printf '\nmake test-gpu: device suite PASSED on a GPU (%s)\n' "$$reason"; \
+	    else \
+	        printf '\nmake test-gpu: device suite FAILED (%s)\n' "$$reason"; exit 1; \
+	    fi ;; \
+	*) printf '\nmake test-gpu: device suite SKIPPED, nothing ran on a GPU (%s)\n' \
+	       "$${reason:-accel info gave no reason}" ;; \
+	esac
 
 demo: build
 	@set -e; for d in $(DEMOS); do \

@@ -71,7 +71,7 @@ static int open_device(gpu *g, char *why, size_t why_len)
     CU(g, cuDeviceGetAttribute(&major, CU_ATTR_COMPUTE_MAJOR, g->dev));
     CU(g, cuDeviceGetAttribute(&minor, CU_ATTR_COMPUTE_MINOR, g->dev));
     CU(g, cuDevicePrimaryCtxRetain(&g->ctx, g->dev));
-    CU(g, cuCtxSetCurrent(g->ctx));
+    CU(g, cuCtxPushCurrent(g->ctx)); /* current for the whole run */
     g->arch = 10 * major + minor;
     return 1;
 }
@@ -117,14 +117,17 @@ static cu_deviceptr upload(gpu *g, const void *host, size_t bytes)
 {
     cu_deviceptr d = 0;
     CU(g, cuMemAlloc(&d, bytes ? bytes : 1));
-    if (host)
-        CU(g, cuMemcpyHtoD(d, host, bytes));
+    if (host) {
+        CU(g, cuMemcpyHtoDAsync(d, host, bytes, NULL));
+        CU(g, cuStreamSynchronize(NULL));
+    }
     return d;
 }
 
 static void download(gpu *g, void *host, cu_deviceptr d, size_t bytes)
 {
-    CU(g, cuMemcpyDtoH(host, d, bytes));
+    CU(g, cuMemcpyDtoHAsync(host, d, bytes, NULL));
+    CU(g, cuStreamSynchronize(NULL));
 }
 
 static void launch(gpu *g, const char *kernel, int64_t threads, void **params)

@@ -207,16 +207,16 @@ endif()
 # argument mapping is checked on host memory.
 if(TARGET test_foreign_test_cuda_plugins AND OPENBLAS_FOUND)
   set(ACC_FAKE_CUDA_DIR "${PROJECT_BINARY_DIR}/tests/foreign/fake_cuda")
-  add_library(accel_fake_cuda SHARED
+  add_library(accel_fake_cuda_plugins SHARED
     "${ACC_TESTS_DIR}/foreign/fake_cuda_driver.c")
   add_library(accel_fake_cublas SHARED
     "${ACC_TESTS_DIR}/foreign/fake_cublas.c")
   target_link_libraries(accel_fake_cublas PRIVATE PkgConfig::OPENBLAS)
-  set_target_properties(accel_fake_cuda PROPERTIES OUTPUT_NAME cuda
+  set_target_properties(accel_fake_cuda_plugins PROPERTIES OUTPUT_NAME cuda
     SUFFIX ".so.1" LIBRARY_OUTPUT_DIRECTORY "${ACC_FAKE_CUDA_DIR}")
   set_target_properties(accel_fake_cublas PROPERTIES OUTPUT_NAME cublas
     SUFFIX ".so.13" LIBRARY_OUTPUT_DIRECTORY "${ACC_FAKE_CUDA_DIR}")
-  add_dependencies(test_foreign_test_cuda_plugins accel_fake_cuda
+  add_dependencies(test_foreign_test_cuda_plugins accel_fake_cuda_plugins
                    accel_fake_cublas)
   add_test(NAME foreign.test_cuda_plugins.fake_device
            COMMAND test_foreign_test_cuda_plugins
@@ -240,6 +240,8 @@ if(TARGET test_gpu_test_cuda_plugins_device)
   target_compile_definitions(test_gpu_test_cuda_plugins_device PRIVATE
     ACC_TEST_PLUGIN_DIR="${ACC_PLUGIN_BUILD_DIR}")
   add_dependencies(test_gpu_test_cuda_plugins_device ${ACC_PLUGIN_TARGETS})
-  set_tests_properties(gpu.test_cuda_plugins_device PROPERTIES
-    SKIP_REGULAR_EXPRESSION "SKIPPED, nothing ran on a GPU")
+  if(TEST gpu.test_cuda_plugins_device) # registered with ACC_GPU_TESTS=ON
+    set_tests_properties(gpu.test_cuda_plugins_device PROPERTIES
+      SKIP_REGULAR_EXPRESSION "SKIPPED, nothing ran on a GPU")
+  endif()
 endif()

@@ -7,6 +7,14 @@
 # Tests under tests/unit/ and tests/cuda/ link accel_internal (the static archive, so hidden
 # internal functions are callable); all others link the shared libaccel.so.
 # tests/support/*.c are helpers (public API only) linked into every test.
+#
+# The device suite (label gpu: tests/gpu/ and the language and fusion
+# suites again on the CUDA backend, *.cuda) needs a CUDA GPU.  Its
+# executables are always built; its tests are registered only with
+# -DACC_GPU_TESTS=ON (make test-gpu does that), and where no GPU can be
+# used each executable exits with status 77 and one line saying why,
+# which ctest reports as skipped.
+option(ACC_GPU_TESTS "Register the device suite (ctest label gpu)" OFF)
 
 set(ACC_TEST_TIMEOUT 300 CACHE STRING "Per-test ctest timeout in seconds")
 
@@ -43,6 +51,21 @@ function(acc_test_properties name)
     set_tests_properties(${name} PROPERTIES
       FAIL_REGULAR_EXPRESSION "${ACC_TEST_FAIL_REGEX}")
   endif()
+endfunction()
+
+# A test of the device suite: on the CUDA backend (support.c:
+# ACC_TEST_BACKEND=cuda), skipped (status 77) where no GPU can be used.
+function(acc_device_test name target dir label)
+  add_test(NAME ${name} COMMAND ${target}
+           WORKING_DIRECTORY "${PROJECT_BINARY_DIR}/tests/${dir}")
+  acc_test_properties(${name} LABELS ${label})
+  if(NOT label STREQUAL "gpu")
+    set_property(TEST ${name} APPEND PROPERTY LABELS gpu)
+  endif()
+  set_property(TEST ${name} PROPERTY SKIP_RETURN_CODE 77)
+  set_property(TEST ${name} APPEND PROPERTY ENVIRONMENT
+    "ACC_TEST_BACKEND=cuda"
+    "XDG_CACHE_HOME=${PROJECT_BINARY_DIR}/test-kernel-cache")
 endfunction()
 
 # Helpers shared by the tests; a static archive so a test pulls only what
@@ -86,6 +109,13 @@ foreach(src IN LISTS ACC_TEST_SOURCES)
   endif()
   target_link_libraries(${target} PRIVATE PkgConfig::CRITERION m)
 
+  if(label STREQUAL "gpu")
+    if(ACC_GPU_TESTS)
+      acc_device_test(${test_name} ${target} ${dir} gpu)
+    endif()
+    continue()
+  endif()
+
   # No arguments: Criterion prints failures and its one-line synthesis.
   add_test(NAME ${test_name} COMMAND ${target}
            WORKING_DIRECTORY "${PROJECT_BINARY_DIR}/tests/${dir}")
@@ -101,6 +131,9 @@ foreach(src IN LISTS ACC_TEST_SOURCES)
     set_property(TEST ${test_name}.cpu APPEND PROPERTY ENVIRONMENT
       "ACC_TEST_BACKEND=cpu"
       "XDG_CACHE_HOME=${PROJECT_BINARY_DIR}/test-kernel-cache")
+    if(ACC_GPU_TESTS)
+      acc_device_test(${test_name}.cuda ${target} ${dir} ${label})
+    endif()
   endif()
 endforeach()
 

@@ -126,16 +126,23 @@ typedef struct acc_context_options {
     /* Folders searched by acc_plugin_load after $ACC_PLUGIN_PATH, separated
      * by ':'; NULL for none.  Copied. */
     const char *plugin_path;
+    /* The CUDA device (ordinal, 0 = the first) the cuda backend runs on;
+     * device-memory arrays given to its programs must be on it. */
+    int32_t cuda_device;
 } acc_context_options;
 
-/* Fills *options with the defaults (AUTO, 0 threads, NULL cache dir) and
- * sets struct_size. */
+/* Fills *options with the defaults (AUTO, 0 threads, NULL cache dir,
+ * CUDA device 0) and sets struct_size. */
 ACC_API void acc_context_options_init(acc_context_options *options);
 
 /* Creates a context.  `options` may be NULL for the defaults.  Asking for a
  * backend that is not available fails with ACC_ERR_UNSUPPORTED and a message
- * saying why it is not available; AUTO always succeeds.  On failure *out is
- * NULL and acc_last_error() explains. */
+ * saying why it is not available (for cuda: the driver, the device, NVRTC
+ * or an architecture NVRTC compiles for is missing; ACC_ERR_DEVICE when
+ * the device is there but its context cannot be opened); AUTO always
+ * succeeds: cuda when a driver, the device and NVRTC are present, else
+ * cpu when a C compiler works, else interp.  On failure *out is NULL and
+ * acc_last_error() explains. */
 ACC_API acc_status acc_context_create(const acc_context_options *options,
                                       acc_context **out);
 
@@ -245,6 +252,15 @@ typedef enum acc_memory {
     ACC_MEMORY_HOST = 0,       /* ordinary host memory                      */
     ACC_MEMORY_CUDA_DEVICE = 1 /* device memory of CUDA device `device`     */
 } acc_memory;
+
+/* Device memory is accepted by programs of the cuda backend only (other
+ * backends fail with ACC_ERR_UNSUPPORTED): an input whose memory is
+ * ACC_MEMORY_CUDA_DEVICE is read where it is, with no copy; an output
+ * descriptor with memory ACC_MEMORY_CUDA_DEVICE and buffers is written
+ * there (directly by the kernel that computes it when it can); one with
+ * memory ACC_MEMORY_CUDA_DEVICE and data[0] NULL receives library-owned
+ * device buffers, released with acc_array_release.  `device` must be the
+ * context's cuda_device. */
 
 typedef enum acc_ownership {
     ACC_OWNERSHIP_BORROWED = 0, /* the caller owns the buffers               */
@@ -795,14 +811,76 @@ ACC_API acc_backend acc_program_backend(const acc_program *program);
  * For each output descriptor the caller either
  *  - leaves data[0] NULL: accel allocates the result, fills in the whole
  *    descriptor (type, rank, extents) with ownership ACC_OWNERSHIP_LIBRARY,
- *    and the caller releases it with acc_array_release; or
+ *    and the caller releases it with acc_array_release (in host memory,
+ *    unless memory is ACC_MEMORY_CUDA_DEVICE: see acc_memory); or
  *  - provides buffers and extents: the result is written there; the extents
  *    must equal the result's extents (ACC_ERR_SHAPE otherwise, naming both).
- * On failure no output is left allocated.  A program may be run from
- * several threads at once. */
+ * Output buffers must not overlap input buffers.  On failure no output is
+ * left allocated.  A program may be run from several threads at once.
+ * The run is complete when acc_run returns (on cuda: on a stream of the
+ * context's own, waited for).  Errors the device reports are
+ * ACC_ERR_DEVICE (ACC_ERR_OUT_OF_DEVICE_MEMORY when memory runs out)
+ * with a message naming the driver's error. */
 ACC_API acc_status acc_run(acc_program *program, size_t n_inputs,
                            const acc_array *inputs, size_t n_outputs,
                            acc_array *outputs);
+
+/* ------------------------------------------------------------------------
+ * Execution handles: where and how runs are queued
+ * ------------------------------------------------------------------------ */
+typedef struct acc_exec acc_exec;
+
+typedef struct acc_exec_options {
+    size_t struct_size; /* sizeof(acc_exec_options)                        */
+    /* cuda: the CUstream every copy and kernel of a run is queued on; NULL
+     * is CUDA's legacy default stream.  Host backends ignore it. */
+    void *stream;
+    /* 0: acc_run_exec returns when the run is complete.  1: on cuda it may
+     * return once the work is queued on the stream; inputs (and their
+     * buffers) must then stay valid, and outputs are complete, only after
+     * acc_exec_wait.  Host backends always complete the run first. */
+    int32_t async;
+} acc_exec_options;
+
+/* Fills *options with the defaults (stream NULL, synchronous) and sets
+ * struct_size. */
+ACC_API void acc_exec_options_init(acc_exec_options *options);
+
+/* Creates an execution handle for programs of `ctx`.  `options` may be
+ * NULL for the defaults.  The handle keeps the context alive; it is used
+ * by one thread at a time (several handles may run one program at once).
+ * Errors: ACC_ERR_INVALID_HANDLE, ACC_ERR_INVALID_ARGUMENT (options'
+ * struct_size too small, async not 0 or 1), ACC_ERR_OUT_OF_HOST_MEMORY. */
+ACC_API acc_status acc_exec_create(acc_context *ctx,
+                                   const acc_exec_options *options,
+                                   acc_exec **out);
+
+/* Waits for the work queued through the handle (as acc_exec_wait), then
+ * frees it.  NULL-safe. */
+ACC_API void acc_exec_destroy(acc_exec *exec);
+
+/* acc_run, queued through `exec` (its stream, synchronous or not).  The
+ * program must belong to the handle's context.  Errors found before the
+ * work is queued (arguments, host steps, out of memory) are returned at
+ * once; with async, errors the device reports later are returned by
+ * acc_exec_wait. */
+ACC_API acc_status acc_run_exec(acc_exec *exec, acc_program *program,
+                                size_t n_inputs, const acc_array *inputs,
+                                size_t n_outputs, acc_array *outputs);
+
+/* Waits until everything queued through `exec` is complete and returns
+ * the status of what was queued since the previous wait: ACC_OK when every
+ * run succeeded, else the first failure (one acc_run_exec already
+ * returned, or an error the device reported on the stream, as
+ * ACC_ERR_DEVICE naming the driver's error).  On host backends runs are
+ * complete when acc_run_exec returns, and wait returns their status.
+ * Library-owned outputs of a run acc_run_exec returned ACC_OK for remain
+ * the caller's to release, even when wait then reports an error (their
+ * contents are undefined). */
+ACC_API acc_status acc_exec_wait(acc_exec *exec);
+
+/* The message of the last failing call on the handle ("" when none). */
+ACC_API const char *acc_exec_last_error(const acc_exec *exec);
 
 /* ------------------------------------------------------------------------
  * Foreign functions and plugins (DESIGN.md §8, LANGUAGE.md §3.8, §3.9;
@@ -860,14 +938,16 @@ typedef struct acc_foreign_query {
  * result_shape writes results[i].extents; execute reads args and writes
  * the buffers of results (allocated by accel, of the extents result_shape
  * gave).  Descriptors hold host pointers for host backends and device
- * pointers for CUDA. */
+ * pointers for CUDA (memory ACC_MEMORY_CUDA_DEVICE), where the workspace
+ * is device memory too and all work must be queued on `stream`. */
 typedef struct acc_foreign_call {
     size_t struct_size;         /* sizeof(acc_foreign_call)                 */
     size_t n_args;
     const acc_array *args;      /* borrowed for the call                    */
     size_t n_results;
     acc_array *results;         /* type and rank set by accel               */
-    void *stream;               /* the CUDA stream (CUstream), or NULL      */
+    void *stream;               /* cuda: the run's CUstream (NULL: the
+                                   legacy default stream); host: NULL      */
     /* Scratch memory of `bytes` bytes, valid until execute returns and
      * freed by accel; NULL when out of memory. */
     void *(*workspace)(struct acc_foreign_call *call, size_t bytes);

@@ -5,15 +5,20 @@
  * probe compiles and loads a kernel, so it runs only when its answer is
  * needed: when the context asks for AUTO or CPU, or on the first
  * acc_context_backend_available query for CPU (the result is memoised per
- * process and compiler, see core/backend/cpu/toolchain.h).
+ * process and compiler, see core/backend/cpu/toolchain.h).  The CUDA
+ * probe only loads libraries and asks the driver about the device; a
+ * context that runs on CUDA then opens the device (cuda_backend_create),
+ * and when that fails AUTO falls back with the reason recorded.
  */
 #include "abi/src/context.h"
 
 #include "core/backend/cpu/cpu_backend.h"
+#include "core/backend/cuda/cuda_backend.h"
 #include "core/backend/cuda/probe.h"
 #include "foreign/registry.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,7 +54,8 @@ static void probe_backends(acc_context *ctx)
     ctx->available[ACC_BACKEND_CPU] = 0;
     ctx->reason[ACC_BACKEND_CPU] = cpu_unprobed;
     ctx->available[ACC_BACKEND_CUDA] =
-        cuda_probe(ctx->cuda_reason, sizeof ctx->cuda_reason);
+        cuda_probe(ctx->cuda_device, ctx->cuda_reason,
+                   sizeof ctx->cuda_reason);
     ctx->reason[ACC_BACKEND_CUDA] = ctx->cuda_reason;
     ctx->available[ACC_BACKEND_AUTO] = 1;
     ctx->reason[ACC_BACKEND_AUTO] =
@@ -75,6 +81,37 @@ static acc_backend best_backend(const acc_context *ctx)
     if (ctx->available[ACC_BACKEND_CPU])
         return ACC_BACKEND_CPU;
     return ACC_BACKEND_INTERP;
+}
+
+/* Opens the CUDA device; when that fails the backend becomes unavailable
+ * with the reason, and (for AUTO) the next best is chosen. */
+static acc_status open_cuda(acc_context *ctx, acc_backend asked)
+{
+    char why[768];
+    acc_status st = ACC_OK;
+    ctx->cuda = cuda_backend_create(ctx->cuda_device, ctx->cache_dir, why,
+                                    sizeof why, &st);
+    if (ctx->cuda)
+        return ACC_OK;
+    ctx->available[ACC_BACKEND_CUDA] = 0;
+    snprintf(ctx->cuda_reason, sizeof ctx->cuda_reason, "not available: %s",
+             why);
+    if (asked == ACC_BACKEND_AUTO) {
+        ctx->backend = best_backend(ctx);
+        return ACC_OK;
+    }
+    return api_fail(NULL, st, "acc_context_create: backend 'cuda' is %s",
+                    ctx->cuda_reason);
+}
+
+static acc_status choose_backend(acc_context *ctx, acc_backend asked)
+{
+    if (asked != ACC_BACKEND_AUTO && !ctx->available[asked])
+        return api_fail(NULL, ACC_ERR_UNSUPPORTED,
+                        "acc_context_create: backend '%s' is %s",
+                        acc_backend_name(asked), ctx->reason[asked]);
+    ctx->backend = asked == ACC_BACKEND_AUTO ? best_backend(ctx) : asked;
+    return ctx->backend == ACC_BACKEND_CUDA ? open_cuda(ctx, asked) : ACC_OK;
 }
 
 /* The options struct as first published (without later fields); callers
@@ -108,6 +145,10 @@ static acc_status check_options(const acc_context_options *o)
         return api_fail(NULL, ACC_ERR_INVALID_ARGUMENT,
                         "%s: options.num_threads is %d, expected 0 or more",
                         fn, (int)o->num_threads);
+    if (has_field(o, cuda_device) && o->cuda_device < 0)
+        return api_fail(NULL, ACC_ERR_INVALID_ARGUMENT,
+                        "%s: options.cuda_device is %d, expected 0 or more",
+                        fn, (int)o->cuda_device);
     return ACC_OK;
 }
 
@@ -116,6 +157,7 @@ static void context_free(acc_context *ctx)
     reg_destroy(ctx->foreign);
     free(ctx->plugin_path);
     cpu_backend_destroy(ctx->cpu);
+    cuda_backend_close(ctx->cuda);
     ty_store_destroy(ctx->types);
     free(ctx->cache_dir);
     error_slot_destroy(&ctx->error);
@@ -154,22 +196,16 @@ acc_status acc_context_create(const acc_context_options *options,
     ctx->num_threads = options->num_threads;
     if (has_field(options, fusion_duplicate_max_ops))
         ctx->fusion_duplicate_max_ops = options->fusion_duplicate_max_ops;
+    if (has_field(options, cuda_device))
+        ctx->cuda_device = options->cuda_device;
     probe_backends(ctx);
     if (options->backend == ACC_BACKEND_AUTO ||
         options->backend == ACC_BACKEND_CPU)
         probe_cpu(ctx);
-    if (options->backend == ACC_BACKEND_AUTO) {
-        ctx->backend = best_backend(ctx);
-    } else if (!ctx->available[options->backend]) {
-        st = api_fail(NULL, ACC_ERR_UNSUPPORTED,
-                      "acc_context_create: backend '%s' is %s",
-                      acc_backend_name(options->backend),
-                      ctx->reason[options->backend]);
+    if ((st = choose_backend(ctx, options->backend)) != ACC_OK) {
         context_free(ctx);
         ctx = NULL;
         goto out;
-    } else {
-        ctx->backend = options->backend;
     }
     if (ctx->backend == ACC_BACKEND_CPU &&
         !(ctx->cpu = cpu_backend_create(ctx->cache_dir, ctx->num_threads)))

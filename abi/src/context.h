@@ -25,6 +25,8 @@ struct acc_context {
     char cpu_reason[1024];  /* what the CPU probe found */
     int cpu_probed;         /* the CPU probe ran (guarded by lock) */
     struct cpu_backend *cpu; /* compiler, kernel cache, threads (CPU only) */
+    int32_t cuda_device;     /* the cuda_device option */
+    struct cuda_backend *cuda; /* device, pool, modules (CUDA only) */
     pthread_mutex_t lock; /* guards users and destroyed */
     size_t users;         /* live graphs and programs */
     int destroyed;        /* acc_context_destroy was called */

@@ -157,6 +157,7 @@ static const char *handle_kind_name(handle_kind kind)
     case HANDLE_CONTEXT: return "context";
     case HANDLE_GRAPH: return "graph";
     case HANDLE_PROGRAM: return "program";
+    case HANDLE_EXEC: return "execution handle";
     }
     return "handle";
 }

@@ -1,7 +1,8 @@
 /*
  * handles.h — the registry of live handles and the per-handle error slot.
  *
- * Every context, graph and program is registered while it lives.  An API
+ * Every context, graph, program and execution handle is registered while
+ * it lives.  An API
  * function checks a pointer against the registry before it dereferences it,
  * so a freed (or never created) handle is reported as ACC_ERR_INVALID_HANDLE
  * instead of being read.  The check cannot tell a freed handle from a new
@@ -18,7 +19,8 @@
 typedef enum handle_kind {
     HANDLE_CONTEXT = 1,
     HANDLE_GRAPH = 2,
-    HANDLE_PROGRAM = 3
+    HANDLE_PROGRAM = 3,
+    HANDLE_EXEC = 4
 } handle_kind;
 
 int handle_register(const void *p, handle_kind kind);

@@ -3,6 +3,7 @@
 #include "core/exec/program.h"
 
 #include "core/backend/cpu/cpu_backend.h"
+#include "core/backend/cuda/cuda_backend.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,7 @@ acc_status acc_program_explain(const acc_program *p, int json, char **text)
     strbuf b = {0};
     plan_describe(&b, &p->plan, p->backend, json);
     cpu_program_describe(&b, p->cpu, json);
+    cuda_program_describe(&b, p->cuda, json);
     if (b.failed || !b.text) {
         sb_free(&b);
         return api_fail((error_slot *)&p->error, ACC_ERR_OUT_OF_HOST_MEMORY,

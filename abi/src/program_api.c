@@ -6,6 +6,7 @@
 #include "core/exec/program.h"
 
 #include "core/backend/cpu/cpu_backend.h"
+#include "core/backend/cuda/cuda_backend.h"
 
 #include <stdlib.h>
 
@@ -84,8 +85,12 @@ acc_status acc_compile(acc_context *ctx, acc_graph *g, size_t n_results,
                   "memory");
         goto out;
     }
-    if (p->backend == ACC_BACKEND_CPU &&
-        cpu_program_build(ctx->cpu, &p->ir, &p->plan, &p->cpu, &d) != ACC_OK) {
+    if ((p->backend == ACC_BACKEND_CPU &&
+         cpu_program_build(ctx->cpu, &p->ir, &p->plan, &p->cpu, &d) !=
+             ACC_OK) ||
+        (p->backend == ACC_BACKEND_CUDA &&
+         cuda_program_build(ctx->cuda, &p->ir, &p->plan, &p->cuda, &d) !=
+             ACC_OK)) {
         plan_free(&p->plan);
         ir_program_free(&p->ir);
         goto out;
@@ -94,6 +99,7 @@ acc_status acc_compile(acc_context *ctx, acc_graph *g, size_t n_results,
     pthread_mutex_init(&p->stats_lock, NULL);
     if (!handle_register(p, HANDLE_PROGRAM)) {
         cpu_program_free(p->cpu);
+        cuda_program_free(p->cuda);
         error_slot_destroy(&p->error);
         pthread_mutex_destroy(&p->stats_lock);
         plan_free(&p->plan);
@@ -119,6 +125,7 @@ void acc_program_free(acc_program *p)
     handle_unregister(p);
     acc_context *ctx = p->ctx;
     cpu_program_free(p->cpu);
+    cuda_program_free(p->cuda);
     ir_program_free(&p->ir);
     plan_free(&p->plan);
     error_slot_destroy(&p->error);
@@ -192,7 +199,7 @@ acc_status acc_run(acc_program *p, size_t n_inputs, const acc_array *inputs,
     diag_clear(&d);
     if (!handle_is_live(p, HANDLE_PROGRAM))
         return api_bad_handle(p, HANDLE_PROGRAM, "acc_run");
-    if (exec_run(p, n_inputs, inputs, n_outputs, outputs, &d) != ACC_OK)
+    if (exec_run(p, NULL, n_inputs, inputs, n_outputs, outputs, &d) != ACC_OK)
         return api_fail_diag(&p->error, &d);
     return ACC_OK;
 }

@@ -2,14 +2,10 @@
  * kernel_cache.h — compiled kernels: in memory per context, on disk across
  * processes, compiled when neither has them.
  *
- * Key: 128 bits (two independent 64-bit hashes: FNV-1a, and a
- * multiply-rotate hash finished by the splitmix64 mixer) of the kernel
- * source, the kernel ABI and the compiler command with its flags, written
- * as 32 hex digits.  Disk layout: DIR/KEY.so, where DIR is
- * acc_context_options.cache_dir, else $XDG_CACHE_HOME/accel, else
- * ~/.cache/accel (a private temporary folder, removed with the cache, when
- * none of those can be created).  A kernel is compiled to a temporary name
- * and rename()d into place, so readers never see half a file.  Each object
+ * Key (cache_store.h): the kernel source, the kernel ABI and the compiler
+ * command with its flags.  Disk layout: DIR/KEY.so in the cache folder
+ * (cache_store.h).  A kernel is compiled to a temporary name and
+ * rename()d into place, so readers never see half a file.  Each object
  * exports `accel_kernel_abi` = "<ABI>:<KEY>", checked after dlopen; a
  * truncated, corrupt or foreign file is ignored and rebuilt.
  */
@@ -17,16 +13,7 @@
 #define ACC_CORE_CACHE_KERNEL_CACHE_H
 
 #include "core/backend/cpu/toolchain.h"
-#include "core/base/diag.h"
-
-#include <stdint.h>
-
-enum { CACHE_KEY_LEN = 32 };
-
-typedef struct cache_stats {
-    uint64_t memory_hits, disk_hits, compiled;
-    double compile_seconds;
-} cache_stats;
+#include "core/cache/cache_store.h"
 
 typedef struct cache_entry {
     char key[CACHE_KEY_LEN + 1];

@@ -180,6 +180,11 @@ const char *cg_error(const cg_emitter *e)
     return e->error;
 }
 
+unsigned cg_check_sites(const cg_emitter *e)
+{
+    return e->site;
+}
+
 size_t cg_n_arrays(const cg_emitter *e)
 {
     return e->n_arrays;

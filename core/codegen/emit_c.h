@@ -34,6 +34,8 @@ const char *cg_error(const cg_emitter *e);
 /* The arrays the emitted code reads, in the order they were first read:
  * argument i of the kernel is the value of cg_array_node(e, i). */
 size_t cg_n_arrays(const cg_emitter *e);
+/* Runtime checks (ACC_FAIL sites) emitted so far. */
+unsigned cg_check_sites(const cg_emitter *e);
 const ir_node *cg_array_node(const cg_emitter *e, size_t i);
 /* The argument number of array term `node` (registered when new). */
 int cg_array_index(cg_emitter *e, const ir_node *node);

@@ -63,6 +63,8 @@ typedef struct cg_kernel {
                                whose elements the kernel may not all compute
                                (accel_kernel_part must run over them): 1
                                those outside the result's extent, 2 all */
+    unsigned checks;        /* runtime checks in the scalar code: without
+                               any, the error slot cannot change */
 } cg_kernel;
 
 /* Whether step n has a CPU skeleton at all. */

@@ -409,6 +409,7 @@ int cg_fill_kernel(const ir_program *p, const ir_node *n, const cg_builder *b,
 int cg_fill_arrays(const cg_emitter *e, cg_kernel *k)
 {
     k->n_arrays = cg_n_arrays(e);
+    k->checks = cg_check_sites(e);
     k->arrays = malloc((k->n_arrays ? k->n_arrays : 1) * sizeof *k->arrays);
     for (size_t i = 0; k->arrays && i < k->n_arrays; i++)
         k->arrays[i] = cg_array_node(e, i);

@@ -104,7 +104,8 @@ int cg_fill_kernel(const ir_program *p, const ir_node *n, const cg_builder *b,
                    size_t why_len);
 
 /* The kernel's array arguments: the arrays the emitted code reads, in
- * argument order (k->arrays, k->n_arrays).  0 when out of memory. */
+ * argument order (k->arrays, k->n_arrays), and its number of runtime
+ * checks (k->checks).  0 when out of memory. */
 int cg_fill_arrays(const cg_emitter *e, cg_kernel *k);
 
 #endif

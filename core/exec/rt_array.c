@@ -1,4 +1,7 @@
-/* rt_array.c — allocation and reference counting of run-time arrays. */
+/*
+ * rt_array.c — allocation, reference counting and host residency of
+ * run-time arrays (see rt_array.h).
+ */
 #include "core/exec/rt_array.h"
 
 #include <stdio.h>
@@ -27,41 +30,78 @@ const char *rt_format_shape(int32_t rank, const int64_t *extents, char *buf,
     return buf;
 }
 
-rt_array *rt_alloc(const acc_type *elem, int32_t rank, const int64_t *extents,
-                   const char *op, diag *d)
+static void shape_error(const char *op, int32_t rank, const int64_t *ext,
+                        diag *d)
 {
     char sh[160];
+    diag_fail(d, ACC_ERR_SHAPE, "%s: the shape %s has a negative extent or "
+              "too many elements", op, rt_format_shape(rank, ext, sh,
+                                                       sizeof sh));
+}
+
+static void host_oom(const char *op, const rt_array *a, diag *d)
+{
+    char sh[160];
+    diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory for an "
+              "array of shape %s", op,
+              rt_format_shape(a->rank, a->extents, sh, sizeof sh));
+}
+
+rt_array *rt_shell(const acc_type *elem, int32_t rank, const int64_t *extents,
+                   const char *op, diag *d)
+{
     int64_t size = rt_shape_size(rank, extents);
     if (size < 0) {
-        diag_fail(d, ACC_ERR_SHAPE, "%s: the shape %s has a negative extent "
-                  "or too many elements", op,
-                  rt_format_shape(rank, extents, sh, sizeof sh));
+        shape_error(op, rank, extents, d);
         return NULL;
     }
     rt_array *a = calloc(1, sizeof *a);
-    if (!a)
-        goto oom;
+    if (!a) {
+        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
+                  op);
+        return NULL;
+    }
     a->elem = elem;
     a->rank = rank;
     memcpy(a->extents, extents, (size_t)rank * sizeof *extents);
     a->size = size;
-    a->owns_data = 1;
     a->refs = 1;
-    for (size_t i = 0; i < elem->n_leaves; i++) {
-        size_t width = acc_scalar_size(elem->leaves[i]);
-        if ((uint64_t)size > SIZE_MAX / width)
-            goto oom;
-        a->data[i] = malloc(size ? (size_t)size * width : 1);
-        if (!a->data[i])
-            goto oom;
-    }
     return a;
-oom:
-    rt_release(a);
-    diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory for an "
-              "array of shape %s", op,
-              rt_format_shape(rank, extents, sh, sizeof sh));
-    return NULL;
+}
+
+size_t rt_leaf_bytes(const rt_array *a, size_t i)
+{
+    return (size_t)a->size * acc_scalar_size(a->elem->leaves[i]);
+}
+
+/* Host buffers for every leaf of a shell (owned by it). */
+static int host_buffers(rt_array *a)
+{
+    for (size_t i = 0; i < a->elem->n_leaves; i++) {
+        size_t width = acc_scalar_size(a->elem->leaves[i]);
+        if ((uint64_t)a->size > SIZE_MAX / width)
+            return 0;
+    }
+    a->owns_data = 1;
+    for (size_t i = 0; i < a->elem->n_leaves; i++)
+        if (!(a->data[i] = malloc(a->size ? rt_leaf_bytes(a, i) : 1)))
+            return 0;
+    return 1;
+}
+
+rt_array *rt_alloc(const acc_type *elem, int32_t rank, const int64_t *extents,
+                   const char *op, diag *d)
+{
+    rt_array *a = rt_shell(elem, rank, extents, op, d);
+    if (!a)
+        return NULL;
+    if (!host_buffers(a)) {
+        host_oom(op, a, d);
+        rt_release(a);
+        return NULL;
+    }
+    a->valid = RT_ON_HOST;
+    return a;
 }
 
 rt_array *rt_wrap(const acc_array *desc, diag *d)
@@ -75,10 +115,46 @@ rt_array *rt_wrap(const acc_array *desc, diag *d)
     a->rank = desc->rank;
     memcpy(a->extents, desc->extents, sizeof a->extents);
     a->size = rt_shape_size(desc->rank, desc->extents);
-    memcpy(a->data, desc->data, sizeof a->data);
+    if (desc->memory == ACC_MEMORY_HOST) {
+        memcpy(a->data, desc->data, sizeof a->data);
+        a->valid = RT_ON_HOST;
+    } else {
+        for (size_t i = 0; i < ACC_MAX_COMPONENTS; i++)
+            a->dev[i] = (uint64_t)(uintptr_t)desc->data[i];
+        a->valid = RT_ON_DEVICE;
+    }
     a->owns_data = 0;
     a->refs = 1;
     return a;
+}
+
+int rt_copy_to_host(const rt_array *a, void *const *dst, diag *d)
+{
+    if (a->valid & RT_ON_HOST) {
+        for (size_t i = 0; i < a->elem->n_leaves; i++)
+            if (a->size && dst[i] != a->data[i])
+                memmove(dst[i], a->data[i], rt_leaf_bytes(a, i));
+        return 1;
+    }
+    if (!(a->valid & RT_ON_DEVICE) || !a->dev_ops) {
+        diag_fail(d, ACC_ERR_INTERNAL, "run: an array has no valid contents");
+        return 0;
+    }
+    return a->size == 0 || a->dev_ops->download(a, dst, d);
+}
+
+int rt_host(rt_array *a, diag *d)
+{
+    if (a->valid & RT_ON_HOST)
+        return 1;
+    if (!host_buffers(a)) {
+        host_oom("download", a, d);
+        return 0;
+    }
+    if (!rt_copy_to_host(a, a->data, d))
+        return 0;
+    a->valid |= RT_ON_HOST;
+    return 1;
 }
 
 void rt_retain(rt_array *a)
@@ -93,5 +169,7 @@ void rt_release(rt_array *a)
     if (a->owns_data)
         for (size_t i = 0; i < ACC_MAX_COMPONENTS; i++)
             free(a->data[i]);
+    if (a->owns_dev && a->dev_ops)
+        a->dev_ops->release(a);
     free(a);
 }

@@ -1,11 +1,13 @@
 /*
  * run.c — one run of a compiled program: validate the inputs against the
  * signature, execute on the program's backend, deliver the outputs.
- * Inputs are borrowed; nothing is copied on the way in.
+ * Inputs are borrowed; nothing is copied on the way in (the CUDA backend
+ * uploads a host input the first time a kernel reads it, rt_array.h).
  */
 #include "core/exec/program.h"
 
 #include "core/backend/cpu/cpu_backend.h"
+#include "core/backend/cuda/cuda_backend.h"
 #include "core/backend/interp/interp.h"
 #include "core/exec/rt_array.h"
 
@@ -16,8 +18,28 @@
 /* The size a descriptor must at least declare: every field of version 1. */
 #define ARRAY_V1_SIZE sizeof(acc_array)
 
-static acc_status check_descriptor(const acc_array *a, const char *what,
-                                   size_t i, diag *d)
+/* Host memory anywhere; device memory for CUDA programs, on their device. */
+static acc_status check_memory(const acc_program *p, const acc_array *a,
+                               const char *what, size_t i, diag *d)
+{
+    if (a->memory == ACC_MEMORY_HOST)
+        return ACC_OK;
+    if (a->memory != ACC_MEMORY_CUDA_DEVICE)
+        return diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "%s %zu: memory is %d, "
+                         "not an acc_memory value", what, i, (int)a->memory);
+    if (p->backend != ACC_BACKEND_CUDA)
+        return diag_fail(d, ACC_ERR_UNSUPPORTED, "%s %zu: the array is in "
+                         "device memory, but this program runs on the host "
+                         "(backend %s)", what, i, acc_backend_name(p->backend));
+    if (a->device != p->ctx->cuda_device)
+        return diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "%s %zu is on CUDA "
+                         "device %d, the context runs on device %d", what, i,
+                         (int)a->device, (int)p->ctx->cuda_device);
+    return ACC_OK;
+}
+
+static acc_status check_descriptor(const acc_program *p, const acc_array *a,
+                                   const char *what, size_t i, diag *d)
 {
     if (a->struct_size < ARRAY_V1_SIZE)
         return diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "%s %zu: struct_size is "
@@ -34,19 +56,15 @@ static acc_status check_descriptor(const acc_array *a, const char *what,
     if (rt_shape_size(a->rank, a->extents) < 0)
         return diag_fail(d, ACC_ERR_SHAPE, "%s %zu: the number of elements "
                          "overflows int64", what, i);
-    if (a->memory != ACC_MEMORY_HOST)
-        return diag_fail(d, ACC_ERR_UNSUPPORTED, "%s %zu: the array is in "
-                         "device memory, but this program runs on the host"
-                         "", what, i);
-    return ACC_OK;
+    return check_memory(p, a, what, i, d);
 }
 
-static acc_status check_input(const ir_node *param, const acc_array *a,
-                              size_t i, diag *d)
+static acc_status check_input(const acc_program *p, const ir_node *param,
+                              const acc_array *a, size_t i, diag *d)
 {
     char want[128], got[128];
     const acc_type *elem = param->type->elem;
-    if (check_descriptor(a, "input", i, d) != ACC_OK)
+    if (check_descriptor(p, a, "input", i, d) != ACC_OK)
         return d->status;
     if (!a->type || !ty_equal(a->type, elem))
         return diag_fail(d, ACC_ERR_TYPE, "input %zu has element type %s, the "
@@ -87,11 +105,12 @@ static acc_status check_arguments(const acc_program *p, size_t n_inputs,
         return diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "acc_run: outputs is "
                          "NULL but %zu outputs are produced", n_outputs);
     for (size_t i = 0; i < n_inputs; i++)
-        if (check_input(ir->inputs[i], &inputs[i], i, d) != ACC_OK)
+        if (check_input(p, ir->inputs[i], &inputs[i], i, d) != ACC_OK)
             return d->status;
     for (size_t i = 0; i < n_outputs; i++)
-        if (outputs[i].data[0] &&
-            check_descriptor(&outputs[i], "output", i, d) != ACC_OK)
+        if ((outputs[i].data[0]
+                 ? check_descriptor(p, &outputs[i], "output", i, d)
+                 : check_memory(p, &outputs[i], "output", i, d)) != ACC_OK)
             return d->status;
     return ACC_OK;
 }
@@ -161,29 +180,28 @@ static acc_status deliver_owned(acc_array *out, rt_array *r, diag *d)
     return ACC_OK;
 }
 
-static void copy_into(acc_array *out, const rt_array *r)
+/* One result into its descriptor: the caller's buffers or new ones, in
+ * host or device memory. */
+static int deliver_one(struct cuda_run *run, acc_array *out, rt_array *r,
+                       diag *d)
 {
-    for (size_t k = 0; k < r->elem->n_leaves; k++) {
-        size_t bytes = (size_t)r->size * acc_scalar_size(r->elem->leaves[k]);
-        if (bytes && out->data[k] != r->data[k])
-            memmove(out->data[k], r->data[k], bytes);
-    }
+    if (out->memory == ACC_MEMORY_CUDA_DEVICE)
+        return cuda_deliver_device(run, out, r, d);
+    if (out->data[0])
+        return rt_copy_to_host(r, out->data, d);
+    return rt_host(r, d) && deliver_owned(out, r, d) == ACC_OK;
 }
 
-static acc_status deliver(size_t n, acc_array *outputs, rt_array **results,
-                          diag *d)
+static acc_status deliver(struct cuda_run *run, size_t n, acc_array *outputs,
+                          rt_array **results, diag *d)
 {
     for (size_t i = 0; i < n; i++)
         if (outputs[i].data[0] &&
             check_caller_output(&outputs[i], results[i], i, d) != ACC_OK)
             return d->status;
     size_t done = 0;
-    for (; done < n; done++) {
-        if (outputs[done].data[0])
-            copy_into(&outputs[done], results[done]);
-        else if (deliver_owned(&outputs[done], results[done], d) != ACC_OK)
-            break;
-    }
+    while (done < n && deliver_one(run, &outputs[done], results[done], d))
+        done++;
     if (diag_ok(d))
         return ACC_OK;
     for (size_t i = 0; i < done; i++) /* leave nothing allocated */
@@ -205,7 +223,7 @@ static void record_run(acc_program *p, const interp_stats *stats,
 {
     uint64_t output_bytes = 0;
     for (size_t i = 0; i < n; i++)
-        if (results[i]->owns_data)
+        if (results[i]->owns_data || results[i]->owns_dev)
             for (size_t k = 0; k < results[i]->elem->n_leaves; k++)
                 output_bytes += (uint64_t)results[i]->size *
                                 acc_scalar_size(results[i]->elem->leaves[k]);
@@ -218,14 +236,23 @@ static void record_run(acc_program *p, const interp_stats *stats,
     pthread_mutex_unlock(&p->stats_lock);
 }
 
-acc_status exec_run(acc_program *p, size_t n_inputs, const acc_array *inputs,
-                    size_t n_outputs, acc_array *outputs, diag *d)
+/* The interpreter hook of the program's backend for this run. */
+static const interp_hook *hook_of(const acc_program *p, struct cuda_run *run)
+{
+    return run ? cuda_run_hook(run) : cpu_program_hook(p->cpu);
+}
+
+acc_status exec_run(acc_program *p, acc_exec *x, size_t n_inputs,
+                    const acc_array *inputs, size_t n_outputs,
+                    acc_array *outputs, diag *d)
 {
     double start = now_seconds();
     interp_stats stats = {0, 0};
     rt_array *in[256], **in_heap = NULL, **results = NULL;
     rt_array **ins = in;
-    size_t wrapped = 0;
+    struct cuda_run *run = NULL;
+    size_t wrapped = 0, produced = 0;
+    int delivered = 0;
     if (check_arguments(p, n_inputs, inputs, n_outputs, outputs, d) != ACC_OK)
         return d->status;
     if (n_inputs > 256 && !(ins = in_heap = calloc(n_inputs, sizeof *ins)))
@@ -239,16 +266,25 @@ acc_status exec_run(acc_program *p, size_t n_inputs, const acc_array *inputs,
     for (; wrapped < n_inputs; wrapped++)
         if (!(ins[wrapped] = rt_wrap(&inputs[wrapped], d)))
             goto out;
-    if (interp_run_hooked(&p->ir, cpu_program_hook(p->cpu), ins, results,
-                          &stats, d) != ACC_OK)
+    if (p->cuda && !(run = cuda_run_begin(p->cuda, x ? x->cuda : NULL, ins,
+                                          n_inputs, outputs, n_outputs, d)))
         goto out;
+    if (interp_run_hooked(&p->ir, hook_of(p, run), ins, results, &stats, d) !=
+        ACC_OK)
+        goto out;
+    produced = n_outputs;
     record_run(p, &stats, results, n_outputs, now_seconds() - start);
-    deliver(n_outputs, outputs, results, d);
-    for (size_t i = 0; i < n_outputs; i++)
-        rt_release(results[i]);
+    delivered = deliver(run, n_outputs, outputs, results, d) == ACC_OK;
 out:
+    /* every array of the run is released before the run ends */
+    for (size_t i = 0; i < produced; i++)
+        rt_release(results[i]);
     for (size_t i = 0; i < wrapped; i++)
         rt_release(ins[i]);
+    if (run && cuda_run_end(run, d) != ACC_OK && delivered)
+        for (size_t i = 0; i < n_outputs; i++) /* leave nothing allocated */
+            if (outputs[i].ownership == ACC_OWNERSHIP_LIBRARY)
+                acc_array_release(&outputs[i]);
     free(results);
     free(in_heap);
     return d->status;

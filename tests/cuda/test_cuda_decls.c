@@ -34,6 +34,16 @@ _Static_assert((int)CU_ATTR_COMPUTE_MAJOR ==
                    (int)CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "major");
 _Static_assert((int)CU_ATTR_COMPUTE_MINOR ==
                    (int)CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "minor");
+_Static_assert((int)CU_ERR_OUT_OF_MEMORY == (int)CUDA_ERROR_OUT_OF_MEMORY,
+               "out of memory");
+_Static_assert((int)CU_ATTR_MAX_GRID_DIM_X ==
+                   (int)CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, "grid x");
+_Static_assert((int)CU_ATTR_MAX_GRID_DIM_Y ==
+                   (int)CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, "grid y");
+_Static_assert((int)CU_ATTR_MULTIPROCESSORS ==
+                   (int)CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "SMs");
+_Static_assert((int)CU_STREAM_FLAG_NON_BLOCKING ==
+                   (int)CU_STREAM_NON_BLOCKING, "non-blocking stream");
 
 Test(cuda_decls, prototypes_match_the_toolkit_headers)
 {

@@ -5,23 +5,75 @@
 #include "support.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
+#include <criterion/hooks.h>
 
 /* The backend a test that asks for the interpreter runs on: ctest runs
  * the language and fusion suites a second time with ACC_TEST_BACKEND=cpu
- * (the tests named *.cpu), so every one of their expectations is checked
- * on compiled kernels too. */
+ * (the tests named *.cpu), and, in the device suite (make test-gpu), with
+ * ACC_TEST_BACKEND=cuda (*.cuda), so every one of their expectations is
+ * checked on compiled kernels too. */
 static acc_backend backend_for(acc_backend asked)
 {
     const char *env = getenv("ACC_TEST_BACKEND");
     if (asked != ACC_BACKEND_INTERP || !env || !*env)
         return asked;
-    cr_assert(strcmp(env, "cpu") == 0,
-              "ACC_TEST_BACKEND=%s: only \"cpu\" is known", env);
-    return ACC_BACKEND_CPU;
+    cr_assert(strcmp(env, "cpu") == 0 || strcmp(env, "cuda") == 0,
+              "ACC_TEST_BACKEND=%s: only \"cpu\" and \"cuda\" are known",
+              env);
+    return strcmp(env, "cpu") == 0 ? ACC_BACKEND_CPU : ACC_BACKEND_CUDA;
+}
+
+/* Whether a CUDA context can be created, asked in a child process so that
+ * the test runner, which forks the tests, never initialises the driver
+ * itself.  Writes the refusal into why. */
+static int cuda_usable(char *why, size_t size)
+{
+    int fd[2];
+    snprintf(why, size, "the availability check could not run");
+    if (pipe(fd) != 0)
+        return 0;
+    pid_t pid = fork();
+    if (pid == 0) {
+        acc_context_options o;
+        acc_context *ctx = NULL;
+        acc_context_options_init(&o);
+        o.backend = ACC_BACKEND_CUDA;
+        acc_status st = acc_context_create(&o, &ctx);
+        const char *msg = st == ACC_OK ? "" : acc_last_error();
+        ssize_t ignored = write(fd[1], msg, strlen(msg));
+        (void)ignored;
+        _exit(st == ACC_OK ? 0 : 1);
+    }
+    close(fd[1]);
+    ssize_t n = pid > 0 ? read(fd[0], why, size - 1) : -1;
+    why[n > 0 ? (size_t)n : 0] = '\0';
+    close(fd[0]);
+    int status = 1;
+    return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+           WEXITSTATUS(status) == 0;
+}
+
+/* ACC_TEST_BACKEND=cuda where the CUDA backend cannot run: the whole
+ * executable is skipped before any test starts, with one line saying
+ * why, and exit status 77 (ctest's SKIP_RETURN_CODE for the device
+ * suite): it is reported as skipped, never as passed. */
+ReportHook(PRE_ALL)(struct criterion_test_set *tests)
+{
+    char why[1024];
+    const char *env = getenv("ACC_TEST_BACKEND");
+    (void)tests;
+    if (!env || strcmp(env, "cuda") != 0 || cuda_usable(why, sizeof why))
+        return;
+    printf("SKIPPED: nothing ran on a GPU: %s\n", why);
+    fflush(stdout);
+    _exit(77);
 }
 
 acc_context *ts_context(acc_backend b)

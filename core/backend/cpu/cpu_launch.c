@@ -98,7 +98,7 @@ int cpu_source_extents(interp *st, const ir_node *xs, int64_t *ext)
 {
     if (xs->op == IR_GENERATE)
         return cpu_shape_extents(st, xs->args[0], ext);
-    rt_array *a = interp_array_of(st, xs);
+    rt_array *a = interp_array_raw(st, xs); /* extents only: no download */
     if (!a)
         return 0;
     memcpy(ext, a->extents, sizeof a->extents);

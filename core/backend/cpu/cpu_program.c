@@ -91,7 +91,7 @@ acc_status cpu_program_build(cpu_backend *be, const ir_program *ir,
     }
     cp->be = be;
     cp->n_nodes = ir->n_nodes;
-    cp->hook = (interp_hook){eval_hook, cp};
+    cp->hook = (interp_hook){eval_hook, cp, NULL};
     for (size_t i = 0; i < pl->n_steps && diag_ok(d); i++)
         if (pl->steps[i].kernel)
             compile_step(cp, ir, pl->steps[i].node, d);
@@ -123,25 +123,7 @@ const interp_hook *cpu_program_hook(const cpu_program *cp)
 
 void cpu_program_describe(strbuf *b, const cpu_program *cp, int json)
 {
-    if (!cp)
-        return;
-    const cache_stats *s = &cp->stats;
-    if (json) {
-        if (b->len > 0 && b->text[b->len - 1] == '}')
-            b->text[--b->len] = '\0';
-        sb_printf(b, ",\"cpu\":{\"kernels\":%zu,\"host_steps\":%zu,"
-                  "\"interpreted\":%zu,\"memory_hits\":%llu,\"disk_hits\":%llu,"
-                  "\"compiled\":%llu,\"compile_seconds\":%.6f}}", cp->kernels,
-                  cp->host_steps, cp->interpreted,
-                  (unsigned long long)s->memory_hits,
-                  (unsigned long long)s->disk_hits,
-                  (unsigned long long)s->compiled, s->compile_seconds);
-        return;
-    }
-    sb_printf(b, "cpu: %zu kernels compiled, %zu host steps, %zu steps "
-              "interpreted; cache: %llu memory hits, %llu disk hits, %llu "
-              "compiled in %.3f s\n", cp->kernels, cp->host_steps,
-              cp->interpreted, (unsigned long long)s->memory_hits,
-              (unsigned long long)s->disk_hits,
-              (unsigned long long)s->compiled, s->compile_seconds);
+    if (cp)
+        cache_describe(b, "cpu", cp->kernels, cp->host_steps, cp->interpreted,
+                       &cp->stats, json);
 }

@@ -45,14 +45,25 @@ static int resolve(void *library, const char *symbol, void *slot, char *why,
 
 int cuda_load_driver(cuda_driver *out, char *why, size_t why_size)
 {
+    const char *forced = getenv("ACC_CUDA_DRIVER");
+    char err[512] = "dlopen failed";
     memset(out, 0, sizeof *out);
-    out->library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!out->library)
+    out->library = dlopen(forced && *forced ? forced : "libcuda.so.1",
+                          RTLD_NOW | RTLD_LOCAL);
+    if (!out->library) {
+        const char *e = dlerror(); /* the first attempt's: the one named */
+        if (e)
+            snprintf(err, sizeof err, "%s", e);
+    }
+    if (!out->library && !(forced && *forced))
         out->library = dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
     if (!out->library) {
-        const char *err = dlerror();
-        snprintf(why, why_size, "libcuda.so.1 not found (the NVIDIA driver "
-                 "is not installed): %s", err ? err : "dlopen failed");
+        if (forced && *forced)
+            snprintf(why, why_size, "the CUDA driver named by ACC_CUDA_DRIVER "
+                     "(%s) cannot be loaded: %s", forced, err);
+        else
+            snprintf(why, why_size, "libcuda.so.1 not found (the NVIDIA "
+                     "driver is not installed): %s", err);
         return 0;
     }
 #define CUDA_FN_RESOLVE(field, symbol, ret, params)                          \
@@ -65,7 +76,23 @@ int cuda_load_driver(cuda_driver *out, char *why, size_t why_size)
     return 1;
 }
 
-/* dlopen of `name` directly, then under each toolkit folder. */
+void cuda_error_text(const cuda_driver *d, cu_result r, char *buf,
+                     size_t size)
+{
+    const char *name = NULL, *text = NULL;
+    if (d->cuGetErrorName(r, &name) != CU_SUCCESS || !name)
+        name = NULL;
+    if (d->cuGetErrorString(r, &text) != CU_SUCCESS || !text)
+        text = NULL;
+    if (name)
+        snprintf(buf, size, "%s (%s)", name, text ? text : "no description");
+    else
+        snprintf(buf, size, "CUDA error %d (not known to this driver)",
+                 (int)r);
+}
+
+/* dlopen of `name` directly, then (a name, not a path) under each toolkit
+ * folder. */
 static void *open_in_toolkits(const char *name, char *tried, size_t size)
 {
     const char *roots[] = {getenv("CUDA_HOME"), getenv("CUDA_PATH"),
@@ -73,7 +100,8 @@ static void *open_in_toolkits(const char *name, char *tried, size_t size)
     void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
     size_t at = strlen(tried);
     snprintf(tried + at, size - at, "%s%s", at ? ", " : "", name);
-    for (size_t i = 0; !lib && i < sizeof roots / sizeof roots[0]; i++) {
+    for (size_t i = 0; !lib && !strchr(name, '/') &&
+                       i < sizeof roots / sizeof roots[0]; i++) {
         char path[512];
         if (!roots[i] || !*roots[i])
             continue;
@@ -92,12 +120,14 @@ int cuda_load_nvrtc(cuda_nvrtc *out, char *why, size_t why_size)
     char tried[1024] = "";
     memset(out, 0, sizeof *out);
     const char *forced = getenv("ACC_NVRTC");
-    if (forced && *forced)
+    int strict = forced && *forced;
+    if (strict)
         out->library = open_in_toolkits(forced, tried, sizeof tried);
-    for (size_t i = 0; !out->library && i < 4; i++)
+    for (size_t i = 0; !strict && !out->library && i < 4; i++)
         out->library = open_in_toolkits(names[i], tried, sizeof tried);
     if (!out->library) {
-        snprintf(why, why_size, "NVRTC not found (tried %s)", tried);
+        snprintf(why, why_size, "NVRTC not found (tried %s%s)", tried,
+                 strict ? ", as ACC_NVRTC says" : "");
         return 0;
     }
 #define NVRTC_FN_RESOLVE(field, symbol, ret, params)                          \

@@ -4,7 +4,7 @@
  * accel has no link-time dependency on any CUDA library: libcuda.so.1 and
  * NVRTC are dlopen'ed when a context probes for the CUDA backend, and the
  * functions below are resolved by name.  The declarations here are our
- * own; tests/unit/test_cuda_decls.c compiles them against the toolkit's
+ * own; tests/cuda/test_cuda_decls.c compiles them against the toolkit's
  * cuda.h and nvrtc.h (when installed) with ACC_CUDA_TOOLKIT_TYPES defined,
  * so a wrong parameter list is a compile error, and checks that every
  * symbol name we resolve is the one the header maps the function to.
@@ -49,19 +49,29 @@ typedef acc_plain_nvrtc_result nvrtc_result;
 typedef struct _nvrtcProgram *nvrtc_program;
 #endif
 
+/* The driver's constants accel uses (the toolkit's values; the
+ * declarations test compares each with cuda.h). */
 enum {
     CU_SUCCESS = 0,
+    CU_ERR_OUT_OF_MEMORY = 2,         /* CUDA_ERROR_OUT_OF_MEMORY */
+    CU_ATTR_MAX_GRID_DIM_X = 5,       /* CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X */
+    CU_ATTR_MAX_GRID_DIM_Y = 6,       /* CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y */
+    CU_ATTR_MULTIPROCESSORS = 16,     /* ..._MULTIPROCESSOR_COUNT */
     CU_ATTR_COMPUTE_MAJOR = 75, /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR */
     CU_ATTR_COMPUTE_MINOR = 76, /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR */
+    CU_STREAM_FLAG_NON_BLOCKING = 1,  /* CU_STREAM_NON_BLOCKING */
     NVRTC_OK = 0
 };
 
 /* X(field, symbol, return type, parameters): every driver function used.
  * `symbol` is the exported name (the header maps many functions to _v2
- * versions). */
+ * versions).  Every copy is the stream-ordered (Async) form: work is
+ * always queued on the run's stream, never on the NULL stream. */
 #define CUDA_DRIVER_FUNCTIONS(X)                                              \
     X(cuInit, "cuInit", cu_result, (unsigned int flags))                      \
     X(cuDriverGetVersion, "cuDriverGetVersion", cu_result, (int *version))    \
+    X(cuGetErrorName, "cuGetErrorName", cu_result,                            \
+      (cu_result error, const char **text))                                   \
     X(cuGetErrorString, "cuGetErrorString", cu_result,                        \
       (cu_result error, const char **text))                                   \
     X(cuDeviceGetCount, "cuDeviceGetCount", cu_result, (int *count))          \
@@ -74,7 +84,8 @@ enum {
       (cu_context *ctx, cu_device dev))                                       \
     X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", cu_result,   \
       (cu_device dev))                                                        \
-    X(cuCtxSetCurrent, "cuCtxSetCurrent", cu_result, (cu_context ctx))        \
+    X(cuCtxPushCurrent, "cuCtxPushCurrent_v2", cu_result, (cu_context ctx))   \
+    X(cuCtxPopCurrent, "cuCtxPopCurrent_v2", cu_result, (cu_context *ctx))    \
     X(cuModuleLoadData, "cuModuleLoadData", cu_result,                        \
       (cu_module *module, const void *image))                                 \
     X(cuModuleUnload, "cuModuleUnload", cu_result, (cu_module module))        \
@@ -83,10 +94,12 @@ enum {
     X(cuMemAlloc, "cuMemAlloc_v2", cu_result,                                 \
       (cu_deviceptr *ptr, size_t bytes))                                      \
     X(cuMemFree, "cuMemFree_v2", cu_result, (cu_deviceptr ptr))               \
-    X(cuMemcpyHtoD, "cuMemcpyHtoD_v2", cu_result,                             \
-      (cu_deviceptr dst, const void *src, size_t bytes))                      \
-    X(cuMemcpyDtoH, "cuMemcpyDtoH_v2", cu_result,                             \
-      (void *dst, cu_deviceptr src, size_t bytes))                            \
+    X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", cu_result,                   \
+      (cu_deviceptr dst, const void *src, size_t bytes, cu_stream stream))    \
+    X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", cu_result,                   \
+      (void *dst, cu_deviceptr src, size_t bytes, cu_stream stream))          \
+    X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", cu_result,                   \
+      (cu_deviceptr dst, cu_deviceptr src, size_t bytes, cu_stream stream))   \
     X(cuStreamCreate, "cuStreamCreate", cu_result,                            \
       (cu_stream *stream, unsigned int flags))                                \
     X(cuStreamDestroy, "cuStreamDestroy_v2", cu_result, (cu_stream stream))   \
@@ -125,7 +138,11 @@ enum {
     X(nvrtcGetCUBINSize, "nvrtcGetCUBINSize", nvrtc_result,                   \
       (nvrtc_program prog, size_t *size))                                     \
     X(nvrtcGetCUBIN, "nvrtcGetCUBIN", nvrtc_result,                           \
-      (nvrtc_program prog, char *cubin))
+      (nvrtc_program prog, char *cubin))                                      \
+    X(nvrtcGetNumSupportedArchs, "nvrtcGetNumSupportedArchs", nvrtc_result,   \
+      (int *count))                                                           \
+    X(nvrtcGetSupportedArchs, "nvrtcGetSupportedArchs", nvrtc_result,         \
+      (int *archs))
 
 #define CUDA_FN_TYPEDEF(field, symbol, ret, params) \
     typedef ret(*cuda_fn_##field) params;
@@ -148,14 +165,21 @@ typedef struct cuda_nvrtc {
 
 #undef CUDA_FN_FIELD
 
-/* Loads the driver (libcuda.so.1, then libcuda.so).  Returns 0 and writes
- * a sentence saying what is missing into why (e.g. "libcuda.so.1 not
- * found: ..."). */
+/* Loads the driver: $ACC_CUDA_DRIVER when set (a path or a name; then
+ * nothing else is tried: this is how tests load a fake driver), else
+ * libcuda.so.1, then libcuda.so.  Returns 0 and writes a sentence saying
+ * what is missing into why (e.g. "libcuda.so.1 not found: ..."). */
 int cuda_load_driver(cuda_driver *out, char *why, size_t why_size);
-/* Loads NVRTC: $ACC_NVRTC, then libnvrtc.so.13, .12, .11, libnvrtc.so,
- * each also under $CUDA_HOME/lib64, $CUDA_PATH/lib64 and /usr/local/cuda/
- * lib64.  Returns 0 with a sentence naming what was tried. */
+/* Loads NVRTC: $ACC_NVRTC when set (then only that library, also looked
+ * up under the toolkit folders), else libnvrtc.so.13, .12, .11.2,
+ * libnvrtc.so, each also under $CUDA_HOME/lib64, $CUDA_PATH/lib64 and
+ * /usr/local/cuda/lib64.  Returns 0 with a sentence naming what was
+ * tried. */
 int cuda_load_nvrtc(cuda_nvrtc *out, char *why, size_t why_size);
+/* "CUDA_ERROR_OUT_OF_MEMORY (out of memory)": the driver's name and
+ * description of r, for messages. */
+void cuda_error_text(const cuda_driver *d, cu_result r, char *buf,
+                     size_t size);
 /* Forgets the functions; the library itself stays loaded (see loader.c). */
 void cuda_unload_driver(cuda_driver *d);
 void cuda_unload_nvrtc(cuda_nvrtc *n);

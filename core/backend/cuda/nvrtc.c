@@ -41,6 +41,21 @@ static int fetch(const cuda_nvrtc *nv, nvrtc_program prog, cuda_target t,
     return r == NVRTC_OK;
 }
 
+/* The options besides the architecture; part of every kernel's cache key
+ * (cuda_compile_flags). */
+static const char *const fixed_options[] = {"--fmad=false", "-default-device",
+                                            "--std=c++17"};
+enum { N_FIXED = sizeof fixed_options / sizeof fixed_options[0] };
+
+void cuda_compile_flags(char *buf, size_t size)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < N_FIXED && at < size; i++)
+        at += (size_t)snprintf(buf + at, size - at, "%s%s", i ? " " : "",
+                               fixed_options[i]);
+}
+
 int cuda_compile(const cuda_nvrtc *nv, const char *source, const char *name,
                  int arch, cuda_target target, cuda_image *out)
 {
@@ -48,8 +63,9 @@ int cuda_compile(const cuda_nvrtc *nv, const char *source, const char *name,
     memset(out, 0, sizeof *out);
     snprintf(arch_option, sizeof arch_option, "--gpu-architecture=%s_%d",
              target == CUDA_TARGET_CUBIN ? "sm" : "compute", arch);
-    const char *options[] = {arch_option, "--fmad=false", "-default-device",
-                             "--std=c++17"};
+    const char *options[1 + N_FIXED] = {arch_option};
+    for (size_t i = 0; i < N_FIXED; i++)
+        options[1 + i] = fixed_options[i];
     nvrtc_program prog = NULL;
     nvrtc_result r = nv->nvrtcCreateProgram(&prog, source, name, 0, NULL,
                                             NULL);
@@ -60,7 +76,7 @@ int cuda_compile(const cuda_nvrtc *nv, const char *source, const char *name,
         out->log = copy_text(text);
         return 0;
     }
-    r = nv->nvrtcCompileProgram(prog, 4, options);
+    r = nv->nvrtcCompileProgram(prog, 1 + N_FIXED, options);
     out->log = program_log(nv, prog);
     int ok = r == NVRTC_OK && fetch(nv, prog, target, out);
     nv->nvrtcDestroyProgram(&prog);

@@ -28,5 +28,8 @@ int cuda_compile(const cuda_nvrtc *nvrtc, const char *source,
                  const char *name, int arch, cuda_target target,
                  cuda_image *out);
 void cuda_image_free(cuda_image *image);
+/* The options cuda_compile passes besides the architecture, as one line
+ * ("--fmad=false ..."), for cache keys. */
+void cuda_compile_flags(char *buf, size_t size);
 
 #endif

@@ -7,8 +7,10 @@
 
 #include <stddef.h>
 
-/* Returns 1 when the CUDA backend is available; always writes a sentence
- * starting "available: " or "not available: " into reason. */
-int cuda_probe(char *reason, size_t size);
+/* Returns 1 when the CUDA backend can run on device `ordinal`: a driver
+ * that starts, that device, NVRTC, and an architecture NVRTC compiles for
+ * it.  Always writes a sentence starting "available: " or "not
+ * available: " into reason. */
+int cuda_probe(int ordinal, char *reason, size_t size);
 
 #endif

@@ -291,10 +291,16 @@ static rt_array *eval_single(interp *st, const ir_node *n)
     return NULL;
 }
 
+/* The backend's kernel for n: 1, 0 after an error, -1 when it has none. */
+static int hooked(interp *st, const ir_node *n, rt_array **out)
+{
+    return st->hook ? st->hook->eval_array(st->hook->state, st, n, out) : -1;
+}
+
 /* The backend's kernel for n when it has one, else the interpreter. */
 static int eval_single_hooked(interp *st, const ir_node *n, rt_array **out)
 {
-    int r = st->hook ? st->hook->eval_array(st->hook->state, st, n, out) : -1;
+    int r = hooked(st, n, out);
     if (r < 0)
         r = (out[0] = eval_single(st, n)) != NULL;
     return r;
@@ -323,11 +329,12 @@ static int eval_structural(interp *st, const ir_node *n, rt_array **out)
     return 1;
 }
 
-/* Run statistics: one kernel, and the memory its result owns. */
+/* Run statistics: one kernel, and the memory its result owns (on the host
+ * or on a device). */
 static void count_kernel(interp *st, const rt_array *a)
 {
     st->stats.kernels++;
-    if (!a->owns_data)
+    if (!a->owns_data && !a->owns_dev)
         return;
     for (size_t i = 0; i < a->elem->n_leaves; i++)
         st->stats.bytes += (uint64_t)a->size * acc_scalar_size(a->elem->leaves[i]);
@@ -355,8 +362,7 @@ const interp_value *interp_eval_array(interp *st, const ir_node *n)
         ok = eval_structural(st, n, arrays);
     else if (n->op == IR_SCAN || n->op == IR_SCAN_SEG) {
         /* one or two arrays; the backend's kernel first */
-        int r = st->hook ? st->hook->eval_array(st->hook->state, st, n, arrays)
-                         : -1;
+        int r = hooked(st, n, arrays);
         ok = r >= 0 ? r : interp_eval_scan(st, n, arrays);
     }
     else if (n->op == IR_ACOND || n->op == IR_AWHILE || n->op == IR_PARAM)
@@ -378,10 +384,16 @@ const interp_value *interp_eval_array(interp *st, const ir_node *n)
     return slot;
 }
 
-rt_array *interp_array_of(interp *st, const ir_node *n)
+rt_array *interp_array_raw(interp *st, const ir_node *n)
 {
     const interp_value *v = interp_eval_array(st, n);
     return v ? v->arrays[0] : NULL;
+}
+
+rt_array *interp_array_of(interp *st, const ir_node *n)
+{
+    rt_array *a = interp_array_raw(st, n);
+    return a && rt_host(a, st->d) ? a : NULL;
 }
 
 acc_status interp_run(const ir_program *p, rt_array *const *inputs,

@@ -177,7 +177,7 @@ static int test_cond(interp *st, const ir_node *cond, rt_array **state,
 {
     rt_array *const *args[1] = {state};
     const interp_value *c = interp_apply_array(st, cond, args);
-    if (!c)
+    if (!c || !rt_host(c->arrays[0], st->d))
         return 0;
     *holds = val_load(c->arrays[0]->data[0], ACC_BOOL, 0).i != 0;
     return 1;

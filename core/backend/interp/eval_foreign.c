@@ -9,13 +9,26 @@
 
 #include "foreign/resolve.h"
 
+/* The chosen implementation: through the backend's hook when it has one,
+ * else on host copies of the arguments. */
+static acc_status call_impl(interp *st, const ir_node *n,
+                            rt_array *const *args, rt_array **out)
+{
+    if (st->hook && st->hook->call_foreign)
+        return st->hook->call_foreign(st->hook->state, st, n, args, out);
+    for (size_t i = 0; i < n->args[1]->type->n_leaves; i++)
+        if (!rt_host(args[i], st->d))
+            return st->d->status;
+    return reg_call(n, args, out, st->d);
+}
+
 int interp_eval_foreign(interp *st, const ir_node *n, rt_array **out)
 {
     const interp_value *arg = interp_eval_array(st, n->args[1]);
     if (!arg)
         return 0;
     if (n->u.foreign.impl) {
-        acc_status s = reg_call(n, arg->arrays, out, st->d);
+        acc_status s = call_impl(st, n, arg->arrays, out);
         if (s == ACC_OK)
             return 1;
         if (s != ACC_ERR_UNSUPPORTED)

@@ -185,7 +185,7 @@ static const ir_value *eval_read_linear(interp *st, const ir_node *n)
 
 static const ir_value *eval_shape(interp *st, const ir_node *n)
 {
-    rt_array *a = interp_array_of(st, n->args[0]);
+    rt_array *a = interp_array_raw(st, n->args[0]); /* no download */
     if (!a)
         return NULL;
     ir_value *out = interp_slot(st, n);

@@ -33,6 +33,13 @@ typedef struct interp_hook {
     int (*eval_array)(void *state, struct interp *st, const ir_node *n,
                       rt_array **out);
     void *state;
+    /* Optional: calls the implementation chosen for foreign node n on its
+     * argument arrays, with the backend's memory (device pointers and its
+     * stream on CUDA); returns as reg_call (foreign/resolve.h) does.
+     * NULL: reg_call on host copies of the arguments. */
+    acc_status (*call_foreign)(void *state, struct interp *st,
+                               const ir_node *n, rt_array *const *args,
+                               rt_array **results);
 } interp_hook;
 
 /* interp_run with a hook (NULL: none). */

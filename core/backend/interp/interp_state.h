@@ -59,8 +59,12 @@ const ir_value *interp_apply(interp *st, const ir_node *lam,
                              const ir_value *const *args);
 /* Evaluates an array term (memoised); NULL after recording an error. */
 const interp_value *interp_eval_array(interp *st, const ir_node *n);
-/* The single array of an array term of array type. */
+/* The single array of an array term of array type, valid on the host
+ * (downloaded first when a device backend left it on its device). */
 rt_array *interp_array_of(interp *st, const ir_node *n);
+/* The same array wherever it is valid: for reading its extents, or for a
+ * backend's hook that moves it where its kernel needs it. */
+rt_array *interp_array_raw(interp *st, const ir_node *n);
 
 /* Structural operations, segmented reductions and scans (eval_struct.c,
  * eval_segments.c, eval_scan.c).  Reduces linear positions [lo, hi) of xs

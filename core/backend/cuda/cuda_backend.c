@@ -1,0 +1,156 @@
+/*
+ * cuda_backend.c — the CUDA state of a context (see cuda_backend.h): the
+ * device and its primary context, the pool, the idle streams, and the
+ * reference count that keeps them while library-owned device outputs
+ * live.
+ */
+#include "core/backend/cuda/cuda_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+acc_status cuda_fail(const cuda_backend *be, diag *d, cu_result r,
+                     const char *fmt, ...)
+{
+    char what[512], err[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    cuda_error_text(&be->drv, r, err, sizeof err);
+    return diag_fail(d, r == CU_ERR_OUT_OF_MEMORY
+                            ? ACC_ERR_OUT_OF_DEVICE_MEMORY : ACC_ERR_DEVICE,
+                     "%s: %s", what, err);
+}
+
+int cuda_enter(cuda_backend *be, diag *d)
+{
+    cu_result r = be->drv.cuCtxPushCurrent(be->ctx);
+    if (r == CU_SUCCESS)
+        return 1;
+    cuda_fail(be, d, r, "cuCtxPushCurrent of CUDA device %d's primary "
+              "context", be->dev.ordinal);
+    return 0;
+}
+
+void cuda_leave(cuda_backend *be)
+{
+    cu_context popped;
+    be->drv.cuCtxPopCurrent(&popped);
+}
+
+/* ---- creation ------------------------------------------------------------------ */
+
+static cuda_backend *open_libraries(int ordinal, char *why, size_t size,
+                                    acc_status *st)
+{
+    cuda_backend *be = calloc(1, sizeof *be);
+    int count = 0;
+    *st = ACC_ERR_OUT_OF_HOST_MEMORY;
+    if (!be) {
+        snprintf(why, size, "out of host memory");
+        return NULL;
+    }
+    *st = ACC_ERR_UNSUPPORTED;
+    if (!cuda_load_driver(&be->drv, why, size) ||
+        !cuda_device_query(&be->drv, ordinal, &be->dev, &count, why, size) ||
+        !cuda_load_nvrtc(&be->nv, why, size) ||
+        !cuda_arch_for(&be->nv, be->dev.cc, &be->arch, why, size)) {
+        free(be);
+        return NULL;
+    }
+    return be;
+}
+
+cuda_backend *cuda_backend_create(int ordinal, const char *cache_dir,
+                                  char *why, size_t why_size, acc_status *st)
+{
+    char err[256];
+    cuda_backend *be = open_libraries(ordinal, why, why_size, st);
+    if (!be)
+        return NULL;
+    cu_result r = be->drv.cuDevicePrimaryCtxRetain(&be->ctx, be->dev.dev);
+    if (r != CU_SUCCESS) {
+        cuda_error_text(&be->drv, r, err, sizeof err);
+        snprintf(why, why_size, "the primary context of CUDA device %d "
+                 "cannot be retained: %s", ordinal, err);
+        *st = ACC_ERR_DEVICE;
+        free(be);
+        return NULL;
+    }
+    pthread_mutex_init(&be->lock, NULL);
+    pthread_mutex_init(&be->module_lock, NULL);
+    be->refs = 1;
+    if (!(be->pool = cuda_pool_create(&be->drv)) ||
+        !cache_folder_init(&be->folder, cache_dir)) {
+        snprintf(why, why_size, "out of host memory");
+        *st = ACC_ERR_OUT_OF_HOST_MEMORY;
+        cuda_backend_release(be);
+        return NULL;
+    }
+    *st = ACC_OK;
+    return be;
+}
+
+/* ---- lifetime ------------------------------------------------------------------ */
+
+void cuda_backend_retain(cuda_backend *be)
+{
+    pthread_mutex_lock(&be->lock);
+    be->refs++;
+    pthread_mutex_unlock(&be->lock);
+}
+
+/* Everything the driver holds for us; the primary context last. */
+static void destroy(cuda_backend *be)
+{
+    diag ignored;
+    diag_clear(&ignored);
+    /* without a current context these calls fail harmlessly; the host
+     * memory is freed either way */
+    int entered = cuda_enter(be, &ignored);
+    for (size_t i = 0; i < be->n_streams; i++)
+        be->drv.cuStreamDestroy(be->streams[i]);
+    cuda_modules_unload(be);
+    cuda_pool_destroy(be->pool);
+    if (entered)
+        cuda_leave(be);
+    be->drv.cuDevicePrimaryCtxRelease(be->dev.dev);
+    free(be->streams);
+    cache_folder_free(&be->folder);
+    pthread_mutex_destroy(&be->module_lock);
+    pthread_mutex_destroy(&be->lock);
+    free(be);
+}
+
+void cuda_backend_release(cuda_backend *be)
+{
+    pthread_mutex_lock(&be->lock);
+    int last = --be->refs == 0;
+    pthread_mutex_unlock(&be->lock);
+    if (last)
+        destroy(be);
+}
+
+void cuda_backend_close(cuda_backend *be)
+{
+    diag ignored;
+    diag_clear(&ignored);
+    if (!be)
+        return;
+    if (cuda_enter(be, &ignored)) {
+        cuda_pool_close(be->pool);
+        cuda_leave(be);
+    }
+    cuda_backend_release(be);
+}
+
+void cuda_backend_memory(cuda_backend *be, cuda_memory_stats *out)
+{
+    cuda_pool_stats s;
+    cuda_pool_get_stats(be->pool, &s);
+    *out = (cuda_memory_stats){s.driver_allocs, s.driver_frees, s.reuses,
+                               s.cached_bytes, s.live_bytes};
+}

@@ -1,0 +1,94 @@
+/*
+ * cuda_backend.h — the CUDA backend as the rest of accel sees it: the
+ * state of a context (device, primary context, memory pool, module cache,
+ * streams), of a program (its kernels compiled and loaded), of a run (its
+ * stream, the residency of its arrays, the interpreter hook that launches
+ * kernels) and of an execution handle (acc_exec: the caller's stream and
+ * what its asynchronous runs left to finish).
+ *
+ * As on the CPU, the interpreter is the host-side scheduler: every step
+ * with a loaded kernel is launched by a driver (drive_*.c, one per kernel
+ * kind, listed in cuda_program.c's `launchers` table); every other step is
+ * evaluated by the interpreter on host copies of its arguments, which
+ * rt_host downloads on demand (core/exec/rt_array.h).  docs/CUDA.md
+ * describes the whole design.
+ */
+#ifndef ACC_CORE_BACKEND_CUDA_CUDA_BACKEND_H
+#define ACC_CORE_BACKEND_CUDA_CUDA_BACKEND_H
+
+#include "core/backend/interp/interp.h"
+#include "core/base/strbuf.h"
+#include "core/exec/plan.h"
+
+#include <stdint.h>
+
+typedef struct cuda_backend cuda_backend;
+typedef struct cuda_program cuda_program;
+typedef struct cuda_run cuda_run;
+typedef struct cuda_queue cuda_queue;
+
+/* ---- contexts ------------------------------------------------------------------ */
+
+/* Opens device `ordinal`: loads the driver and NVRTC, retains the
+ * device's primary context, creates the pool and the module cache (in
+ * cache_dir, NULL: the default folder).  NULL with a sentence in why and
+ * the status (ACC_ERR_UNSUPPORTED when something is missing,
+ * ACC_ERR_DEVICE or ACC_ERR_OUT_OF_HOST_MEMORY) in *st. */
+cuda_backend *cuda_backend_create(int ordinal, const char *cache_dir,
+                                  char *why, size_t why_size,
+                                  acc_status *st);
+/* The context is gone: the pool's cache is freed at once; the rest when
+ * the last library-owned device output is released.  NULL-safe. */
+void cuda_backend_close(cuda_backend *b);
+
+typedef struct cuda_memory_stats {
+    uint64_t driver_allocs, driver_frees, reuses, cached_bytes, live_bytes;
+} cuda_memory_stats;
+void cuda_backend_memory(cuda_backend *b, cuda_memory_stats *out);
+
+/* ---- programs ------------------------------------------------------------------ */
+
+/* Compiles (NVRTC, through the module cache), loads and looks up the
+ * kernels of program ir's steps that have a CUDA skeleton and a launcher.
+ * Errors are recorded on d. */
+acc_status cuda_program_build(cuda_backend *be, const ir_program *ir,
+                              const plan *pl, cuda_program **out, diag *d);
+void cuda_program_free(cuda_program *cp);
+/* Kernels and cache figures appended to the plan's description (JSON: a
+ * "cuda" member added to the object in b). */
+void cuda_program_describe(strbuf *b, const cuda_program *cp, int json);
+
+/* ---- execution handles ------------------------------------------------------ */
+
+/* The CUDA side of an acc_exec: work goes to `stream` (a CUstream; NULL
+ * is the legacy default stream); asynchronous runs hand their resources
+ * to the queue until cuda_queue_wait.  NULL when out of memory. */
+cuda_queue *cuda_queue_create(cuda_backend *be, void *stream, int async);
+/* Waits for everything queued on the stream and gives back what the runs
+ * left; ACC_OK or the driver's error (recorded on d). */
+acc_status cuda_queue_wait(cuda_queue *q, diag *d);
+/* Waits, then frees.  NULL-safe. */
+void cuda_queue_destroy(cuda_queue *q);
+
+/* ---- runs ------------------------------------------------------------------------- */
+
+/* Starts a run of cp: makes the context current, picks the stream (q's,
+ * or one of the context's own when q is NULL), adopts device inputs and
+ * notes the caller's device output buffers (a step that produces output i
+ * writes there directly).  On failure records on d and returns NULL. */
+cuda_run *cuda_run_begin(cuda_program *cp, cuda_queue *q,
+                         rt_array *const *inputs, size_t n_inputs,
+                         const acc_array *outputs, size_t n_outputs,
+                         diag *d);
+/* The interpreter hook of the run. */
+const interp_hook *cuda_run_hook(cuda_run *run);
+/* Delivers result r into output descriptor `out` in device memory: the
+ * caller's buffers (when not written directly), or new library-owned
+ * device buffers.  0 after recording an error. */
+int cuda_deliver_device(cuda_run *run, acc_array *out, rt_array *r, diag *d);
+/* Ends the run (every array of the run must be released): a synchronous
+ * run waits for its stream; an asynchronous one leaves its work queued.
+ * Returns d's status after recording a driver error there. */
+acc_status cuda_run_end(cuda_run *run, diag *d);
+
+#endif

@@ -1,0 +1,224 @@
+/*
+ * cuda_internal.h — what the files of core/backend/cuda share: the
+ * context's state, the module cache, a run's state and the helpers every
+ * launcher uses.  Nothing outside this folder includes it.
+ */
+#ifndef ACC_CORE_BACKEND_CUDA_CUDA_INTERNAL_H
+#define ACC_CORE_BACKEND_CUDA_CUDA_INTERNAL_H
+
+#include "core/backend/cuda/cuda_abi.h"
+#include "core/backend/cuda/cuda_backend.h"
+#include "core/backend/cuda/dev_pool.h"
+#include "core/backend/cuda/device.h"
+#include "core/backend/interp/interp_state.h"
+#include "core/cache/cache_store.h"
+#include "core/codegen/kernel_cuda.h"
+#include "foreign/resolve.h"
+
+#include <pthread.h>
+
+typedef struct cuda_module cuda_module; /* modules.c */
+
+struct cuda_backend {
+    cuda_driver drv;
+    cuda_nvrtc nv;
+    cuda_device_info dev;
+    cuda_arch arch;
+    cu_context ctx;        /* the device's primary context (retained) */
+    cuda_pool *pool;
+    pthread_mutex_t lock;  /* guards refs and streams */
+    pthread_mutex_t module_lock; /* guards modules; held while compiling,
+                                    so a kernel is compiled once */
+    unsigned refs;         /* the context, and each library-owned output */
+    cu_stream *streams;    /* idle streams of accel's own */
+    size_t n_streams, cap_streams;
+    cache_folder folder;   /* the module cache's folder */
+    cuda_module *modules;  /* loaded modules, by key */
+};
+
+/* Makes the backend's context current on this thread (push); 0 after
+ * recording an error.  cuda_leave pops it. */
+int cuda_enter(cuda_backend *be, diag *d);
+void cuda_leave(cuda_backend *be);
+/* Records a driver error: ACC_ERR_OUT_OF_DEVICE_MEMORY for
+ * CUDA_ERROR_OUT_OF_MEMORY, else ACC_ERR_DEVICE; the message is what
+ * (printf-style), then the driver's name and description of r. */
+acc_status cuda_fail(const cuda_backend *be, diag *d, cu_result r,
+                     const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void cuda_backend_retain(cuda_backend *be);
+void cuda_backend_release(cuda_backend *be);
+
+/* ---- modules (modules.c) ---------------------------------------------------- */
+
+/* The module of a kernel's source, from memory, else the disk cache, else
+ * NVRTC (a cubin for the device's sm_XY, PTX when that fails or the
+ * device is newer than NVRTC knows).  The context must be current.
+ * Errors: ACC_ERR_COMPILE (with NVRTC's log), or the driver's. */
+acc_status cuda_module_get(cuda_backend *be, const char *source,
+                           const char *name, cu_module *out,
+                           cache_stats *how, diag *d);
+/* Unloads every module (the context current). */
+void cuda_modules_unload(cuda_backend *be);
+
+/* ---- programs and launchers --------------------------------------------------- */
+
+enum { CUDA_MAX_ENTRIES = 4 };
+
+/* One entry point of a loaded kernel and its launch configuration from
+ * cuOccupancyMaxPotentialBlockSize (block rounded down to whole warps). */
+typedef struct cuda_fn {
+    const char *name; /* the launcher's entry name */
+    cu_function f;
+    int block, min_grid;
+} cuda_fn;
+
+typedef struct cuda_node {
+    cg_kernel k;
+    cuda_fn fn[CUDA_MAX_ENTRIES]; /* in the order of the launcher's names */
+} cuda_node;
+
+typedef int (*cuda_driver_fn)(cuda_run *run, const cuda_node *kn,
+                              interp *st, const ir_node *n, rt_array **out);
+
+/* How one kernel kind is launched: its entry points (looked up once per
+ * program) and the driver that runs a step.  A driver returns 1 with the
+ * result(s) in out[], 0 after recording an error on the interpreter's
+ * diag, or -1 to hand the step to the interpreter (which reports a runtime
+ * error with its own message). */
+typedef struct cuda_launcher {
+    const char *entries[CUDA_MAX_ENTRIES];
+    cuda_driver_fn drive;
+} cuda_launcher;
+
+int cuda_drive_generate(cuda_run *run, const cuda_node *kn, interp *st,
+                        const ir_node *n, rt_array **out);
+int cuda_drive_fold(cuda_run *run, const cuda_node *kn, interp *st,
+                    const ir_node *n, rt_array **out);
+
+struct cuda_program {
+    cuda_backend *be;
+    uint32_t n_nodes;
+    cuda_node **by_id;
+    size_t kernels, interpreted;
+    cache_stats stats;
+    size_t n_outputs;
+    const ir_node **out_nodes; /* the step producing output i, or NULL */
+};
+
+/* The loaded kernel of node n, and its launcher; NULL when none. */
+const cuda_node *cuda_program_node(const cuda_program *cp, const ir_node *n,
+                                   const cuda_launcher **launcher);
+
+/* ---- runs (cuda_run.c, cuda_memory.c, cuda_deliver.c) -------------------- */
+
+typedef struct cuda_block {
+    cu_deviceptr ptr;
+    size_t bytes;
+} cuda_block;
+
+typedef struct cuda_blocks {
+    cuda_block *v;
+    size_t n, cap;
+} cuda_blocks;
+
+struct cuda_queue {
+    cuda_backend *be;
+    cu_stream stream;
+    int async;
+    cuda_blocks pending; /* freed by queued runs: to the pool at wait */
+};
+
+struct cuda_run {
+    cuda_program *cp;
+    cuda_backend *be;
+    cu_stream stream;
+    int own_stream; /* taken from the context's idle streams */
+    int async;
+    cuda_queue *queue;
+    cuda_blocks freed; /* released during the run: reused by it (stream
+                          order makes that safe), then to the pool */
+    const acc_array *outputs;
+    size_t n_outputs;
+    unsigned char *claimed; /* output i was written directly */
+    interp_hook hook;
+    reg_memory mem;         /* foreign calls in device memory */
+};
+
+extern const rt_device_ops cuda_residency;
+
+/* Lists of device blocks (cuda_memory.c): push (0 when out of host
+ * memory), take one of the size class of `bytes`, give all to the pool. */
+int cuda_blocks_push(cuda_blocks *b, cu_deviceptr ptr, size_t bytes);
+int cuda_blocks_take(cuda_blocks *b, size_t bytes, cu_deviceptr *out);
+void cuda_blocks_to_pool(cuda_pool *pool, cuda_blocks *b);
+
+/* Foreign calls (cuda_foreign.c): the interp_hook.call_foreign of a run,
+ * and the device memory its CUDA implementations see. */
+acc_status cuda_call_foreign(void *state, interp *st, const ir_node *n,
+                             rt_array *const *args, rt_array **results);
+reg_memory cuda_foreign_memory(cuda_run *run);
+
+/* Device memory for the run (its own freed blocks first, then the pool;
+ * on CUDA_ERROR_OUT_OF_MEMORY it waits for the stream, gives its freed
+ * blocks to the pool, and tries again).  0 after recording
+ * ACC_ERR_OUT_OF_DEVICE_MEMORY naming `what`. */
+int cuda_run_alloc(cuda_run *run, size_t bytes, cu_deviceptr *out,
+                   const char *what, diag *d);
+void cuda_run_free(cuda_run *run, cu_deviceptr ptr, size_t bytes);
+/* Makes a valid on the device (uploading a host array once). */
+int cuda_device_of(cuda_run *run, rt_array *a, diag *d);
+/* A new device array of node n's result: the caller's output buffers when
+ * n produces an output the caller gave device buffers of this shape for,
+ * else run memory.  `op` names it in messages. */
+rt_array *cuda_result(cuda_run *run, const ir_node *n, const acc_type *elem,
+                      int32_t rank, const int64_t *ext, const char *op,
+                      diag *d);
+/* Waits for the run's stream; 0 after recording the driver's error. */
+int cuda_sync(cuda_run *run, diag *d);
+
+/* ---- launches (cuda_launch.c) --------------------------------------------- */
+
+/* One launch's argument block: kargs (by value) and the device block it
+ * points into: karrays, result pointers, seed, partial pointers, error
+ * slot. */
+typedef struct cuda_launch {
+    cuda_kargs A;
+    cu_deviceptr block;  /* the device argument block */
+    size_t block_bytes;
+    size_t n_arrays, out_leaves, acc_leaves;
+    unsigned char *host; /* its host image */
+    size_t at_out, at_seed, at_part, at_err;
+} cuda_launch;
+
+/* Binds the kernel's arrays (made valid on the device) and lays out the
+ * block for `out_leaves` result leaves and, for a fold, `acc_leaves`
+ * seed and partial leaves (0 otherwise).  0 after an error;
+ * cuda_launch_free either way. */
+int cuda_launch_bind(cuda_run *run, const cg_kernel *k, interp *st,
+                     size_t out_leaves, size_t acc_leaves, cuda_launch *l);
+/* Sets the result buffers, seed (may be NULL) and partials (may be NULL)
+ * in the host image, arms the error slot, uploads the block in one copy
+ * and points l->A into it.  The caller sets A.src_ext and A.inner. */
+int cuda_launch_upload(cuda_run *run, cuda_launch *l, const rt_array *out,
+                       const ir_value *seed, const cu_deviceptr *parts,
+                       cu_deviceptr part_has, diag *d);
+/* cuLaunchKernel of fn with (grid_x, grid_y) blocks of `block` threads;
+ * the parameters are l->A and, when extra is not NULL, *extra. */
+int cuda_launch_run(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
+                    unsigned grid_x, unsigned grid_y, unsigned block,
+                    int64_t *extra, diag *d);
+/* Whether the kernel(s) recorded a runtime error: read back (and waited
+ * for) only when the kernel has checks.  1 failed, 0 not, -1 after an
+ * error recorded on d. */
+int cuda_launch_failed(cuda_run *run, const cuda_node *kn, cuda_launch *l,
+                       diag *d);
+void cuda_launch_free(cuda_run *run, cuda_launch *l);
+
+/* Threads per block for n items: a whole number of warps, at most fn's
+ * occupancy block.  Grid for a grid-stride loop over n items. */
+unsigned cuda_block_for(const cuda_fn *fn, int64_t n);
+unsigned cuda_grid_for(const cuda_run *run, const cuda_fn *fn, int64_t n,
+                       unsigned block);
+
+#endif

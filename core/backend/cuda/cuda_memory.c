@@ -1,0 +1,209 @@
+/*
+ * cuda_memory.c — the device memory of a run (see cuda_internal.h): its
+ * list of freed blocks, which the run takes back first (its work is
+ * queued on one stream, so a later kernel or copy cannot overtake an
+ * earlier reader) and which goes to the pool only once the stream has
+ * been waited for; allocation with a retry when memory runs out; the
+ * residency of arrays (uploads once per run, lazy downloads,
+ * rt_device_ops); and result arrays, written into the caller's device
+ * output buffers when a step produces an output they fit.
+ */
+#include "core/backend/cuda/cuda_internal.h"
+
+#include "core/ir/types.h"
+
+#include <stdlib.h>
+
+/* ---- lists of blocks ------------------------------------------------------------ */
+
+int cuda_blocks_push(cuda_blocks *b, cu_deviceptr ptr, size_t bytes)
+{
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 16;
+        cuda_block *grown = realloc(b->v, cap * sizeof *grown);
+        if (!grown)
+            return 0;
+        b->v = grown;
+        b->cap = cap;
+    }
+    b->v[b->n++] = (cuda_block){ptr, bytes};
+    return 1;
+}
+
+/* A block of the size class of `bytes`, most recently freed first. */
+int cuda_blocks_take(cuda_blocks *b, size_t bytes, cu_deviceptr *out)
+{
+    size_t want = cuda_pool_class(bytes);
+    for (size_t i = b->n; i-- > 0;)
+        if (cuda_pool_class(b->v[i].bytes) == want) {
+            *out = b->v[i].ptr;
+            b->v[i] = b->v[--b->n];
+            return 1;
+        }
+    return 0;
+}
+
+void cuda_blocks_to_pool(cuda_pool *pool, cuda_blocks *b)
+{
+    for (size_t i = 0; i < b->n; i++)
+        cuda_pool_free(pool, b->v[i].ptr, b->v[i].bytes);
+    b->n = 0;
+}
+
+/* ---- device memory of a run ------------------------------------------------------- */
+
+int cuda_sync(cuda_run *run, diag *d)
+{
+    cu_result r = run->be->drv.cuStreamSynchronize(run->stream);
+    if (r == CU_SUCCESS)
+        return 1;
+    cuda_fail(run->be, d, r, "waiting for the CUDA stream "
+              "(cuStreamSynchronize)");
+    return 0;
+}
+
+int cuda_run_alloc(cuda_run *run, size_t bytes, cu_deviceptr *out,
+                   const char *what, diag *d)
+{
+    if (cuda_blocks_take(&run->freed, bytes, out))
+        return 1;
+    cu_result r = cuda_pool_alloc(run->be->pool, bytes, out);
+    if (r == CU_ERR_OUT_OF_MEMORY && run->freed.n > 0 &&
+        run->be->drv.cuStreamSynchronize(run->stream) == CU_SUCCESS) {
+        /* the run's freed blocks are idle now: the pool may trim them */
+        cuda_blocks_to_pool(run->be->pool, &run->freed);
+        r = cuda_pool_alloc(run->be->pool, bytes, out);
+    }
+    if (r == CU_SUCCESS)
+        return 1;
+    cuda_fail(run->be, d, r, "%s: cannot allocate %zu bytes on CUDA device "
+              "%d (cuMemAlloc)", what, bytes, run->be->dev.ordinal);
+    return 0;
+}
+
+void cuda_run_free(cuda_run *run, cu_deviceptr ptr, size_t bytes)
+{
+    if (!ptr)
+        return;
+    if (cuda_blocks_push(&run->freed, ptr, bytes))
+        return;
+    /* no room on the list: wait until the block is idle, then pool it */
+    run->be->drv.cuStreamSynchronize(run->stream);
+    cuda_pool_free(run->be->pool, ptr, bytes);
+}
+
+/* ---- residency ------------------------------------------------------------------- */
+
+static int download(const rt_array *a, void *const *dst, diag *d)
+{
+    cuda_run *run = a->dev_state;
+    char sh[160];
+    for (size_t i = 0; i < a->elem->n_leaves; i++) {
+        size_t bytes = rt_leaf_bytes(a, i);
+        cu_result r = bytes ? run->be->drv.cuMemcpyDtoHAsync(
+                                  dst[i], a->dev[i], bytes, run->stream)
+                            : CU_SUCCESS;
+        if (r != CU_SUCCESS) {
+            cuda_fail(run->be, d, r, "downloading an array of shape %s "
+                      "(cuMemcpyDtoHAsync)",
+                      rt_format_shape(a->rank, a->extents, sh, sizeof sh));
+            return 0;
+        }
+    }
+    return cuda_sync(run, d);
+}
+
+static void release(rt_array *a)
+{
+    for (size_t i = 0; i < a->elem->n_leaves; i++)
+        cuda_run_free(a->dev_state, a->dev[i], rt_leaf_bytes(a, i));
+}
+
+const rt_device_ops cuda_residency = {download, release};
+
+int cuda_device_of(cuda_run *run, rt_array *a, diag *d)
+{
+    char sh[160];
+    if (a->valid & RT_ON_DEVICE)
+        return 1;
+    a->dev_ops = &cuda_residency;
+    a->dev_state = run;
+    a->owns_dev = 1; /* what is allocated below is freed with a */
+    for (size_t i = 0; i < a->elem->n_leaves; i++) {
+        size_t bytes = rt_leaf_bytes(a, i);
+        cu_deviceptr p = 0;
+        if (!bytes)
+            continue;
+        if (!cuda_run_alloc(run, bytes, &p, "uploading an input", d))
+            return 0;
+        a->dev[i] = p;
+        cu_result r = run->be->drv.cuMemcpyHtoDAsync(p, a->data[i], bytes,
+                                                     run->stream);
+        if (r != CU_SUCCESS) {
+            cuda_fail(run->be, d, r, "uploading an array of shape %s "
+                      "(cuMemcpyHtoDAsync)",
+                      rt_format_shape(a->rank, a->extents, sh, sizeof sh));
+            return 0;
+        }
+    }
+    a->valid |= RT_ON_DEVICE;
+    return 1;
+}
+
+/* Whether the caller's output descriptor can hold r's result directly. */
+static int fits(const acc_array *out, const rt_array *r)
+{
+    if (!out->data[0] || out->memory != ACC_MEMORY_CUDA_DEVICE ||
+        (out->type && !ty_equal(out->type, r->elem)) || out->rank != r->rank)
+        return 0;
+    for (int32_t k = 0; k < r->rank; k++)
+        if (out->extents[k] != r->extents[k])
+            return 0;
+    for (size_t i = 0; i < r->elem->n_leaves; i++)
+        if (!out->data[i])
+            return 0;
+    return 1;
+}
+
+/* The caller's buffers of an output that node n produces, when they fit. */
+static int claim_output(cuda_run *run, const ir_node *n, rt_array *a)
+{
+    for (size_t i = 0; n && i < run->n_outputs; i++) {
+        if (run->cp->out_nodes[i] != n || run->claimed[i] ||
+            !fits(&run->outputs[i], a))
+            continue;
+        for (size_t k = 0; k < a->elem->n_leaves; k++)
+            a->dev[k] = (uint64_t)(uintptr_t)run->outputs[i].data[k];
+        run->claimed[i] = 1;
+        return 1;
+    }
+    return 0;
+}
+
+rt_array *cuda_result(cuda_run *run, const ir_node *n, const acc_type *elem,
+                      int32_t rank, const int64_t *ext, const char *op,
+                      diag *d)
+{
+    rt_array *a = rt_shell(elem, rank, ext, op, d);
+    if (!a)
+        return NULL;
+    a->dev_ops = &cuda_residency;
+    a->dev_state = run;
+    if (claim_output(run, n, a)) {
+        a->valid = RT_ON_DEVICE;
+        return a;
+    }
+    a->owns_dev = 1;
+    for (size_t i = 0; i < elem->n_leaves; i++) {
+        size_t bytes = rt_leaf_bytes(a, i);
+        cu_deviceptr p = 0;
+        if (bytes && !cuda_run_alloc(run, bytes, &p, op, d)) {
+            rt_release(a);
+            return NULL;
+        }
+        a->dev[i] = p;
+    }
+    a->valid = RT_ON_DEVICE;
+    return a;
+}
+

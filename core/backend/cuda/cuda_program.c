@@ -1,0 +1,186 @@
+/*
+ * cuda_program.c — a program's CUDA kernels: generated (core/codegen/
+ * kernel_cuda.c), compiled and loaded (modules.c), their entry points
+ * looked up and sized once, at acc_compile time; and the table of
+ * launchers by kernel kind (see cuda_internal.h).
+ */
+#include "core/backend/cuda/cuda_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How each kernel kind (cg_kind) is launched.  A kind without an entry
+ * here (a skeleton the CUDA code generator has, with no launcher yet) is
+ * left to the interpreter. */
+static const cuda_launcher launchers[] = {
+    [CG_KERNEL_GENERATE] = {{"accel_generate"}, cuda_drive_generate},
+    [CG_KERNEL_FOLD] = {{"accel_fold_rows", "accel_fold_part",
+                         "accel_fold_finish"}, cuda_drive_fold},
+};
+
+static const cuda_launcher *launcher_of(cg_kind kind)
+{
+    if ((size_t)kind >= sizeof launchers / sizeof *launchers ||
+        !launchers[kind].drive)
+        return NULL;
+    return &launchers[kind];
+}
+
+const cuda_node *cuda_program_node(const cuda_program *cp, const ir_node *n,
+                                   const cuda_launcher **launcher)
+{
+    const cuda_node *kn = n->id < cp->n_nodes ? cp->by_id[n->id] : NULL;
+    *launcher = kn ? launcher_of(kn->k.kind) : NULL;
+    return *launcher ? kn : NULL;
+}
+
+/* ---- compiling ---------------------------------------------------------------------- */
+
+/* The entry point `name` of module m, and its occupancy-derived block
+ * (whole warps: the fold skeleton needs them). */
+static int look_up(cuda_backend *be, cu_module m, const char *name,
+                   cuda_fn *fn, diag *d)
+{
+    fn->name = name;
+    cu_result r = be->drv.cuModuleGetFunction(&fn->f, m, name);
+    if (r != CU_SUCCESS) {
+        cuda_fail(be, d, r, "cuModuleGetFunction(%s)", name);
+        return 0;
+    }
+    r = be->drv.cuOccupancyMaxPotentialBlockSize(&fn->min_grid, &fn->block,
+                                                 fn->f, NULL, 0, 1024);
+    if (r != CU_SUCCESS) {
+        cuda_fail(be, d, r, "cuOccupancyMaxPotentialBlockSize(%s)", name);
+        return 0;
+    }
+    fn->block = fn->block / 32 * 32;
+    if (fn->block < 32)
+        fn->block = 32;
+    if (fn->min_grid < 1)
+        fn->min_grid = 1;
+    return 1;
+}
+
+static acc_status load_node(cuda_program *cp, cuda_node *kn,
+                            const cuda_launcher *l, const ir_node *n, diag *d)
+{
+    char name[64];
+    cu_module m = NULL;
+    snprintf(name, sizeof name, "accel_%s_%u.cu", ir_op_name(n->op), n->id);
+    if (cuda_module_get(cp->be, kn->k.source, name, &m, &cp->stats, d) !=
+        ACC_OK)
+        return d->status;
+    for (size_t i = 0; i < CUDA_MAX_ENTRIES && l->entries[i]; i++)
+        if (!look_up(cp->be, m, l->entries[i], &kn->fn[i], d))
+            return d->status;
+    return ACC_OK;
+}
+
+static acc_status compile_step(cuda_program *cp, const ir_program *ir,
+                               const ir_node *n, diag *d)
+{
+    char why[256];
+    if (!cg_cuda_has_skeleton(n)) {
+        cp->interpreted++;
+        return ACC_OK;
+    }
+    cuda_node *kn = calloc(1, sizeof *kn);
+    int r = kn ? cg_cuda_kernel(ir, n, &kn->k, why, sizeof why) : -1;
+    const cuda_launcher *l = r == 1 ? launcher_of(kn->k.kind) : NULL;
+    if (r <= 0 || !l) {
+        if (r == 1)
+            cg_kernel_free(&kn->k);
+        free(kn);
+        cp->interpreted += (size_t)(r >= 0);
+        return r >= 0 ? ACC_OK
+                      : diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: "
+                                  "out of host memory");
+    }
+    cp->by_id[n->id] = kn;
+    if (load_node(cp, kn, l, n, d) != ACC_OK)
+        return d->status;
+    free(kn->k.source); /* the module has it; the program keeps the rest */
+    kn->k.source = NULL;
+    cp->kernels++;
+    return ACC_OK;
+}
+
+/* The node that produces output leaf `leaf` of term n (through lets,
+ * variables and tuples), when it is a single array of its own; NULL
+ * otherwise. */
+static const ir_node *producer(const ir_program *ir, const ir_node *n,
+                               size_t leaf)
+{
+    while (n->op == IR_LET || n->op == IR_VAR)
+        n = n->op == IR_LET ? n->args[1] : ir->var_bound[n->u.let.var];
+    if (n->op != IR_TUPLE)
+        return n->type->n_leaves == 1 ? n : NULL;
+    for (uint32_t i = 0; i < n->n_args; i++) {
+        size_t k = n->args[i]->type->n_leaves;
+        if (leaf < k)
+            return producer(ir, n->args[i], leaf);
+        leaf -= k;
+    }
+    return NULL;
+}
+
+static int find_outputs(cuda_program *cp, const ir_program *ir)
+{
+    cp->n_outputs = ir->n_outputs;
+    cp->out_nodes = calloc(ir->n_outputs ? ir->n_outputs : 1,
+                           sizeof *cp->out_nodes);
+    for (size_t i = 0; cp->out_nodes && i < ir->n_outputs; i++)
+        cp->out_nodes[i] = producer(ir, ir->root, i);
+    return cp->out_nodes != NULL;
+}
+
+acc_status cuda_program_build(cuda_backend *be, const ir_program *ir,
+                              const plan *pl, cuda_program **out, diag *d)
+{
+    *out = NULL;
+    cuda_program *cp = calloc(1, sizeof *cp);
+    if (!cp || !(cp->by_id = calloc(ir->n_nodes + 1, sizeof *cp->by_id)) ||
+        !find_outputs(cp, ir)) {
+        cuda_program_free(cp);
+        return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of "
+                         "host memory");
+    }
+    cp->be = be;
+    cp->n_nodes = ir->n_nodes;
+    if (!cuda_enter(be, d)) {
+        cuda_program_free(cp);
+        return d->status;
+    }
+    for (size_t i = 0; i < pl->n_steps && diag_ok(d); i++)
+        if (pl->steps[i].kernel)
+            compile_step(cp, ir, pl->steps[i].node, d);
+    cuda_leave(be);
+    if (!diag_ok(d)) {
+        cuda_program_free(cp);
+        return d->status;
+    }
+    *out = cp;
+    return ACC_OK;
+}
+
+void cuda_program_free(cuda_program *cp)
+{
+    if (!cp)
+        return;
+    for (uint32_t i = 0; cp->by_id && i < cp->n_nodes; i++)
+        if (cp->by_id[i]) {
+            cg_kernel_free(&cp->by_id[i]->k);
+            free(cp->by_id[i]);
+        }
+    free(cp->by_id);
+    free(cp->out_nodes);
+    free(cp);
+}
+
+void cuda_program_describe(strbuf *b, const cuda_program *cp, int json)
+{
+    if (cp)
+        cache_describe(b, "cuda", cp->kernels, 0, cp->interpreted, &cp->stats,
+                       json);
+}

@@ -1,0 +1,131 @@
+/*
+ * drive_fold.c — launching fold and fold1 kernels, and map g over them
+ * (core/skeletons/cuda/fold.cu.in).  The host evaluates the shape and the
+ * seed with the interpreter (cpu_source_extents, cpu_eval_seed: shared
+ * host-side evaluation), refuses an empty fold1 row to the interpreter
+ * (which names it), and picks one of two launch shapes:
+ *
+ *  - rows: accel_fold_rows, one block per row (grid-stride over rows), a
+ *    block of about the row's length (whole warps, at most the occupancy
+ *    block);
+ *  - parts, for few long rows (fewer than two per multiprocessor, at
+ *    least 32768 elements): accel_fold_part over a (P, rows) grid, each
+ *    block reducing 1/P of a row (at least 16384 elements, about four
+ *    blocks per multiprocessor in all) into a partial, then
+ *    accel_fold_finish, one block per row, combining the P partials in
+ *    order.
+ *
+ * The error slot is read back once, after the last kernel of the step.
+ */
+#include "core/backend/cuda/cuda_internal.h"
+
+#include "core/backend/cpu/cpu_launch.h"
+
+#include <string.h>
+
+enum { ROWS, PART, FINISH }; /* kn->fn[], as cuda_program.c lists them */
+
+/* Parts per row: 1 for the rows launch. */
+static int64_t parts_of(const cuda_run *run, int64_t rows, int64_t inner)
+{
+    int64_t sms = run->be->dev.sms > 0 ? run->be->dev.sms : 1;
+    if (rows >= 2 * sms || inner < 32768)
+        return 1;
+    int64_t p = inner / 16384, want = (4 * sms + rows - 1) / rows;
+    if (p > want)
+        p = want;
+    return p < 2 ? 1 : p;
+}
+
+typedef struct fold_step {
+    cuda_run *run;
+    const cuda_node *kn;
+    cuda_launch *l;
+    const acc_type *acc; /* the element type reduced */
+    const rt_array *out;
+    const ir_value *seed;
+} fold_step;
+
+static int by_rows(fold_step *s, int64_t rows, diag *d)
+{
+    const cuda_fn *fn = &s->kn->fn[ROWS];
+    unsigned block = cuda_block_for(fn, s->l->A.inner);
+    return cuda_launch_upload(s->run, s->l, s->out, s->seed, NULL, 0, d) &&
+           cuda_launch_run(s->run, s->l, fn, cuda_grid_for(s->run, fn, rows, 1),
+                           1, block, NULL, d);
+}
+
+/* The partials (P per row, per leaf) and their `has` flags, freed when
+ * the step ends (stream order keeps them until the kernels are done). */
+static int by_parts(fold_step *s, int64_t rows, int64_t p, diag *d)
+{
+    cuda_run *run = s->run;
+    cu_deviceptr parts[ACC_MAX_COMPONENTS] = {0}, has = 0;
+    size_t n = (size_t)(rows * p), leaves = s->acc->n_leaves;
+    int64_t count = p;
+    int ok = cuda_run_alloc(run, n * sizeof(int), &has, "fold: partial "
+                            "results", d);
+    for (size_t i = 0; ok && i < leaves; i++)
+        ok = cuda_run_alloc(run, n * acc_scalar_size(s->acc->leaves[i]),
+                            &parts[i], "fold: partial results", d);
+    int64_t grid_y = rows < run->be->dev.max_grid_y ? rows
+                                                    : run->be->dev.max_grid_y;
+    const cuda_fn *fin = &s->kn->fn[FINISH];
+    ok = ok && cuda_launch_upload(run, s->l, s->out, s->seed, parts, has, d) &&
+         cuda_launch_run(run, s->l, &s->kn->fn[PART], (unsigned)p,
+                         (unsigned)grid_y, s->kn->fn[PART].block, NULL, d) &&
+         cuda_launch_run(run, s->l, fin, cuda_grid_for(run, fin, rows, 1), 1,
+                         cuda_block_for(fin, p), &count, d);
+    for (size_t i = 0; i < leaves; i++)
+        cuda_run_free(run, parts[i], n * acc_scalar_size(s->acc->leaves[i]));
+    cuda_run_free(run, has, n * sizeof(int));
+    return ok;
+}
+
+/* The launches once the arguments are bound: 1, 0 after an error, -1
+ * when a kernel reported a runtime error. */
+static int launch(fold_step *s, const int64_t *ext, int32_t r, diag *d)
+{
+    cuda_launch *l = s->l;
+    memcpy(l->A.src_ext, ext, sizeof l->A.src_ext);
+    l->A.inner = ext[r - 1];
+    int64_t rows = s->out->size, p = parts_of(s->run, rows, l->A.inner);
+    if (!(p > 1 ? by_parts(s, rows, p, d) : by_rows(s, rows, d)))
+        return 0;
+    int failed = cuda_launch_failed(s->run, s->kn, l, d);
+    return failed < 0 ? 0 : failed ? -1 : 1;
+}
+
+int cuda_drive_fold(cuda_run *run, const cuda_node *kn, interp *st,
+                    const ir_node *n, rt_array **out)
+{
+    const ir_node *fold = kn->k.fold, *xs = kn->k.src;
+    int32_t r = xs->type->rank;
+    int64_t ext[ACC_MAX_RANK] = {0};
+    ir_value seed[ACC_MAX_COMPONENTS];
+    cuda_launch l;
+    memset(&l, 0, sizeof l);
+    int ok = cpu_source_extents(st, xs, ext);
+    if (ok <= 0)
+        return ok;
+    if (fold->op == IR_FOLD1 && ext[r - 1] == 0 && rt_shape_size(r - 1, ext))
+        return -1; /* an empty row: the interpreter names it */
+    if (fold->op == IR_FOLD &&
+        !cpu_eval_seed(st, fold->args[1], xs->type->elem, seed))
+        return 0;
+    rt_array *a = NULL;
+    if (cuda_launch_bind(run, &kn->k, st, n->type->elem->n_leaves,
+                         xs->type->elem->n_leaves, &l))
+        a = cuda_result(run, n, n->type->elem, r - 1, ext, ir_op_name(n->op),
+                        st->d);
+    fold_step s = {run, kn, &l, xs->type->elem, a,
+                   fold->op == IR_FOLD ? seed : NULL};
+    ok = a ? (a->size > 0 ? launch(&s, ext, r, st->d) : 1) : 0;
+    cuda_launch_free(run, &l);
+    if (ok != 1) {
+        rt_release(a);
+        return ok;
+    }
+    *out = a;
+    return 1;
+}

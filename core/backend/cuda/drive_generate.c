@@ -1,0 +1,51 @@
+/*
+ * drive_generate.c — launching a manifest generate's kernel
+ * (core/skeletons/cuda/generate.cu.in, entry accel_generate): a
+ * grid-stride loop over the result's positions.  The shape is evaluated
+ * on the host by the interpreter (cpu_shape_extents, shared with the CPU
+ * drivers: it is host-side evaluation, nothing CPU-specific).
+ */
+#include "core/backend/cuda/cuda_internal.h"
+
+#include "core/backend/cpu/cpu_launch.h"
+
+#include <string.h>
+
+/* The launch, once the arguments are bound: 1, 0 after an error, -1 when
+ * the kernel reported a runtime error. */
+static int launch(cuda_run *run, const cuda_node *kn, cuda_launch *l,
+                  const rt_array *a, diag *d)
+{
+    const cuda_fn *fn = &kn->fn[0];
+    unsigned block = cuda_block_for(fn, a->size);
+    unsigned grid = cuda_grid_for(run, fn, a->size, block);
+    if (!cuda_launch_upload(run, l, a, NULL, NULL, 0, d) ||
+        !cuda_launch_run(run, l, fn, grid, 1, block, NULL, d))
+        return 0;
+    int failed = cuda_launch_failed(run, kn, l, d);
+    return failed < 0 ? 0 : failed ? -1 : 1;
+}
+
+int cuda_drive_generate(cuda_run *run, const cuda_node *kn, interp *st,
+                        const ir_node *n, rt_array **out)
+{
+    int64_t ext[ACC_MAX_RANK] = {0};
+    cuda_launch l;
+    memset(&l, 0, sizeof l);
+    int r = cpu_shape_extents(st, n->args[0], ext);
+    if (r <= 0)
+        return r;
+    const acc_type *elem = n->type->elem;
+    rt_array *a = NULL;
+    if (cuda_launch_bind(run, &kn->k, st, elem->n_leaves, 0, &l))
+        a = cuda_result(run, n, elem, n->type->rank, ext, ir_op_name(n->op),
+                        st->d);
+    r = a ? (a->size > 0 ? launch(run, kn, &l, a, st->d) : 1) : 0;
+    cuda_launch_free(run, &l);
+    if (r != 1) {
+        rt_release(a);
+        return r;
+    }
+    *out = a;
+    return 1;
+}

@@ -1,0 +1,229 @@
+/*
+ * modules.c — compiled kernels as loaded CUDA modules: in memory per
+ * context, on disk across processes, compiled by NVRTC when neither has
+ * them (see cuda_internal.h).
+ *
+ * Key (core/cache/cache_store.h): the kernel ABI, the target (sm_90 or
+ * compute_89), the NVRTC version, NVRTC's options, and the source.  A
+ * cache file DIR/KEY.cumod is one header line, "accel-cuda-module-v1 KEY
+ * KIND SIZE" (KIND cubin or ptx), then the SIZE bytes of the image; it is
+ * written under a temporary name and renamed into place.  A file whose
+ * header does not match, whose size differs, whose cubin is not a complete
+ * ELF image for the CUDA machine, whose PTX is not NUL-terminated text
+ * with a .target, or that the driver refuses to load, is ignored and
+ * rebuilt.
+ */
+#include "core/backend/cuda/cuda_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MODULE_MAGIC "accel-cuda-module-v1"
+
+enum { EM_CUDA = 190 };
+
+struct cuda_module {
+    char key[CACHE_KEY_LEN + 1];
+    cu_module mod;
+    struct cuda_module *next;
+};
+
+static void target_name(cuda_target t, int arch, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s_%d", t == CUDA_TARGET_CUBIN ? "sm" : "compute",
+             arch);
+}
+
+static void module_key(const cuda_backend *be, const char *source,
+                       char key[CACHE_KEY_LEN + 1])
+{
+    char text[256];
+    cache_hash h;
+    cache_hash_init(&h);
+    cache_hash_text(&h, CUDA_KERNEL_ABI);
+    target_name(be->arch.target, be->arch.arch, text, sizeof text);
+    cache_hash_text(&h, text);
+    snprintf(text, sizeof text, "nvrtc %d.%d", be->nv.major, be->nv.minor);
+    cache_hash_text(&h, text);
+    cuda_compile_flags(text, sizeof text);
+    cache_hash_text(&h, text);
+    cache_hash_text(&h, source);
+    cache_hash_key(&h, key);
+}
+
+/* ---- the file format ---------------------------------------------------------- */
+
+static int image_ok(const unsigned char *img, size_t size, int ptx)
+{
+    if (ptx)
+        return size > 0 && img[size - 1] == '\0' &&
+               strstr((const char *)img, ".target") != NULL;
+    return cache_elf_complete(img, size, size) &&
+           ((unsigned)img[18] | (unsigned)img[19] << 8) == EM_CUDA;
+}
+
+/* The image inside a cache file, or NULL when the file is not a complete
+ * module for `key`. */
+static const unsigned char *file_image(const unsigned char *file, size_t n,
+                                       const char *key, size_t *size)
+{
+    char magic[32], got[CACHE_KEY_LEN + 1], kind[8];
+    size_t declared = 0;
+    const unsigned char *nl = memchr(file, '\n', n < 128 ? n : 128);
+    if (!nl || sscanf((const char *)file, "%31s %32s %7s %zu", magic, got,
+                      kind, &declared) != 4 ||
+        strcmp(magic, MODULE_MAGIC) != 0 || strcmp(got, key) != 0)
+        return NULL;
+    const unsigned char *img = nl + 1;
+    int ptx = strcmp(kind, "ptx") == 0;
+    if ((!ptx && strcmp(kind, "cubin") != 0) ||
+        declared != n - (size_t)(img - file) || !image_ok(img, declared, ptx))
+        return NULL;
+    *size = declared;
+    return img;
+}
+
+/* Writes the module file; a cache that cannot be written costs only a
+ * compile next time, so failures are not errors. */
+static void store(const cuda_backend *be, const char *key, const char *path,
+                  const cuda_image *img, int ptx)
+{
+    char head[128];
+    diag ignored;
+    diag_clear(&ignored);
+    int h = snprintf(head, sizeof head, "%s %s %s %zu\n", MODULE_MAGIC, key,
+                     ptx ? "ptx" : "cubin", img->size);
+    unsigned char *file = malloc((size_t)h + img->size);
+    if (!file)
+        return;
+    memcpy(file, head, (size_t)h);
+    memcpy(file + h, img->bytes, img->size);
+    cache_write_atomic(&be->folder, key, path, file, (size_t)h + img->size,
+                       &ignored);
+    free(file);
+}
+
+/* ---- compiling and loading ------------------------------------------------------- */
+
+/* NVRTC for the backend's target; a cubin that cannot be produced falls
+ * back to PTX for the same architecture. */
+static int compile(const cuda_backend *be, const char *source,
+                   const char *name, cuda_image *img, int *ptx, diag *d)
+{
+    char target[32];
+    *ptx = be->arch.target == CUDA_TARGET_PTX;
+    if (cuda_compile(&be->nv, source, name, be->arch.arch, be->arch.target,
+                     img))
+        return 1;
+    if (!*ptx) {
+        cuda_image second;
+        if (cuda_compile(&be->nv, source, name, be->arch.arch,
+                         CUDA_TARGET_PTX, &second)) {
+            cuda_image_free(img);
+            *img = second;
+            *ptx = 1;
+            return 1;
+        }
+        cuda_image_free(&second);
+    }
+    target_name(be->arch.target, be->arch.arch, target, sizeof target);
+    diag_fail(d, ACC_ERR_COMPILE, "NVRTC %d.%d could not compile kernel %s "
+              "for %s: %s", be->nv.major, be->nv.minor, name, target,
+              img->log && img->log[0] ? img->log : "no log");
+    cuda_image_free(img);
+    return 0;
+}
+
+static cu_module from_disk(cuda_backend *be, const char *key,
+                           const char *path)
+{
+    unsigned char *file = NULL;
+    size_t n = 0, size = 0;
+    cu_module mod = NULL;
+    if (!cache_read_file(path, &file, &n))
+        return NULL;
+    const unsigned char *img = file_image(file, n, key, &size);
+    if (img && be->drv.cuModuleLoadData(&mod, img) != CU_SUCCESS)
+        mod = NULL;
+    free(file);
+    return mod;
+}
+
+static cu_module from_compiler(cuda_backend *be, const char *source,
+                               const char *name, const char *key,
+                               const char *path, cache_stats *how, diag *d)
+{
+    cuda_image img;
+    int ptx = 0;
+    cu_module mod = NULL;
+    double start = cache_now();
+    if (!compile(be, source, name, &img, &ptx, d))
+        return NULL;
+    how->compiled++;
+    how->compile_seconds += cache_now() - start;
+    cu_result r = be->drv.cuModuleLoadData(&mod, img.bytes);
+    if (r != CU_SUCCESS)
+        cuda_fail(be, d, r, "cuModuleLoadData of kernel %s (%s for %d)",
+                  name, ptx ? "PTX" : "cubin", be->arch.arch);
+    else
+        store(be, key, path, &img, ptx);
+    cuda_image_free(&img);
+    return r == CU_SUCCESS ? mod : NULL;
+}
+
+static cu_module lookup(cuda_backend *be, const char *source,
+                        const char *name, const char *key, cache_stats *how,
+                        diag *d)
+{
+    char path[4200];
+    for (cuda_module *m = be->modules; m; m = m->next)
+        if (strcmp(m->key, key) == 0) {
+            how->memory_hits++;
+            return m->mod;
+        }
+    if (!cache_folder_resolve(&be->folder, d))
+        return NULL;
+    snprintf(path, sizeof path, "%s/%s.cumod", be->folder.dir, key);
+    cu_module mod = from_disk(be, key, path);
+    if (mod)
+        how->disk_hits++;
+    else
+        mod = from_compiler(be, source, name, key, path, how, d);
+    cuda_module *m = mod ? calloc(1, sizeof *m) : NULL;
+    if (mod && !m) {
+        be->drv.cuModuleUnload(mod);
+        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of host "
+                  "memory");
+        return NULL;
+    }
+    if (m) {
+        snprintf(m->key, sizeof m->key, "%s", key);
+        m->mod = mod;
+        m->next = be->modules;
+        be->modules = m;
+    }
+    return mod;
+}
+
+acc_status cuda_module_get(cuda_backend *be, const char *source,
+                           const char *name, cu_module *out,
+                           cache_stats *how, diag *d)
+{
+    char key[CACHE_KEY_LEN + 1];
+    module_key(be, source, key);
+    pthread_mutex_lock(&be->module_lock);
+    *out = lookup(be, source, name, key, how, d);
+    pthread_mutex_unlock(&be->module_lock);
+    return *out ? ACC_OK : d->status;
+}
+
+void cuda_modules_unload(cuda_backend *be)
+{
+    while (be->modules) {
+        cuda_module *m = be->modules;
+        be->modules = m->next;
+        be->drv.cuModuleUnload(m->mod);
+        free(m);
+    }
+}

@@ -1,0 +1,315 @@
+/*
+ * test_cuda_device.c — the CUDA backend on a real device, against the
+ * reference interpreter: device-pointer inputs and outputs, a caller's
+ * stream with an asynchronous run, the two fold launch shapes, the error
+ * slot, and running out of device memory.  Part of the device suite (ctest
+ * label gpu, make test-gpu): it is registered only with
+ * -DACC_GPU_TESTS=ON, runs with ACC_TEST_BACKEND=cuda, and where no GPU
+ * can be used the whole executable is skipped with one line saying why
+ * (tests/support/support.c), never reported as passed.
+ *
+ * Public API only, plus the driver's own cuStreamCreate (dlopen of
+ * libcuda.so.1) to make a stream as a caller's CUDA code would.
+ */
+#include <criterion/criterion.h>
+
+#include "accel.h"
+#include "support.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char programs[] =
+    "dotp (xs : Vector f32) (ys : Vector f32) : Scalar f32 =\n"
+    "  fold (+) 0 (zipWith (*) xs ys)\n"
+    "\n"
+    "scaled (xs : Vector f32) : Vector f32 =\n"
+    "  map (\\x -> x * 2.0) xs\n"
+    "\n"
+    "rowSums (m : Matrix i64) : Vector i64 =\n"
+    "  fold (+) 7 m\n"
+    "\n"
+    "rowMins (m : Matrix i32) : Vector i32 =\n"
+    "  fold1 min m\n"
+    "\n"
+    "indexed (n : i64) : Matrix i64 =\n"
+    "  generate [n, 3] (\\[i, j] -> i * 10 + j)\n"
+    "\n"
+    "quotients (xs : Vector i32) (ys : Vector i32) : Vector i32 =\n"
+    "  zipWith quot xs ys\n"
+    "\n"
+    "big (n : i64) : Vector f64 =\n"
+    "  generate [n] (\\[i] -> f64 i)\n";
+
+static acc_program *compile(acc_context *ctx, const char *entry)
+{
+    acc_program *p = NULL;
+    acc_status st = acc_compile_text(ctx, programs, (size_t)-1, entry, &p);
+    cr_assert_eq(st, ACC_OK, "%s: %s", entry, acc_last_error());
+    return p;
+}
+
+/* ts_context asks for the interpreter; ACC_TEST_BACKEND=cuda makes it
+ * CUDA.  The reference is an interpreter context made explicitly. */
+static acc_context *cuda(void)
+{
+    acc_context *ctx = ts_context(ACC_BACKEND_INTERP);
+    acc_backend b = ACC_BACKEND_INTERP;
+    acc_context_backend(ctx, &b);
+    cr_assert_eq(b, ACC_BACKEND_CUDA, "run with ACC_TEST_BACKEND=cuda");
+    return ctx;
+}
+
+static acc_context *reference(void)
+{
+    acc_context_options o;
+    acc_context *ctx = NULL;
+    acc_context_options_init(&o);
+    o.backend = ACC_BACKEND_INTERP;
+    cr_assert_eq(acc_context_create(&o, &ctx), ACC_OK);
+    return ctx;
+}
+
+static acc_array device_output(void)
+{
+    acc_array out = ts_empty_output();
+    out.memory = ACC_MEMORY_CUDA_DEVICE;
+    return out;
+}
+
+/* Both backends on the same host inputs; the outputs must be equal byte
+ * for byte (integer programs) or within rel (floats). */
+static void same_as_interpreter(const char *entry, size_t n_in,
+                                const acc_array *in, double rel)
+{
+    acc_context *dev = cuda(), *ref = reference();
+    acc_program *p = compile(dev, entry), *q = compile(ref, entry);
+    acc_array a, b;
+    acc_status sa = ts_run_program(p, n_in, in, 1, &a);
+    acc_status sb = ts_run_program(q, n_in, in, 1, &b);
+    cr_assert_eq(sa, sb, "%s: cuda %s, interpreter %s (%s)", entry,
+                 acc_status_string(sa), acc_status_string(sb),
+                 acc_last_error());
+    if (sa == ACC_OK) {
+        int64_t n = acc_array_size(&a);
+        cr_assert_eq(n, acc_array_size(&b));
+        acc_scalar s = acc_type_leaf(a.type, 0);
+        for (int64_t i = 0; i < n; i++) {
+            if (s == ACC_F32) {
+                double x = ((float *)a.data[0])[i], y = ((float *)b.data[0])[i];
+                cr_expect_leq(fabs(x - y), rel * fabs(y) + 1e-30,
+                              "%s[%lld]: %g vs %g", entry, (long long)i, x, y);
+            } else {
+                size_t w = acc_scalar_size(s);
+                cr_expect(memcmp((char *)a.data[0] + i * w,
+                                 (char *)b.data[0] + i * w, w) == 0,
+                          "%s[%lld] differs", entry, (long long)i);
+            }
+        }
+        acc_array_release(&a);
+        acc_array_release(&b);
+    }
+    acc_program_free(p);
+    acc_program_free(q);
+    acc_context_destroy(dev);
+    acc_context_destroy(ref);
+}
+
+Test(cuda_device, dot_product)
+{
+    enum { N = 100000 };
+    static float xs[N], ys[N];
+    for (int i = 0; i < N; i++)
+        xs[i] = (float)(i % 17) * 0.25f, ys[i] = (float)(i % 5) - 2.0f;
+    int64_t n = N;
+    acc_array in[2] = {ts_host(ACC_F32, 1, &n, xs), ts_host(ACC_F32, 1, &n, ys)};
+    same_as_interpreter("dotp", 2, in, 1e-5);
+}
+
+/* Short rows (one block per row) and long rows (parts, then finish). */
+Test(cuda_device, fold_short_and_long_rows)
+{
+    static int64_t m[3 * 1000000];
+    for (int64_t i = 0; i < 3 * 1000000; i++)
+        m[i] = (i * 7919) % 1000 - 500;
+    int64_t shapes[3][2] = {{300000, 10}, {3, 1000000}, {1, 0}};
+    for (int k = 0; k < 3; k++) {
+        acc_array in = ts_host(ACC_I64, 2, shapes[k], m);
+        same_as_interpreter("rowSums", 1, &in, 0);
+    }
+}
+
+Test(cuda_device, fold1_and_generate_with_index)
+{
+    static int32_t m[4000];
+    for (int i = 0; i < 4000; i++)
+        m[i] = (i * 31) % 97 - 40;
+    int64_t ext[2] = {40, 100}, n = 12345;
+    acc_array in = ts_host(ACC_I32, 2, ext, m);
+    same_as_interpreter("rowMins", 1, &in, 0);
+    acc_array k = ts_host(ACC_I64, 0, NULL, &n);
+    same_as_interpreter("indexed", 1, &k, 0);
+}
+
+/* A division by zero in a kernel: the interpreter's status and message. */
+Test(cuda_device, runtime_error_has_the_interpreters_message)
+{
+    int32_t xs[5] = {9, 8, 7, 6, 5}, ys[5] = {1, 2, 0, 3, 4};
+    int64_t n = 5;
+    acc_array in[2] = {ts_host(ACC_I32, 1, &n, xs), ts_host(ACC_I32, 1, &n, ys)};
+    acc_context *ctx = cuda();
+    acc_program *p = compile(ctx, "quotients");
+    acc_array out;
+    cr_expect_eq(ts_run_program(p, 2, in, 1, &out), ACC_ERR_RUNTIME);
+    cr_expect_str_eq(acc_last_error(), "quot: division by zero");
+    acc_program_free(p);
+    acc_context_destroy(ctx);
+}
+
+/* Device outputs feed device inputs; a caller's device buffer is written;
+ * the value read back equals the interpreter's. */
+Test(cuda_device, device_pointer_inputs_and_outputs)
+{
+    enum { N = 4096 };
+    static float xs[N];
+    for (int i = 0; i < N; i++)
+        xs[i] = (float)i / 64.0f;
+    int64_t n = N;
+    acc_context *ctx = cuda();
+    acc_program *scale = compile(ctx, "scaled"), *dot = compile(ctx, "dotp");
+    acc_array in = ts_host(ACC_F32, 1, &n, xs), d1 = device_output();
+    cr_assert_eq(acc_run(scale, 1, &in, 1, &d1), ACC_OK, "%s",
+                 acc_last_error());
+    cr_assert_eq(d1.memory, ACC_MEMORY_CUDA_DEVICE);
+    acc_array d2;
+    acc_array_init(&d2, acc_type_scalar(ACC_F32), 1, &n);
+    d2.memory = ACC_MEMORY_CUDA_DEVICE;
+    acc_array d2_owner = device_output();
+    cr_assert_eq(acc_run(scale, 1, &in, 1, &d2_owner), ACC_OK);
+    d2.data[0] = d2_owner.data[0];
+    cr_assert_eq(acc_run(scale, 1, &in, 1, &d2), ACC_OK, "%s",
+                 acc_last_error());
+    acc_array both[2] = {d1, d2}, out;
+    cr_assert_eq(ts_run_program(dot, 2, both, 1, &out), ACC_OK, "%s",
+                 acc_last_error());
+    double want = 0;
+    for (int i = 0; i < N; i++)
+        want += 4.0 * (double)xs[i] * (double)xs[i];
+    double got = *(float *)out.data[0];
+    cr_expect_leq(fabs(got - want), 1e-5 * want, "%g vs %g", got, want);
+    acc_array_release(&out);
+    acc_array_release(&d1);
+    acc_array_release(&d2_owner);
+    acc_program_free(dot);
+    acc_program_free(scale);
+    acc_context_destroy(ctx);
+}
+
+/* The driver's stream functions, as a caller's own CUDA code has them. */
+typedef int (*init_fn)(unsigned);
+typedef int (*device_get_fn)(int *, int);
+typedef int (*retain_fn)(void **, int);
+typedef int (*push_fn)(void *);
+typedef int (*pop_fn)(void **);
+typedef int (*release_fn)(int);
+typedef int (*stream_create_fn)(void **, unsigned);
+typedef int (*stream_destroy_fn)(void *);
+
+static void *driver_fn(void *lib, const char *name)
+{
+    void *p = dlsym(lib, name);
+    cr_assert_not_null(p, "libcuda.so.1 lacks %s", name);
+    return p;
+}
+
+Test(cuda_device, callers_stream_and_asynchronous_run)
+{
+    enum { N = 1 << 20 };
+    static float xs[N], ys[N];
+    for (int i = 0; i < N; i++)
+        xs[i] = 1.0f / (float)(1 + i % 100), ys[i] = (float)(i % 3);
+    int64_t n = N;
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    cr_assert_not_null(lib);
+    void *f;
+    init_fn init; device_get_fn get; retain_fn retain; push_fn push;
+    pop_fn pop; release_fn release; stream_create_fn create;
+    stream_destroy_fn destroy;
+    f = driver_fn(lib, "cuInit"); memcpy(&init, &f, sizeof f);
+    f = driver_fn(lib, "cuDeviceGet"); memcpy(&get, &f, sizeof f);
+    f = driver_fn(lib, "cuDevicePrimaryCtxRetain"); memcpy(&retain, &f, sizeof f);
+    f = driver_fn(lib, "cuCtxPushCurrent_v2"); memcpy(&push, &f, sizeof f);
+    f = driver_fn(lib, "cuCtxPopCurrent_v2"); memcpy(&pop, &f, sizeof f);
+    f = driver_fn(lib, "cuDevicePrimaryCtxRelease_v2"); memcpy(&release, &f, sizeof f);
+    f = driver_fn(lib, "cuStreamCreate"); memcpy(&create, &f, sizeof f);
+    f = driver_fn(lib, "cuStreamDestroy_v2"); memcpy(&destroy, &f, sizeof f);
+    int dev = 0;
+    void *cu_ctx = NULL, *stream = NULL;
+    cr_assert_eq(init(0), 0);
+    cr_assert_eq(get(&dev, 0), 0);
+    cr_assert_eq(retain(&cu_ctx, dev), 0);
+    cr_assert_eq(push(cu_ctx), 0);
+    cr_assert_eq(create(&stream, 1), 0);
+
+    acc_context *ctx = cuda(), *ref = reference();
+    acc_program *p = compile(ctx, "dotp"), *q = compile(ref, "dotp");
+    acc_exec_options o;
+    acc_exec *x = NULL;
+    acc_exec_options_init(&o);
+    o.stream = stream;
+    o.async = 1;
+    cr_assert_eq(acc_exec_create(ctx, &o, &x), ACC_OK);
+    acc_array in[2] = {ts_host(ACC_F32, 1, &n, xs), ts_host(ACC_F32, 1, &n, ys)};
+    acc_array out = ts_empty_output(), want;
+    cr_assert_eq(acc_run_exec(x, p, 2, in, 1, &out), ACC_OK, "%s",
+                 acc_last_error());
+    cr_assert_eq(acc_exec_wait(x), ACC_OK, "%s", acc_exec_last_error(x));
+    cr_assert_eq(ts_run_program(q, 2, in, 1, &want), ACC_OK);
+    double a = *(float *)out.data[0], b = *(float *)want.data[0];
+    cr_expect_leq(fabs(a - b), 1e-5 * fabs(b), "%g vs %g", a, b);
+    acc_array_release(&out);
+    acc_array_release(&want);
+    acc_exec_destroy(x);
+    acc_program_free(p);
+    acc_program_free(q);
+    acc_context_destroy(ctx);
+    acc_context_destroy(ref);
+    cr_expect_eq(destroy(stream), 0);
+    cr_expect_eq(pop(NULL), 0);
+    cr_expect_eq(release(dev), 0);
+}
+
+/* Library-owned device outputs are kept until the device is full: the
+ * run that does not fit fails with ACC_ERR_OUT_OF_DEVICE_MEMORY naming the
+ * driver's error, and once they are released a run succeeds again. */
+Test(cuda_device, out_of_device_memory)
+{
+    enum { MAX = 4096 };
+    static acc_array held[MAX];
+    int64_t n = (int64_t)1 << 28; /* 2 GiB of f64 */
+    acc_array size = ts_host(ACC_I64, 0, NULL, &n);
+    acc_context *ctx = cuda();
+    acc_program *p = compile(ctx, "big");
+    acc_status st = ACC_OK;
+    int k = 0;
+    for (; k < MAX; k++) {
+        held[k] = device_output();
+        st = acc_run(p, 1, &size, 1, &held[k]);
+        if (st != ACC_OK)
+            break;
+    }
+    cr_assert_eq(st, ACC_ERR_OUT_OF_DEVICE_MEMORY, "%s", acc_last_error());
+    cr_expect(strstr(acc_last_error(), "CUDA_ERROR_OUT_OF_MEMORY"), "%s",
+              acc_last_error());
+    cr_expect_null(held[k].data[0]);
+    for (int i = 0; i < k; i++)
+        acc_array_release(&held[i]);
+    acc_array again = device_output();
+    cr_expect_eq(acc_run(p, 1, &size, 1, &again), ACC_OK, "%s",
+                 acc_last_error());
+    acc_array_release(&again);
+    acc_program_free(p);
+    acc_context_destroy(ctx);
+}
