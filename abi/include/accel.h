@@ -815,8 +815,12 @@ ACC_API acc_backend acc_program_backend(const acc_program *program);
  *    unless memory is ACC_MEMORY_CUDA_DEVICE: see acc_memory); or
  *  - provides buffers and extents: the result is written there; the extents
  *    must equal the result's extents (ACC_ERR_SHAPE otherwise, naming both).
- * Output buffers must not overlap input buffers.  On failure no output is
- * left allocated.  A program may be run from several threads at once.
+ *    When they overlap no input's and no other output's buffers, the step
+ *    computing the output writes them directly (no copy); otherwise (an
+ *    in-place run, say) the result is computed elsewhere and copied in at
+ *    the end, so overlapping is allowed and correct.  After a failed run,
+ *    provided buffers may hold partial results.
+ * On failure no output is left allocated.  A program may be run from several threads at once.
  * The run is complete when acc_run returns (on cuda: on a stream of the
  * context's own, waited for).  Errors the device reports are
  * ACC_ERR_DEVICE (ACC_ERR_OUT_OF_DEVICE_MEMORY when memory runs out)

@@ -9,6 +9,7 @@
 #include "core/backend/cpu/cpu_backend.h"
 #include "core/backend/cuda/cuda_backend.h"
 #include "core/backend/interp/interp.h"
+#include "core/exec/destinations.h"
 #include "core/exec/rt_array.h"
 
 #include <stdlib.h>
@@ -187,8 +188,12 @@ static int deliver_one(struct cuda_run *run, acc_array *out, rt_array *r,
 {
     if (out->memory == ACC_MEMORY_CUDA_DEVICE)
         return cuda_deliver_device(run, out, r, d);
-    if (out->data[0])
-        return rt_copy_to_host(r, out->data, d);
+    if (out->data[0]) {
+        int in_place = (r->valid & RT_ON_HOST) != 0;
+        for (size_t k = 0; in_place && k < r->elem->n_leaves; k++)
+            in_place = r->data[k] == out->data[k];
+        return in_place || rt_copy_to_host(r, out->data, d);
+    }
     return rt_host(r, d) && deliver_owned(out, r, d) == ACC_OK;
 }
 
@@ -249,6 +254,7 @@ acc_status exec_run(acc_program *p, acc_exec *x, size_t n_inputs,
     double start = now_seconds();
     interp_stats stats = {0, 0};
     rt_array *in[256], **in_heap = NULL, **results = NULL;
+    exec_dests *dests = NULL;
     rt_array **ins = in;
     struct cuda_run *run = NULL;
     size_t wrapped = 0, produced = 0;
@@ -266,11 +272,17 @@ acc_status exec_run(acc_program *p, acc_exec *x, size_t n_inputs,
     for (; wrapped < n_inputs; wrapped++)
         if (!(ins[wrapped] = rt_wrap(&inputs[wrapped], d)))
             goto out;
-    if (p->cuda && !(run = cuda_run_begin(p->cuda, x ? x->cuda : NULL, ins,
-                                          n_inputs, outputs, n_outputs, d)))
+    /* results may be computed into the caller's buffers in the memory
+     * the backend writes */
+    if (!exec_dests_create(&p->ir, p->cuda ? ACC_MEMORY_CUDA_DEVICE
+                                           : ACC_MEMORY_HOST,
+                           n_inputs, inputs, n_outputs, outputs, &dests, d))
         goto out;
-    if (interp_run_hooked(&p->ir, hook_of(p, run), ins, results, &stats, d) !=
-        ACC_OK)
+    if (p->cuda && !(run = cuda_run_begin(p->cuda, x ? x->cuda : NULL, ins,
+                                          n_inputs, dests, d)))
+        goto out;
+    if (interp_run_hooked(&p->ir, hook_of(p, run), ins, dests, results, &stats,
+                          d) != ACC_OK)
         goto out;
     produced = n_outputs;
     record_run(p, &stats, results, n_outputs, now_seconds() - start);
@@ -285,6 +297,7 @@ out:
         for (size_t i = 0; i < n_outputs; i++) /* leave nothing allocated */
             if (outputs[i].ownership == ACC_OWNERSHIP_LIBRARY)
                 acc_array_release(&outputs[i]);
+    exec_dests_free(dests);
     free(results);
     free(in_heap);
     return d->status;

@@ -45,3 +45,10 @@ void dump_after_pass(const ir_program *p, const char *pass)
             b.text ? b.text : "(out of memory while printing)");
     sb_free(&b);
 }
+
+void dump_kernel(const char *target, const ir_node *n, const char *source)
+{
+    if (dump_wanted("kernels"))
+        fprintf(stderr, "== accel %s kernel of %s (node %u) ==\n%s\n", target,
+                ir_op_name(n->op), n->id, source);
+}

@@ -1,6 +1,7 @@
 /*
  * dump.h — the ACC_DUMP switch: ACC_DUMP=sharing,check (or "all") prints
- * the program's IR to stderr after the named passes.
+ * the program's IR to stderr after the named passes; ACC_DUMP=kernels
+ * prints the source of every kernel a backend generates.
  */
 #ifndef ACC_CORE_IR_DUMP_H
 #define ACC_CORE_IR_DUMP_H
@@ -14,5 +15,8 @@ int dump_wanted(const char *pass);
 int pass_disabled(const char *pass);
 /* Prints p to stderr under a header naming the pass, when wanted. */
 void dump_after_pass(const ir_program *p, const char *pass);
+/* Prints the source of the kernel a backend (`target`: "cpu", "cuda")
+ * generated for node n, when ACC_DUMP names "kernels". */
+void dump_kernel(const char *target, const ir_node *n, const char *source);
 
 #endif

@@ -220,3 +220,20 @@ void ir_program_free(ir_program *p)
     free(p->var_bound);
     memset(p, 0, sizeof *p);
 }
+
+const ir_node *ir_program_output_node(const ir_program *p, size_t leaf)
+{
+    const ir_node *n = p->root;
+    for (;;) {
+        while (n->op == IR_LET || n->op == IR_VAR)
+            n = n->op == IR_LET ? n->args[1] : p->var_bound[n->u.let.var];
+        if (n->op != IR_TUPLE)
+            return n->type->n_leaves == 1 && leaf == 0 ? n : NULL;
+        uint32_t i = 0;
+        while (i < n->n_args && leaf >= n->args[i]->type->n_leaves)
+            leaf -= n->args[i++]->type->n_leaves;
+        if (i == n->n_args)
+            return NULL;
+        n = n->args[i];
+    }
+}

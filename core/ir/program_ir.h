@@ -45,4 +45,10 @@ ir_node *ir_program_node(ir_program *p, ir_op op, const acc_type *type,
  * pass adds nodes.  Returns 0 when out of memory. */
 int ir_program_layout(ir_program *p);
 
+/* The node whose value is output `leaf` of the program (the root's leaves
+ * flattened, through lets, variables and tuples), or NULL when that output
+ * is not the whole value of one array node (a component of a node with a
+ * tuple of arrays as its value). */
+const ir_node *ir_program_output_node(const ir_program *p, size_t leaf);
+
 #endif

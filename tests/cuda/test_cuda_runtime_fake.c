@@ -612,6 +612,33 @@ Test(cuda_runtime_fake, caller_device_output_is_written_directly)
     expect_all_released();
 }
 
+/* An output buffer that is also the input (an in-place run): the kernel
+ * writes memory of the run's own, copied into the buffer at the end, so
+ * no element is overwritten before it is read (core/exec/destinations.h). */
+Test(cuda_runtime_fake, output_buffer_that_is_an_input_is_not_written_early)
+{
+    float xs[1000] = {0};
+    acc_context *ctx = cuda_context();
+    acc_program *p = compile(ctx, "scaled");
+    acc_array in = vec_f32(xs, 1000), buf = device_output();
+    cr_assert_eq(acc_run(p, 1, &in, 1, &buf), ACC_OK, "%s", acc_last_error());
+    acc_array same;
+    acc_array_init(&same, acc_type_scalar(ACC_F32), 1, buf.extents);
+    same.memory = ACC_MEMORY_CUDA_DEVICE;
+    same.data[0] = buf.data[0];
+    fake.clear_events();
+    cr_assert_eq(acc_run(p, 1, &same, 1, &same), ACC_OK, "%s",
+                 acc_last_error());
+    cr_expect_eq(count(FAKE_HTOD, sizeof xs), 0, "the input is on the "
+                 "device");
+    cr_expect_eq(count(FAKE_DTOD, sizeof xs), 1, "the result is copied into "
+                 "the buffer after the kernel");
+    acc_array_release(&buf);
+    acc_program_free(p);
+    acc_context_destroy(ctx);
+    expect_all_released();
+}
+
 Test(cuda_runtime_fake, device_input_on_another_device_is_refused)
 {
     float xs[4] = {0};

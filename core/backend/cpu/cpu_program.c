@@ -7,6 +7,7 @@
 #include "core/backend/cpu/cpu_backend.h"
 
 #include "core/backend/cpu/cpu_launch.h"
+#include "core/ir/dump.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,7 @@ static acc_status compile_step(cpu_program *cp, const ir_program *ir,
                                   "out of host memory");
     }
     cp->by_id[n->id] = kn;
+    dump_kernel("cpu", n, kn->k.source);
     if (cache_get(cp->be->cache, &cp->be->tc, kn->k.source, &kn->entry,
                   &cp->stats, d) != ACC_OK)
         return d->status;

@@ -46,15 +46,17 @@ int cpu_drive_expand(pool *pl, const cpu_node *kn, interp *st,
     void *parts[1] = {off};
     if (!off)
         return -1;
-    if (!cpu_bind_arrays(st, &kn->k, &l, 0)) {
+    int bound = cpu_bind_arrays(st, &kn->k, &l, 0);
+    if (bound <= 0) {
         free(l.in);
         free(off);
-        return 0;
+        return bound;
     }
     l.entry = kn->entry;
     l.A.part = parts;
     r = cpu_expand_offsets(pl, &l, 0, ext[0], &total);
-    rt_array *a = r > 0 ? rt_alloc(n->type->elem, 1, &total, "expand", st->d)
+    rt_array *a = r > 0 ? interp_result(st, n, n->type->elem, 1, &total,
+                                        "expand")
                         : NULL;
     if (a && total > 0) {
         l.A.out = a->data;

@@ -69,7 +69,8 @@ int cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
         free(l.in);
         return ok;
     }
-    rt_array *a = rt_alloc(n->type->elem, r - 1, ext, ir_op_name(n->op), st->d);
+    rt_array *a = interp_result(st, n, n->type->elem, r - 1, ext,
+                                ir_op_name(n->op));
     int oom = 0;
     if (a && a->size > 0) {
         l.entry = kn->entry;
@@ -143,8 +144,8 @@ int cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
     }
     cpu_bind_segments(&l, kn->k.n_arrays, off, k);
     ext[r - 1] = k;
-    rt_array *a = rt_alloc(n->type->elem, r, ext, n == fold
-                           ? ir_fold_seg_name(fold) : ir_op_name(n->op), st->d);
+    rt_array *a = interp_result(st, n, n->type->elem, r, ext, n == fold
+                                ? ir_fold_seg_name(fold) : ir_op_name(n->op));
     ext[r - 1] = inner;
     l.entry = kn->entry;
     memcpy(l.A.src_ext, ext, sizeof ext);

@@ -25,8 +25,8 @@ int cpu_drive_generate(pool *pl, const cpu_node *kn, interp *st,
         free(l.in);
         return r;
     }
-    rt_array *a = rt_alloc(n->type->elem, n->type->rank, ext,
-                           ir_op_name(n->op), st->d);
+    rt_array *a = interp_result(st, n, n->type->elem, n->type->rank, ext,
+                                ir_op_name(n->op));
     if (a) {
         l.entry = kn->entry;
         l.A.out = a->data;

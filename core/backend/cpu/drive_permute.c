@@ -138,8 +138,8 @@ static int combine_source(pool *pl, cpu_launch *l, interp *st,
 static int map_after(pool *pl, cpu_launch *l, interp *st, const ir_node *n,
                      rt_array **a)
 {
-    rt_array *m = rt_alloc(n->type->elem, (*a)->rank, (*a)->extents,
-                           ir_op_name(n->op), st->d);
+    rt_array *m = interp_result(st, n, n->type->elem, (*a)->rank,
+                                (*a)->extents, ir_op_name(n->op));
     if (!m)
         return 0;
     l->A.part = (*a)->data;
@@ -164,12 +164,17 @@ int cpu_drive_permute(pool *pl, const cpu_node *kn, interp *st,
         return r;
     if (rt_shape_size(pm->type->rank, ext) < 0)
         return -1; /* too many elements: the interpreter names the producer */
-    if (!cpu_bind_arrays(st, &kn->k, &l, 0)) {
+    int bound = cpu_bind_arrays(st, &kn->k, &l, 0);
+    if (bound <= 0) {
         free(l.in);
-        return 0;
+        return bound;
     }
-    rt_array *a = rt_alloc(pm->type->elem, pm->type->rank, ext,
-                           ir_op_name(pm->op), st->d);
+    /* without a map after it, the permutation is the step's result */
+    rt_array *a = pm == n ? interp_result(st, n, pm->type->elem,
+                                          pm->type->rank, ext,
+                                          ir_op_name(pm->op))
+                          : rt_alloc(pm->type->elem, pm->type->rank, ext,
+                                     ir_op_name(pm->op), st->d);
     r = a != NULL;
     if (a) {
         l.entry = kn->entry;

@@ -34,8 +34,10 @@ static int scan_results(cpu_scan *s, interp *st, const ir_node *n,
     int64_t oext[ACC_MAX_RANK];
     memcpy(oext, ext, sizeof oext);
     oext[r - 1] = out_len;
-    if (!(s->a = rt_alloc(t0->elem, r, oext, scan_op(s, n), st->d)) ||
-        !primed)
+    /* one result (not primed): it may go to the caller's buffers */
+    s->a = primed ? rt_alloc(t0->elem, r, oext, scan_op(s, n), st->d)
+                  : interp_result(st, n, t0->elem, r, oext, scan_op(s, n));
+    if (!s->a || !primed)
         return s->a != NULL;
     const acc_type *t1 = n->type->array_leaves[1];
     oext[r - 1] = k;

@@ -85,7 +85,8 @@ int cpu_drive_stencil(pool *pl, const cpu_node *kn, interp *st,
         return bound;
     }
     memcpy(l.in + kn->k.n_arrays, side, sizeof side);
-    rt_array *a = rt_alloc(n->type->elem, r, ext, ir_op_name(n->op), st->d);
+    rt_array *a = interp_result(st, n, n->type->elem, r, ext,
+                                ir_op_name(n->op));
     l.entry = kn->entry;
     l.A.seed = constant;
     memcpy(l.A.out_ext, ext, sizeof ext);

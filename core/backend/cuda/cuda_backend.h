@@ -74,12 +74,12 @@ void cuda_queue_destroy(cuda_queue *q);
 
 /* Starts a run of cp: makes the context current, picks the stream (q's,
  * or one of the context's own when q is NULL), adopts device inputs and
- * notes the caller's device output buffers (a step that produces output i
- * writes there directly).  On failure records on d and returns NULL. */
+ * keeps the run's destinations (borrowed; the caller's device output
+ * buffers that the step producing an output writes directly, see
+ * core/exec/destinations.h).  On failure records on d and returns NULL. */
 cuda_run *cuda_run_begin(cuda_program *cp, cuda_queue *q,
                          rt_array *const *inputs, size_t n_inputs,
-                         const acc_array *outputs, size_t n_outputs,
-                         diag *d);
+                         exec_dests *dests, diag *d);
 /* The interpreter hook of the run. */
 const interp_hook *cuda_run_hook(cuda_run *run);
 /* Delivers result r into output descriptor `out` in device memory: the

@@ -102,8 +102,6 @@ struct cuda_program {
     cuda_node **by_id;
     size_t kernels, interpreted;
     cache_stats stats;
-    size_t n_outputs;
-    const ir_node **out_nodes; /* the step producing output i, or NULL */
 };
 
 /* The loaded kernel of node n, and its launcher; NULL when none. */
@@ -138,9 +136,7 @@ struct cuda_run {
     cuda_queue *queue;
     cuda_blocks freed; /* released during the run: reused by it (stream
                           order makes that safe), then to the pool */
-    const acc_array *outputs;
-    size_t n_outputs;
-    unsigned char *claimed; /* output i was written directly */
+    exec_dests *dests;      /* the caller's device output buffers */
     interp_hook hook;
     reg_memory mem;         /* foreign calls in device memory */
 };
@@ -169,8 +165,8 @@ void cuda_run_free(cuda_run *run, cu_deviceptr ptr, size_t bytes);
 /* Makes a valid on the device (uploading a host array once). */
 int cuda_device_of(cuda_run *run, rt_array *a, diag *d);
 /* A new device array of node n's result: the caller's output buffers when
- * n produces an output the caller gave device buffers of this shape for,
- * else run memory.  `op` names it in messages. */
+ * the run's destinations offer them for n (exec_dests_take), else run
+ * memory.  `op` names it in messages. */
 rt_array *cuda_result(cuda_run *run, const ir_node *n, const acc_type *elem,
                       int32_t rank, const int64_t *ext, const char *op,
                       diag *d);

@@ -13,6 +13,7 @@
 #include "core/ir/types.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* ---- lists of blocks ------------------------------------------------------------ */
 
@@ -150,36 +151,6 @@ int cuda_device_of(cuda_run *run, rt_array *a, diag *d)
     return 1;
 }
 
-/* Whether the caller's output descriptor can hold r's result directly. */
-static int fits(const acc_array *out, const rt_array *r)
-{
-    if (!out->data[0] || out->memory != ACC_MEMORY_CUDA_DEVICE ||
-        (out->type && !ty_equal(out->type, r->elem)) || out->rank != r->rank)
-        return 0;
-    for (int32_t k = 0; k < r->rank; k++)
-        if (out->extents[k] != r->extents[k])
-            return 0;
-    for (size_t i = 0; i < r->elem->n_leaves; i++)
-        if (!out->data[i])
-            return 0;
-    return 1;
-}
-
-/* The caller's buffers of an output that node n produces, when they fit. */
-static int claim_output(cuda_run *run, const ir_node *n, rt_array *a)
-{
-    for (size_t i = 0; n && i < run->n_outputs; i++) {
-        if (run->cp->out_nodes[i] != n || run->claimed[i] ||
-            !fits(&run->outputs[i], a))
-            continue;
-        for (size_t k = 0; k < a->elem->n_leaves; k++)
-            a->dev[k] = (uint64_t)(uintptr_t)run->outputs[i].data[k];
-        run->claimed[i] = 1;
-        return 1;
-    }
-    return 0;
-}
-
 rt_array *cuda_result(cuda_run *run, const ir_node *n, const acc_type *elem,
                       int32_t rank, const int64_t *ext, const char *op,
                       diag *d)
@@ -189,7 +160,10 @@ rt_array *cuda_result(cuda_run *run, const ir_node *n, const acc_type *elem,
         return NULL;
     a->dev_ops = &cuda_residency;
     a->dev_state = run;
-    if (claim_output(run, n, a)) {
+    rt_array *dest = exec_dests_take(run->dests, n, elem, rank, ext);
+    if (dest) { /* borrowed buffers: a does not own them */
+        memcpy(a->dev, dest->dev, sizeof a->dev);
+        rt_release(dest);
         a->valid = RT_ON_DEVICE;
         return a;
     }

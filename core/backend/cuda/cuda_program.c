@@ -6,6 +6,8 @@
  */
 #include "core/backend/cuda/cuda_internal.h"
 
+#include "core/ir/dump.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +100,7 @@ static acc_status compile_step(cuda_program *cp, const ir_program *ir,
                                   "out of host memory");
     }
     cp->by_id[n->id] = kn;
+    dump_kernel("cuda", n, kn->k.source);
     if (load_node(cp, kn, l, n, d) != ACC_OK)
         return d->status;
     free(kn->k.source); /* the module has it; the program keeps the rest */
@@ -106,42 +109,12 @@ static acc_status compile_step(cuda_program *cp, const ir_program *ir,
     return ACC_OK;
 }
 
-/* The node that produces output leaf `leaf` of term n (through lets,
- * variables and tuples), when it is a single array of its own; NULL
- * otherwise. */
-static const ir_node *producer(const ir_program *ir, const ir_node *n,
-                               size_t leaf)
-{
-    while (n->op == IR_LET || n->op == IR_VAR)
-        n = n->op == IR_LET ? n->args[1] : ir->var_bound[n->u.let.var];
-    if (n->op != IR_TUPLE)
-        return n->type->n_leaves == 1 ? n : NULL;
-    for (uint32_t i = 0; i < n->n_args; i++) {
-        size_t k = n->args[i]->type->n_leaves;
-        if (leaf < k)
-            return producer(ir, n->args[i], leaf);
-        leaf -= k;
-    }
-    return NULL;
-}
-
-static int find_outputs(cuda_program *cp, const ir_program *ir)
-{
-    cp->n_outputs = ir->n_outputs;
-    cp->out_nodes = calloc(ir->n_outputs ? ir->n_outputs : 1,
-                           sizeof *cp->out_nodes);
-    for (size_t i = 0; cp->out_nodes && i < ir->n_outputs; i++)
-        cp->out_nodes[i] = producer(ir, ir->root, i);
-    return cp->out_nodes != NULL;
-}
-
 acc_status cuda_program_build(cuda_backend *be, const ir_program *ir,
                               const plan *pl, cuda_program **out, diag *d)
 {
     *out = NULL;
     cuda_program *cp = calloc(1, sizeof *cp);
-    if (!cp || !(cp->by_id = calloc(ir->n_nodes + 1, sizeof *cp->by_id)) ||
-        !find_outputs(cp, ir)) {
+    if (!cp || !(cp->by_id = calloc(ir->n_nodes + 1, sizeof *cp->by_id))) {
         cuda_program_free(cp);
         return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of "
                          "host memory");
@@ -174,7 +147,6 @@ void cuda_program_free(cuda_program *cp)
             free(cp->by_id[i]);
         }
     free(cp->by_id);
-    free(cp->out_nodes);
     free(cp);
 }
 

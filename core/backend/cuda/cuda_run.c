@@ -72,18 +72,15 @@ const interp_hook *cuda_run_hook(cuda_run *run)
 static void run_free(cuda_run *run)
 {
     free(run->freed.v);
-    free(run->claimed);
     free(run);
 }
 
 cuda_run *cuda_run_begin(cuda_program *cp, cuda_queue *q,
                          rt_array *const *inputs, size_t n_inputs,
-                         const acc_array *outputs, size_t n_outputs,
-                         diag *d)
+                         exec_dests *dests, diag *d)
 {
     cuda_run *run = calloc(1, sizeof *run);
-    if (!run || !(run->claimed = calloc(n_outputs ? n_outputs : 1, 1))) {
-        free(run);
+    if (!run) {
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of host "
                   "memory");
         return NULL;
@@ -108,8 +105,7 @@ cuda_run *cuda_run_begin(cuda_program *cp, cuda_queue *q,
             inputs[i]->dev_ops = &cuda_residency;
             inputs[i]->dev_state = run;
         }
-    run->outputs = outputs;
-    run->n_outputs = n_outputs;
+    run->dests = dests;
     run->hook = (interp_hook){eval_hook, run, cuda_call_foreign};
     run->mem = cuda_foreign_memory(run);
     return run;

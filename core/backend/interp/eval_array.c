@@ -329,6 +329,13 @@ static int eval_structural(interp *st, const ir_node *n, rt_array **out)
     return 1;
 }
 
+rt_array *interp_result(interp *st, const ir_node *n, const acc_type *elem,
+                        int32_t rank, const int64_t *extents, const char *op)
+{
+    rt_array *a = exec_dests_take(st->dests, n, elem, rank, extents);
+    return a ? a : rt_alloc(elem, rank, extents, op, st->d);
+}
+
 /* Run statistics: one kernel, and the memory its result owns (on the host
  * or on a device). */
 static void count_kernel(interp *st, const rt_array *a)
@@ -399,16 +406,17 @@ rt_array *interp_array_of(interp *st, const ir_node *n)
 acc_status interp_run(const ir_program *p, rt_array *const *inputs,
                       rt_array **outputs, interp_stats *stats, diag *d)
 {
-    return interp_run_hooked(p, NULL, inputs, outputs, stats, d);
+    return interp_run_hooked(p, NULL, inputs, NULL, outputs, stats, d);
 }
 
 acc_status interp_run_hooked(const ir_program *p, const interp_hook *hook,
-                             rt_array *const *inputs, rt_array **outputs,
-                             interp_stats *stats, diag *d)
+                             rt_array *const *inputs, exec_dests *dests,
+                             rt_array **outputs, interp_stats *stats, diag *d)
 {
     interp st = {0};
     st.p = p;
     st.hook = hook;
+    st.dests = dests;
     st.inputs = inputs;
     st.d = d;
     st.slots = calloc(p->n_slots ? p->n_slots : 1, sizeof *st.slots);

@@ -7,6 +7,7 @@
 #ifndef ACC_CORE_BACKEND_INTERP_INTERP_H
 #define ACC_CORE_BACKEND_INTERP_INTERP_H
 
+#include "core/exec/destinations.h"
 #include "core/exec/rt_array.h"
 #include "core/ir/program_ir.h"
 
@@ -42,9 +43,11 @@ typedef struct interp_hook {
                                rt_array **results);
 } interp_hook;
 
-/* interp_run with a hook (NULL: none). */
+/* interp_run with a hook (NULL: none) and the run's destinations (NULL:
+ * none; core/exec/destinations.h), which a hook's kernels may compute
+ * results into (interp_result). */
 acc_status interp_run_hooked(const ir_program *p, const interp_hook *hook,
-                             rt_array *const *inputs, rt_array **outputs,
-                             interp_stats *stats, diag *d);
+                             rt_array *const *inputs, exec_dests *dests,
+                             rt_array **outputs, interp_stats *stats, diag *d);
 
 #endif

@@ -27,6 +27,8 @@ typedef struct interp {
     const ir_value **vars; /* per let variable: the bound scalar value */
     interp_stats stats;
     const interp_hook *hook;  /* a compiling backend's kernels, or NULL */
+    exec_dests *dests;        /* the caller's buffers results may be
+                                 computed into, or NULL */
     struct interp_deps *deps; /* eval_control.c: per array function, the
                                  body nodes its parameters reach */
 } interp;
@@ -107,6 +109,13 @@ int interp_eval_control(interp *st, const ir_node *n, rt_array **out);
 const interp_value *interp_apply_array(interp *st, const ir_node *lam,
                                        rt_array *const *const *args);
 void interp_release_control(interp *st);
+
+/* The array a hook's kernel computes node n's result into: the run's
+ * destination for n when it has one of this element type and extents
+ * (core/exec/destinations.h), else a new host array (rt_alloc, errors on
+ * the run's diag). */
+rt_array *interp_result(interp *st, const ir_node *n, const acc_type *elem,
+                        int32_t rank, const int64_t *extents, const char *op);
 
 /* Foreign nodes (eval_foreign.c): the chosen implementation, or the
  * fallback.  interp_eval_foreign fills out[] (one array per leaf of the
