@@ -14,14 +14,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* fold.c.in and fold_seg.c.in: the shared holes, and lanes for a
- * commutative primitive. */
+/* Interleaved accumulators for a fold by a commutative primitive: 128
+ * bytes of them, two of the widest vectors (AVX-512) or four AVX2 ones,
+ * so that the loop has independent dependency chains enough to hide the
+ * latency of a vector add (one accumulator vector waits for each add).
+ * 1 (strictly in order) for any other combiner. */
+static int fold_lanes(const cg_kernel *k)
+{
+    if (!cg_commutative_primitive(k->fold->args[0]))
+        return 1;
+    size_t bytes = acc_scalar_size(k->src->type->elem->leaves[0]);
+    size_t lanes = 128 / (bytes ? bytes : 1);
+    return lanes > 64 ? 64 : (int)lanes;
+}
+
+/* fold.c.in and fold_seg.c.in: the shared holes, and the lanes. */
 static int build_fold(cg_inst *in, const ir_node *n, cg_kernel *k)
 {
     if (!cg_fill_fold(in, n, k))
         return 0;
-    cg_fill_value(in, "LANES",
-                  cg_commutative_primitive(k->fold->args[0]) ? "8" : "1");
+    sb_printf(cg_fill_hole(in, "LANES"), "%d", fold_lanes(k));
     return 1;
 }
 

@@ -45,6 +45,13 @@ int cg_fill(strbuf *out, const char *tmpl, const cg_hole *holes, size_t n,
             char missing[CG_HOLE_NAME_MAX])
 {
     const char *s = tmpl;
+    /* the header comment documents the holes: it is kept as written */
+    const char *end = strncmp(s, "/* ==== BEGIN", 13) == 0 ? strstr(s, "*/")
+                                                           : NULL;
+    if (end) {
+        sb_printf(out, "%.*s", (int)(end + 2 - s), s);
+        s = end + 2;
+    }
     for (;;) {
         const char *h = strstr(s, "$$");
         size_t len = h ? hole_at(h + 2) : 0;

@@ -5,7 +5,9 @@
  *
  * A hole is written $$NAME$$ (capitals, digits, underscores).  Filling
  * replaces every hole by its value; a hole without a value is an error, so
- * a template and its instantiation cannot drift apart silently.
+ * a template and its instantiation cannot drift apart silently.  A
+ * template's header comment (from its first line, "/" "* ==== BEGIN", to
+ * the first comment end) documents its holes and is copied as written.
  */
 #ifndef ACC_CORE_CODEGEN_SKELETONS_H
 #define ACC_CORE_CODEGEN_SKELETONS_H

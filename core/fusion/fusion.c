@@ -756,6 +756,7 @@ acc_status fuse_program(ir_program *p, const fuse_options *o,
     } else {
         count_uses(&f, p->root, NULL, 0, seen);
         p->root = fuse_array(&f, p->root);
+        f.oom |= !f.oom && !fuse_prove_in_range(p);
     }
     free(seen);
     free(f.uses);

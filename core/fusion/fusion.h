@@ -35,6 +35,11 @@ typedef struct fuse_options {
 acc_status fuse_program(ir_program *p, const fuse_options *o,
                         size_t *duplicated, diag *d);
 
+/* Marks the reads of generate functions at their own index whose array
+ * bounds the generate's shape as in range (in_range.c).  Run by
+ * fuse_program; 0 when out of memory. */
+int fuse_prove_in_range(ir_program *p);
+
 /* Whether argument i of n is a producer embedded in n (so it is computed
  * as part of n's kernel, not by a kernel of its own). */
 int fuse_is_embedded(const ir_node *n, uint32_t i);

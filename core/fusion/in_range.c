@@ -1,0 +1,145 @@
+/*
+ * in_range.c — reads that cannot be out of range, found after fusion.
+ *
+ * A generate's function is applied only to indices inside its shape.  When
+ * its body reads an array at exactly that index (`xs ! ix`, ix the
+ * function's parameter) and the generate's shape is, in every dimension,
+ * at most the array's extent, the read is in range: the compiled kernel
+ * needs no bounds check for it (ir_node.in_bounds, the same mark fusion
+ * gives the reads it makes itself).  Shapes are recognised in the forms
+ * users and fusion write them: `shape xs`, and index terms whose
+ * components are `shape xs` components or minima with one such side (the
+ * intersection of zipWith), through lets and variables.
+ *
+ * This is what removes the check of SMVM's `inds ! i` in
+ * `backpermute (shape inds) (\i -> [inds ! i]) vec` once the backpermute
+ * is fused into the zipWith and the segmented fold.  A read inside a lambda
+ * shared by several generates is marked only when every one of them
+ * proves it.
+ */
+#include "core/fusion/fusion.h"
+
+#include <stdlib.h>
+
+/* The term n stands for: through lets (their bodies) and variables (the
+ * terms they are bound to). */
+static const ir_node *resolve(const ir_program *p, const ir_node *n)
+{
+    for (;;) {
+        if (n->op == IR_LET)
+            n = n->args[1];
+        else if (n->op == IR_VAR)
+            n = p->var_bound[n->u.let.var];
+        else
+            return n;
+    }
+}
+
+static int same_array(const ir_program *p, const ir_node *a, const ir_node *b)
+{
+    a = resolve(p, a);
+    b = resolve(p, b);
+    return a == b ||
+           (a->op == IR_INPUT && b->op == IR_INPUT && a->u.input == b->u.input);
+}
+
+/* Whether shape term s is `shape xs` for array xs. */
+static int is_shape_of(const ir_program *p, const ir_node *s, const ir_node *xs)
+{
+    s = resolve(p, s);
+    return s->op == IR_SHAPE && same_array(p, s->args[0], xs);
+}
+
+/* Whether scalar c is at most extent d of xs. */
+static int component_bounded(const ir_program *p, const ir_node *c,
+                             const ir_node *xs, size_t d)
+{
+    c = resolve(p, c);
+    if (c->op == IR_GET)
+        return c->u.field == d && is_shape_of(p, c->args[0], xs);
+    if (c->op == IR_PRIM && c->u.prim == ACC_OP_MIN && c->n_args == 2)
+        return component_bounded(p, c->args[0], xs, d) ||
+               component_bounded(p, c->args[1], xs, d);
+    return 0;
+}
+
+/* Whether every index inside shape s is an index of xs. */
+static int shape_bounded(const ir_program *p, const ir_node *s,
+                         const ir_node *xs)
+{
+    s = resolve(p, s);
+    if (is_shape_of(p, s, xs))
+        return 1;
+    if (s->op != IR_INDEX || (int32_t)s->n_args != xs->type->rank)
+        return 0;
+    for (uint32_t d = 0; d < s->n_args; d++)
+        if (!component_bounded(p, s->args[d], xs, d))
+            return 0;
+    return 1;
+}
+
+typedef struct prover {
+    const ir_program *p;
+    uint32_t *seen;   /* per node id: the walk (generate) that visited it */
+    uint8_t *proven;  /* per read: some generate proves it in range */
+    uint8_t *vetoed;  /* per read: some generate does not */
+    const ir_node **stack;
+    size_t cap;
+} prover;
+
+/* Marks the reads at param in term n, the body of a generate of shape
+ * `shape`; walk number `stamp` (iterative: terms may be deep).  0 when out
+ * of memory. */
+static int walk_body(prover *v, const ir_node *n, const ir_node *shape,
+                     const ir_node *param, uint32_t stamp)
+{
+    size_t top = 0;
+    v->stack[top++] = n;
+    while (top > 0) {
+        const ir_node *m = v->stack[--top];
+        if (v->seen[m->id] == stamp)
+            continue;
+        v->seen[m->id] = stamp;
+        if (m->op == IR_READ && resolve(v->p, m->args[1]) == param) {
+            if (shape_bounded(v->p, shape, m->args[0]))
+                v->proven[m->id] = 1;
+            else
+                v->vetoed[m->id] = 1;
+        }
+        if (top + m->n_args > v->cap) {
+            size_t cap = 2 * v->cap + m->n_args;
+            const ir_node **s = realloc(v->stack, cap * sizeof *s);
+            if (!s)
+                return 0;
+            v->stack = s;
+            v->cap = cap;
+        }
+        for (uint32_t i = 0; i < m->n_args; i++)
+            v->stack[top++] = m->args[i];
+    }
+    return 1;
+}
+
+int fuse_prove_in_range(ir_program *p)
+{
+    size_t n = p->n_nodes ? p->n_nodes : 1;
+    prover v = {p, calloc(n, sizeof *v.seen), calloc(n, 1), calloc(n, 1),
+                NULL, 64};
+    int ok = v.seen && v.proven && v.vetoed &&
+             (v.stack = malloc(v.cap * sizeof *v.stack)) != NULL;
+    uint32_t stamp = 0;
+    for (uint32_t i = 0; ok && i < p->n_nodes; i++) {
+        const ir_node *g = p->nodes[i];
+        if (g->op == IR_GENERATE)
+            ok = walk_body(&v, ir_lambda_body(g->args[1]), g->args[0],
+                           g->args[1]->args[0], ++stamp);
+    }
+    for (uint32_t i = 0; ok && i < p->n_nodes; i++)
+        if (v.proven[i] && !v.vetoed[i])
+            p->nodes[i]->in_bounds = 1;
+    free(v.seen);
+    free(v.proven);
+    free(v.vetoed);
+    free(v.stack);
+    return ok;
+}
