@@ -585,6 +585,16 @@ Test(cuda_runtime_fake, device_inputs_are_used_where_they_are)
     expect_all_released();
 }
 
+/* A borrowed descriptor of the device buffer of f32 device array a. */
+static acc_array device_view(const acc_array *a)
+{
+    acc_array v;
+    acc_array_init(&v, acc_type_scalar(ACC_F32), a->rank, a->extents);
+    v.memory = ACC_MEMORY_CUDA_DEVICE;
+    v.data[0] = a->data[0];
+    return v;
+}
+
 Test(cuda_runtime_fake, caller_device_output_is_written_directly)
 {
     float xs[1000] = {0};
@@ -592,10 +602,7 @@ Test(cuda_runtime_fake, caller_device_output_is_written_directly)
     acc_program *p = compile(ctx, "scaled");
     acc_array in = vec_f32(xs, 1000), buf = device_output();
     cr_assert_eq(acc_run(p, 1, &in, 1, &buf), ACC_OK, "%s", acc_last_error());
-    acc_array out;
-    acc_array_init(&out, acc_type_scalar(ACC_F32), 1, buf.extents);
-    out.memory = ACC_MEMORY_CUDA_DEVICE;
-    out.data[0] = buf.data[0];
+    acc_array out = device_view(&buf);
     fake.clear_events();
     cr_assert_eq(acc_run(p, 1, &in, 1, &out), ACC_OK, "%s", acc_last_error());
     cr_expect_eq(count(FAKE_DTOD, 0), 0, "the kernel wrote the caller's "
@@ -622,10 +629,7 @@ Test(cuda_runtime_fake, output_buffer_that_is_an_input_is_not_written_early)
     acc_program *p = compile(ctx, "scaled");
     acc_array in = vec_f32(xs, 1000), buf = device_output();
     cr_assert_eq(acc_run(p, 1, &in, 1, &buf), ACC_OK, "%s", acc_last_error());
-    acc_array same;
-    acc_array_init(&same, acc_type_scalar(ACC_F32), 1, buf.extents);
-    same.memory = ACC_MEMORY_CUDA_DEVICE;
-    same.data[0] = buf.data[0];
+    acc_array same = device_view(&buf);
     fake.clear_events();
     cr_assert_eq(acc_run(p, 1, &same, 1, &same), ACC_OK, "%s",
                  acc_last_error());

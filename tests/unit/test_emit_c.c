@@ -31,13 +31,10 @@ static void teardown(void)
 
 TestSuite(emit_c, .init = setup, .fini = teardown);
 
-/* The source of the kernel of the last plan step of `result` (compiled on
- * the interpreter, which still plans the steps).  malloc'd. */
-static char *kernel_source(acc_graph *g, acc_node *result)
+/* The source of the kernel of p's last plan step (compiled on the
+ * interpreter, which still plans the steps); frees p.  malloc'd. */
+static char *last_step_source(acc_program *p)
 {
-    acc_program *p = NULL;
-    cr_assert_eq(acc_compile(ctx, g, 1, &result, &p), ACC_OK, "%s",
-                 acc_last_error());
     cr_assert(p->plan.n_steps > 0);
     cg_kernel k;
     char why[256];
@@ -48,6 +45,15 @@ static char *kernel_source(acc_graph *g, acc_node *result)
     cg_kernel_free(&k);
     acc_program_free(p);
     return src;
+}
+
+/* The source of the kernel of the last plan step of `result`. */
+static char *kernel_source(acc_graph *g, acc_node *result)
+{
+    acc_program *p = NULL;
+    cr_assert_eq(acc_compile(ctx, g, 1, &result, &p), ACC_OK, "%s",
+                 acc_last_error());
+    return last_step_source(p);
 }
 
 /* generate (shape xs) (\ix -> let t = xs ! ix; u = (sqrt a, exp a) in
@@ -151,15 +157,7 @@ static char *text_kernel_source(const char *text, const char *entry)
     acc_program *p = NULL;
     cr_assert_eq(acc_compile_text(ctx, text, (size_t)-1, entry, &p), ACC_OK,
                  "%s", acc_last_error());
-    cg_kernel k;
-    char why[256];
-    const ir_node *n = p->plan.steps[p->plan.n_steps - 1].node;
-    cr_assert_eq(cg_cpu_kernel(&p->ir, n, &k, why, sizeof why), 1, "%s", why);
-    char *src = k.source;
-    k.source = NULL;
-    cg_kernel_free(&k);
-    acc_program_free(p);
-    return src;
+    return last_step_source(p);
 }
 
 static int count_of(const char *text, const char *what)
