@@ -45,18 +45,10 @@ static int build_generate(cg_inst *in, const ir_node *n, cg_kernel *k)
     return cg_fill_generate(in, n);
 }
 
-/* map g over an array without a kernel of its own: the host evaluates the
- * array, the kernel maps it */
-static int build_map_over(cg_inst *in, const ir_node *n, cg_kernel *k)
-{
-    k->src = cg_post_map_base(n);
-    return cg_fill_map_over(in, n);
-}
-
 static const cg_builder generate_builder = {
     CG_KERNEL_GENERATE, "cpu/generate.c.in", build_generate};
 static const cg_builder map_over_builder = {
-    CG_KERNEL_GENERATE, "cpu/generate.c.in", build_map_over};
+    CG_KERNEL_GENERATE, "cpu/generate.c.in", cg_build_map_over};
 static const cg_builder fold_builder = {
     CG_KERNEL_FOLD, "cpu/fold.c.in", build_fold};
 static const cg_builder fold_seg_builder = {

@@ -63,6 +63,11 @@ typedef struct cg_kernel {
                                whose elements the kernel may not all compute
                                (accel_kernel_part must run over them): 1
                                those outside the result's extent, 2 all */
+    int8_t stencil_reach[2][2][ACC_MAX_RANK]; /* CG_KERNEL_STENCIL, per
+                               array, per dimension: the smallest [0] and
+                               largest [1] offset from the focus of a
+                               neighbour f reads (0 when none); the CUDA
+                               host derives the interior box from it */
     unsigned checks;        /* runtime checks in the scalar code: without
                                any, the error slot cannot change */
 } cg_kernel;

@@ -8,6 +8,8 @@
 #include "core/codegen/kernel_cuda.h"
 
 #include "core/codegen/kernel_fill.h"
+#include "core/codegen/kernel_stencil.h"
+#include "core/ir/scan_kind.h"
 #include "core/ir/types.h"
 
 #include <stdio.h>
@@ -80,8 +82,10 @@ static int build_generate(cg_inst *in, const ir_node *n, cg_kernel *k)
 
 /* ---- the kernel ---------------------------------------------------------------- */
 
-/* The steps with a skeleton: the consumer, and whether a map over it (the
- * map applied as results are stored) has its skeleton too. */
+/* The steps with a skeleton: the consumer, and whether a map over it (a
+ * chain of maps) is applied by its skeleton as results are stored (1), or
+ * is a generate reading the consumer's result, which the host evaluates
+ * (0). */
 typedef struct cuda_step {
     ir_op op;
     int post_map;
@@ -94,16 +98,32 @@ static const cuda_step steps[] = {
     {IR_FOLD1, 1, {CG_KERNEL_FOLD, "cuda/fold.cu.in", build_fold}},
     {IR_FOLD_SEG, 1, {CG_KERNEL_FOLD_SEG, "cuda/fold_seg.cu.in", build_fold}},
     {IR_SCAN, 0, {CG_KERNEL_SCAN, "cuda/scan.cu.in", build_scan}},
+    {IR_STENCIL, 0, {CG_KERNEL_STENCIL, "cuda/stencil.cu.in", cg_fill_stencil}},
+    {IR_STENCIL2, 0, {CG_KERNEL_STENCIL, "cuda/stencil.cu.in", cg_fill_stencil}},
 };
 
+static const cg_builder map_over_builder = {
+    CG_KERNEL_GENERATE, "cuda/generate.cu.in", cg_build_map_over};
+
+/* The skeleton of step n (kernel_cpu.c's choices): a consumer's, a map
+ * over a consumer applied by its skeleton, or a generate mapping any other
+ * array (a component of a tuple of arrays, a reshape, a unit, a control
+ * node, a consumer without such a skeleton); NULL when it has none. */
 static const cg_builder *builder_of(const ir_node *n)
 {
     int post_map = n->op == IR_MAP;
-    const ir_node *c = post_map ? n->args[1] : n;
-    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
-        if (steps[i].op == c->op && (!post_map || steps[i].post_map))
+    const ir_node *c = cg_post_map_base(n);
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        if (steps[i].op != c->op)
+            continue;
+        if (!post_map || steps[i].post_map)
             return &steps[i].builder;
-    return NULL;
+        /* a map over a primed scan's tuple cannot type */
+        return c->op == IR_SCAN &&
+               ir_scan_form_of(c->u.scan.kind) == IR_SCAN_PRIMED
+                   ? NULL : &map_over_builder;
+    }
+    return post_map ? &map_over_builder : NULL;
 }
 
 int cg_cuda_has_skeleton(const ir_node *n)
@@ -184,6 +204,12 @@ static const cg_cuda_entry entries[CG_CUDA_N_ENTRIES] = {
                              CG_CUDA_GRID_THREADS, 0, 1},
     [CG_CUDA_SCAN_BLOCK] = {"accel_scan_block", CG_KERNEL_SCAN, NULL,
                             CG_CUDA_GRID_PARTS, 1, 1},
+    [CG_CUDA_STENCIL_INTERIOR] = {"accel_stencil_interior", CG_KERNEL_STENCIL,
+                                  NULL, CG_CUDA_GRID_THREADS, 0, 0},
+    [CG_CUDA_STENCIL_BORDER] = {"accel_stencil_border", CG_KERNEL_STENCIL,
+                                NULL, CG_CUDA_GRID_THREADS, 0, 0},
+    [CG_CUDA_STENCIL_CHECKS] = {"accel_stencil_checks", CG_KERNEL_STENCIL,
+                                "side", CG_CUDA_GRID_THREADS, 0, 0},
 };
 
 const cg_cuda_entry *cg_cuda_entry_of(cg_cuda_entry_id id)

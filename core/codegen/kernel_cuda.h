@@ -13,8 +13,14 @@
  * Steps with a CUDA skeleton: a manifest generate (generate.cu.in), fold
  * and fold1 (fold.cu.in) and foldSeg, foldSeg' and fold1Seg
  * (fold_seg.cu.in) whose array is manifest or an embedded generate, and
- * map g over any of those folds; the ten scans of IR_SCAN (scan.cu.in).
- * Generating needs no device; nothing here launches anything.
+ * map g over any of those folds; the ten scans of IR_SCAN (scan.cu.in);
+ * stencil and stencil2 over manifest arrays or embedded generates
+ * (stencil.cu.in, the holes of the CPU's stencil.c.in); a map (or a chain
+ * of maps) over any other array (a component of a tuple of arrays, a
+ * reshape, a unit, a control node, a stencil or another consumer whose
+ * skeleton does not apply the map: the host evaluates it) as a generate
+ * reading it (generate.cu.in), as kernel_cpu.c does.  Generating needs no
+ * device; nothing here launches anything.
  */
 #ifndef ACC_CORE_CODEGEN_KERNEL_CUDA_H
 #define ACC_CORE_CODEGEN_KERNEL_CUDA_H
@@ -29,7 +35,7 @@
 int cg_cuda_has_skeleton(const ir_node *n);
 
 /* Builds the CUDA kernel of step n of program p into *out (kind
- * CG_KERNEL_GENERATE, _FOLD, _FOLD_SEG or _SCAN; free with
+ * CG_KERNEL_GENERATE, _FOLD, _FOLD_SEG, _SCAN or _STENCIL; free with
  * cg_kernel_free).  Returns 1; 0 when n has no CUDA kernel (the reason in
  * why); -1 when out of memory. */
 int cg_cuda_kernel(const ir_program *p, const ir_node *n, cg_kernel *out,
@@ -50,6 +56,9 @@ typedef enum cg_cuda_entry_id {
     CG_CUDA_SCAN_PART,   /* accel_scan_part(args)          pass 1 of 3    */
     CG_CUDA_SCAN_FINISH, /* accel_scan_finish(args, n)     pass 2 of 3    */
     CG_CUDA_SCAN_BLOCK,  /* accel_scan_block(args)         pass 3 of 3    */
+    CG_CUDA_STENCIL_INTERIOR, /* accel_stencil_interior(args)             */
+    CG_CUDA_STENCIL_BORDER,   /* accel_stencil_border(args)               */
+    CG_CUDA_STENCIL_CHECKS,   /* accel_stencil_checks(args, side)         */
     CG_CUDA_N_ENTRIES
 } cg_cuda_entry_id;
 
@@ -66,8 +75,8 @@ typedef enum cg_cuda_grid {
 typedef struct cg_cuda_entry {
     const char *name;      /* the extern "C" kernel, a PTX .entry */
     cg_kind kind;          /* the kernels that have it */
-    const char *int64_arg; /* the int64_t parameter after args ("n", "lo"),
-                              or NULL when args is the only one */
+    const char *int64_arg; /* the int64_t parameter after args ("n", "lo",
+                              "side"), or NULL when args is the only one */
     cg_cuda_grid grid;
     int warp_blocks;       /* blockDim.x must be a multiple of 32 (<= 1024) */
     int parts;             /* reads or writes A->part and A->part_has, one

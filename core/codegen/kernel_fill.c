@@ -219,6 +219,12 @@ int cg_fill_map_over(cg_inst *in, const ir_node *n)
     return 1;
 }
 
+int cg_build_map_over(cg_inst *in, const ir_node *n, cg_kernel *k)
+{
+    k->src = cg_post_map_base(n);
+    return cg_fill_map_over(in, n);
+}
+
 /* The result written: v itself, or the maps' functions applied to it. */
 int cg_fold_store(cg_inst *in, const ir_node *n)
 {

@@ -46,6 +46,9 @@ int cg_fill_generate(cg_inst *in, const ir_node *n);
  * is the maps applied to that array's element p, the array being a
  * kernel argument the host evaluates. */
 int cg_fill_map_over(cg_inst *in, const ir_node *n);
+/* The builder of such a map on both targets: cg_fill_map_over, and k->src
+ * the mapped array (the drivers take the result's shape from it). */
+int cg_build_map_over(cg_inst *in, const ir_node *n, cg_kernel *k);
 /* Whether f is a primitive that is associative and commutative on its
  * parameters: work may then take elements in any interleaving. */
 int cg_commutative_primitive(const ir_node *f);

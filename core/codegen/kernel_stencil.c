@@ -1,6 +1,6 @@
 /*
  * kernel_stencil.c — filling the holes of core/skeletons/cpu/stencil.c.in
- * (see kernel_stencil.h).
+ * and core/skeletons/cuda/stencil.cu.in (see kernel_stencil.h).
  *
  * f's demand analysis says which leaves of each neighbourhood f uses; only
  * those are read.  Neighbour w of a side (row-major over the window, the
@@ -10,7 +10,9 @@
  * outer offset) at column acc_i + rel[rank - 1]; an embedded producer's
  * element is computed at the neighbour's index.  On the border every
  * neighbour goes through the skeleton's acc_read0/acc_read1, which resolve
- * the boundary.  f's code is emitted twice, once for each.
+ * the boundary.  f's code is emitted twice, once for each.  What both
+ * skeletons share (rows, element reads, boundaries) is the template
+ * shared/stencil_sides.in, filled here into the STENCIL_COMMON hole.
  */
 #include "core/codegen/kernel_stencil.h"
 
@@ -94,7 +96,9 @@ static void side_setup(cg_inst *in, const ir_node *n, int i,
 
 /* ---- per side: reach, fields, element, outside ---------------------------- */
 
-static void fill_reach(cg_inst *in, const st_side *s, const char *hole)
+/* The REACH hole, and the same offsets in k->stencil_reach. */
+static void fill_reach(cg_inst *in, const st_side *s, const char *hole,
+                       cg_kernel *k)
 {
     int64_t lo[ACC_MAX_RANK] = {0}, hi[ACC_MAX_RANK] = {0}, rel[ACC_MAX_RANK];
     for (size_t w = 0; w < s->window; w++) {
@@ -109,9 +113,11 @@ static void fill_reach(cg_inst *in, const st_side *s, const char *hole)
     strbuf *b = cg_fill_hole(in, hole);
     for (int bound = 0; bound < 2; bound++) {
         sb_puts(b, bound ? ", {" : "{");
-        for (int32_t d = 0; d < s->rank; d++)
-            sb_printf(b, "%s%lld", d ? ", " : "",
-                      (long long)(bound ? hi[d] : lo[d]));
+        for (int32_t d = 0; d < s->rank; d++) {
+            int64_t r = bound ? hi[d] : lo[d]; /* |r| <= 4: widths <= 9 */
+            k->stencil_reach[s->index][bound][d] = (int8_t)r;
+            sb_printf(b, "%s%lld", d ? ", " : "", (long long)r);
+        }
         sb_puts(b, "}");
     }
 }
@@ -206,7 +212,7 @@ static int fill_side(cg_inst *in, const st_side *s, int i, cg_kernel *k)
         return 1;
     }
     sb_printf(cg_fill_hole(in, h[0]), "%d", (int)s->b);
-    fill_reach(in, s, h[1]);
+    fill_reach(in, s, h[1], k);
     cg_fill_value(in, h[2], s->focus ? "1" : "0");
     strbuf *fields = cg_fill_hole(in, h[3]);
     for (size_t l = 0; l < s->k; l++)
@@ -335,6 +341,18 @@ static int fill_apply(cg_inst *in, const ir_node *n, const st_side *sd, int m,
 
 /* ---- the kernel ------------------------------------------------------------ */
 
+/* shared/stencil_sides.in filled with the holes so far, as the
+ * STENCIL_COMMON hole. */
+static int fill_common(cg_inst *in)
+{
+    strbuf common = {0};
+    int r = cg_fill_template(in, &common, "shared/stencil_sides.in");
+    if (r == 1)
+        sb_puts(cg_fill_hole(in, "STENCIL_COMMON"), common.text);
+    sb_free(&common);
+    return r;
+}
+
 static int refuse(cg_inst *in, const ir_node *n, const char *what, size_t k)
 {
     snprintf(in->why, sizeof in->why, "%s of %s with %zu leaves",
@@ -373,5 +391,16 @@ int cg_fill_stencil(cg_inst *in, const ir_node *n, cg_kernel *k)
     sb_printf(cg_fill_hole(in, "SIDES"), "%d", m);
     /* the sides' descriptions follow the arrays the scalar code reads */
     sb_printf(cg_fill_hole(in, "SRC"), "%zu", cg_n_arrays(in->e));
-    return 1;
+    return fill_common(in);
+}
+
+int cg_stencil_needs_checks(const cg_kernel *k, int i, const int64_t *side_ext,
+                            const int64_t *ext, int32_t rank)
+{
+    if (k->stencil_checks[i] == 2)
+        return 1;
+    for (int32_t d = 0; k->stencil_checks[i] == 1 && d < rank; d++)
+        if (side_ext[d] != ext[d])
+            return 1;
+    return 0;
 }

@@ -45,10 +45,11 @@ TestSuite(cuda_kernels, .init = setup, .fini = teardown);
  * CUDA skeleton. */
 typedef struct counts {
     int generate, fold, map_fold, fold_seg, map_fold_seg, scan, steps, none;
+    int stencil, map_over; /* map_over: generates mapping a host array */
 } counts;
 
 /* The entry points each kind of kernel defines (docs/CUDA.md). */
-static const char *const expected_entries[5][5] = {
+static const char *const expected_entries[CG_KERNEL_EXPAND + 1][5] = {
     [CG_KERNEL_GENERATE] = {"accel_generate"},
     [CG_KERNEL_FOLD] = {"accel_fold_rows", "accel_fold_part",
                         "accel_fold_finish"},
@@ -56,6 +57,8 @@ static const char *const expected_entries[5][5] = {
                             "accel_fold_seg_tail"},
     [CG_KERNEL_SCAN] = {"accel_scan_rows", "accel_scan_part",
                         "accel_scan_finish", "accel_scan_block"},
+    [CG_KERNEL_STENCIL] = {"accel_stencil_interior", "accel_stencil_border",
+                           "accel_stencil_checks"},
 };
 
 static int count_of(const char *text, const char *what)
@@ -75,6 +78,34 @@ static const char *entry_body(const char *ptx, const char *name, size_t *len)
     const char *e = b ? strstr(b + 1, ".entry ") : NULL;
     *len = b ? (e ? (size_t)(e - b) : strlen(b)) : 0;
     return b;
+}
+
+/* The text of the function or PTX entry that `head` begins, up to its
+ * closing brace at the start of a line (NULL when absent; free it). */
+static char *body_of(const char *text, const char *head)
+{
+    const char *b = strstr(text, head);
+    const char *e = b ? strstr(b, "\n}") : NULL;
+    return e ? strndup(b, (size_t)(e - b)) : NULL;
+}
+
+/* In the compiled code too, a stencil's interior kernel calls nothing (in
+ * particular not acc_read0/1, which stay out of line), and its border
+ * kernel calls acc_read0/1 when its source does. */
+static void check_stencil_ptx(const char *ptx, const char *src,
+                              const char *name)
+{
+    char *in = body_of(ptx, ".entry accel_stencil_interior(");
+    char *bo = body_of(ptx, ".entry accel_stencil_border(");
+    char *bsrc = body_of(src, "ACC_FN int acc_border(");
+    cr_assert(in && bo && bsrc, "%s: the interior and border entries", name);
+    cr_expect_eq(count_of(in, "call.uni"), 0, "%s: the interior calls", name);
+    cr_expect_eq(count_of(in, "acc_read"), 0, "%s", name);
+    cr_expect_eq(count_of(bo, "acc_read") > 0, count_of(bsrc, "acc_read") > 0,
+                 "%s: the border reads through acc_read0/1", name);
+    free(in);
+    free(bo);
+    free(bsrc);
 }
 
 /* The PTX defines exactly the kind's entry points, and the launch
@@ -127,9 +158,31 @@ static void compile_both(const char *src, cg_kind kind, const char *name)
         } else {
             cr_expect(strstr(image.bytes, ".target sm_90") != NULL, "%s", name);
             check_entries(image.bytes, kind, name);
+            if (kind == CG_KERNEL_STENCIL)
+                check_stencil_ptx(image.bytes, src, name);
         }
         cuda_image_free(&image);
     }
+}
+
+/* A stencil's interior code has no bounds check and no boundary logic;
+ * only the border resolves neighbours (acc_read0/1, acc_resolve).  The
+ * sides follow the arrays the scalar code reads. */
+static void check_stencil_source(const cg_kernel *k)
+{
+    char want[64];
+    char *in = body_of(k->source, "ACC_FN int acc_interior(");
+    char *bo = body_of(k->source, "ACC_FN int acc_border(");
+    cr_assert(in && bo, "acc_interior and acc_border");
+    cr_expect_eq(count_of(in, "acc_read"), 0, "%s", in);
+    cr_expect_eq(count_of(in, "acc_resolve"), 0, "%s", in);
+    cr_expect_eq(count_of(in, "acc_fix_coord"), 0, "%s", in);
+    cr_expect_eq(count_of(in, "acc_outside"), 0, "%s", in);
+    cr_expect_eq(count_of(bo, "acc_elem"), 0, "the border resolves first");
+    snprintf(want, sizeof want, "#define ACC_SRC %zu\n", k->n_arrays);
+    cr_expect(strstr(k->source, want) != NULL, "%s", want);
+    free(in);
+    free(bo);
 }
 
 /* What each kind of kernel's source must contain. */
@@ -138,6 +191,8 @@ static void check_source(const cg_kernel *k, const ir_node *n, counts *c)
     switch (k->kind) {
     case CG_KERNEL_GENERATE:
         c->generate++;
+        c->map_over += k->src != NULL;
+        cr_expect_eq(k->src != NULL, n->op == IR_MAP, "a map reads its array");
         break;
     case CG_KERNEL_FOLD:
         c->fold++;
@@ -158,6 +213,10 @@ static void check_source(const cg_kernel *k, const ir_node *n, counts *c)
         c->scan++;
         cr_expect(strstr(k->source, "__shfl_up_sync") != NULL);
         cr_expect(strstr(k->source, "__syncthreads_or") != NULL);
+        break;
+    case CG_KERNEL_STENCIL:
+        c->stencil++;
+        check_stencil_source(k);
         break;
     default: /* a kind the CUDA target has no skeleton for */
         cr_expect(0, "kind %d generated for CUDA", (int)k->kind);
@@ -585,21 +644,21 @@ Test(cuda_kernels, smvm_is_one_segmented_fold_over_a_producer)
 
 Test(cuda_kernels, steps_without_a_cuda_skeleton_are_refused)
 {
-    static const char *const programs4[] = {"histogram", "blur"};
-    for (size_t i = 0; i < 2; i++) {
-        acc_program *p = NULL;
-        cr_assert_eq(acc_compile_text(ctx, ts_language4_source(), (size_t)-1,
-                                      programs4[i], &p), ACC_OK, "%s",
-                     acc_last_error());
-        counts c = check_program(p, programs4[i]);
-        cr_expect_geq(c.none, 1, "%s: permute, stencil", programs4[i]);
-        acc_program_free(p);
-    }
     acc_program *p = NULL;
+    cr_assert_eq(acc_compile_text(ctx, ts_language4_source(), (size_t)-1,
+                                  "histogram", &p), ACC_OK, "%s",
+                 acc_last_error());
+    counts c = check_program(p, "histogram");
+    cr_expect_geq(c.none, 1, "histogram: permute");
+    acc_program_free(p);
+    /* stencils have a skeleton now (the stencil tests below) */
+    c = check_text(ts_language4_source(), "blur");
+    cr_expect_eq(c.none, 0, "blur: the stencil is compiled");
+    cr_expect_eq(c.stencil, 1);
     cr_assert_eq(acc_compile_text(ctx, seg_scan_programs, (size_t)-1,
                                   "segmentedScan", &p), ACC_OK, "%s",
                  acc_last_error());
-    counts c = check_program(p, "segmentedScan");
+    c = check_program(p, "segmentedScan");
     cr_expect_eq(c.none, 1, "a segmented scan");
     cr_expect_eq(c.steps, 0);
     acc_program_free(p);
@@ -611,4 +670,274 @@ Test(cuda_kernels, segment_length_picks_the_variant)
     cr_expect_eq(cg_cuda_fold_seg_entry(79, 10), CG_CUDA_SEG_THREAD);
     cr_expect_eq(cg_cuda_fold_seg_entry(80, 10), CG_CUDA_SEG_WARP);
     cr_expect_null(cg_cuda_entry_of(CG_CUDA_N_ENTRIES));
+}
+
+/* ---- stencils ---------------------------------------------------------------- */
+
+/* The CUDA kernel of the only step of program `entry` of `src`. */
+static acc_program *one_step(const char *src, const char *entry, cg_kernel *k)
+{
+    acc_program *p = NULL;
+    char why[256];
+    cr_assert_eq(acc_compile_text(ctx, src, (size_t)-1, entry, &p), ACC_OK,
+                 "%s: %s", entry, acc_last_error());
+    cr_assert_eq(p->plan.n_steps, 1, "%s: one step", entry);
+    cr_assert_eq(cg_cuda_kernel(&p->ir, p->plan.steps[0].node, k, why,
+                                sizeof why), 1, "%s: %s", entry, why);
+    return p;
+}
+
+/* The neighbourhood pattern of a window (names x0, x1, ... in row-major
+ * order, the outermost dimension outermost) appended to b. */
+static void window_pattern(char *b, size_t size, int rank, const int *w,
+                           int *next)
+{
+    strncat(b, "(", size - strlen(b) - 1);
+    for (int i = 0; i < w[0]; i++) {
+        char name[16];
+        if (i)
+            strncat(b, ", ", size - strlen(b) - 1);
+        if (rank > 1) {
+            window_pattern(b, size, rank - 1, w + 1, next);
+            continue;
+        }
+        snprintf(name, sizeof name, "x%d", (*next)++);
+        strncat(b, name, size - strlen(b) - 1);
+    }
+    strncat(b, ")", size - strlen(b) - 1);
+}
+
+typedef struct stencil_case {
+    const char *name, *type, *boundary;
+    int rank, w[3];
+    int column; /* f reads only the centre column of the innermost dimension */
+    acc_boundary b;
+} stencil_case;
+
+/* Program c->name: stencil of a weighted sum of the neighbours f reads
+ * (each weight a literal of the element type). */
+static void stencil_text(const stencil_case *c, char *b, size_t size)
+{
+    int next = 0, window = 1;
+    for (int d = 0; d < c->rank; d++)
+        window *= c->w[d];
+    snprintf(b, size, "%s (xs : Array %d %s) : Array %d %s =\n  stencil (\\",
+             c->name, c->rank, c->type, c->rank, c->type);
+    window_pattern(b, size, c->rank, c->w, &next);
+    strncat(b, " ->\n    0", size - strlen(b) - 1);
+    for (int k = 0; k < window; k++) {
+        char term[48];
+        int inner = c->w[c->rank - 1];
+        if (c->column && k % inner != inner / 2)
+            continue;
+        snprintf(term, sizeof term, " + x%d * %s%d%s", k,
+                 c->type[0] == 'f' ? "(" : "", k % 7 + 1,
+                 c->type[0] == 'f' ? ".5)" : "");
+        strncat(b, term, size - strlen(b) - 1);
+    }
+    snprintf(b + strlen(b), size - strlen(b), ") %s xs\n", c->boundary);
+}
+
+/* Stencil case c: one step, a stencil kernel compiled by NVRTC whose
+ * interior has no boundary code; the boundary, rank and the offsets the
+ * host will derive the interior box from. */
+static void check_stencil_case(const stencil_case *c)
+{
+    static char src[16384];
+    cg_kernel k;
+    stencil_text(c, src, sizeof src);
+    acc_program *p = one_step(src, c->name, &k);
+    cr_expect_eq(k.kind, CG_KERNEL_STENCIL, "%s", c->name);
+    expect_define(&k, "ACC_BOUNDARY0", (int)c->b, c->name);
+    expect_define(&k, "ACC_RANK", c->rank, c->name);
+    expect_define(&k, "ACC_SIDES", 1, c->name);
+    for (int d = 0; d < c->rank; d++) {
+        int r = c->column && d == c->rank - 1 ? 0 : c->w[d] / 2;
+        cr_expect(k.stencil_reach[0][0][d] == -r && k.stencil_reach[0][1][d] == r,
+                  "%s: dimension %d reaches %d..%d", c->name, d,
+                  k.stencil_reach[0][0][d], k.stencil_reach[0][1][d]);
+    }
+    cg_kernel_free(&k);
+    counts n = check_program(p, c->name);
+    cr_expect_eq(n.stencil, 1, "%s", c->name);
+    acc_program_free(p);
+}
+
+Test(cuda_kernels, blur_of_the_language_reference)
+{
+    cg_kernel k;
+    acc_program *p = one_step(ts_language4_source(), "blur", &k);
+    cr_expect_eq(k.kind, CG_KERNEL_STENCIL);
+    expect_define(&k, "ACC_BOUNDARY0", ACC_BOUNDARY_CLAMP, "blur");
+    /* the border reads all nine neighbours through the boundary; the
+     * interior loads them from three row pointers */
+    char *bo = body_of(k.source, "ACC_FN int acc_border(");
+    char *in = body_of(k.source, "ACC_FN int acc_interior(");
+    cr_assert(bo && in);
+    cr_expect_eq(count_of(bo, "acc_read0(A, acc_pos"), 9, "%s", bo);
+    cr_expect_eq(count_of(in, "const float *const acc_r0_0_"), 3, "%s", in);
+    cr_expect_eq(count_of(in, "= acc_r0_0_"), 9, "%s", in);
+    free(bo);
+    free(in);
+    cr_expect_eq(k.checks, 0, "no runtime checks: the slot is not read");
+    cg_kernel_free(&k);
+    counts c = check_program(p, "blur");
+    cr_expect_eq(c.stencil, 1);
+    acc_program_free(p);
+}
+
+Test(cuda_kernels, stencil_every_boundary)
+{
+    static const stencil_case cases[5] = {
+        {"clamped", "f64", "clamp", 2, {3, 3}, 0, ACC_BOUNDARY_CLAMP},
+        {"mirrored", "f64", "mirror", 2, {3, 3}, 0, ACC_BOUNDARY_MIRROR},
+        {"wrapped", "f64", "wrap", 2, {3, 3}, 0, ACC_BOUNDARY_WRAP},
+        {"byFunction", "f64",
+         "(function (\\[i, j] -> f64 (i * 100 + j)))", 2, {3, 3}, 0,
+         ACC_BOUNDARY_FUNCTION},
+        {"byConstant", "f64", "(constant 0.5)", 2, {3, 3}, 0,
+         ACC_BOUNDARY_CONSTANT}};
+    for (int i = 0; i < 5; i++)
+        check_stencil_case(&cases[i]);
+}
+
+Test(cuda_kernels, stencil_widths_and_ranks)
+{
+    static const stencil_case cases[4] = {
+        {"wide5x5", "i32", "mirror", 2, {5, 5}, 0, ACC_BOUNDARY_MIRROR},
+        /* 7x3 of which f reads the centre column: a 7x1 window */
+        {"column7x1", "f32", "wrap", 2, {7, 3}, 1, ACC_BOUNDARY_WRAP},
+        {"line9", "i64", "clamp", 1, {9}, 0, ACC_BOUNDARY_CLAMP},
+        {"cube", "f32", "(constant 2.5)", 3, {3, 5, 3}, 0,
+         ACC_BOUNDARY_CONSTANT}};
+    for (int i = 0; i < 4; i++)
+        check_stencil_case(&cases[i]);
+}
+
+Test(cuda_kernels, stencil2_with_two_boundaries)
+{
+    cg_kernel k;
+    acc_program *p = one_step(ts_stencil_source(), "twoBoundaries", &k);
+    expect_define(&k, "ACC_SIDES", 2, "twoBoundaries");
+    expect_define(&k, "ACC_BOUNDARY0", ACC_BOUNDARY_MIRROR, "twoBoundaries");
+    expect_define(&k, "ACC_BOUNDARY1", ACC_BOUNDARY_CONSTANT, "twoBoundaries");
+    /* side 1's constant is leaf 0 of its seed block */
+    cr_expect(strstr(k.source, "A->seed[ACC_MAX_COMPONENTS * 1 + 0].i") != NULL);
+    cr_expect(strstr(k.source, "acc_read1(A, acc_pos") != NULL);
+    cg_kernel_free(&k);
+    counts c = check_program(p, "twoBoundaries");
+    cr_expect_eq(c.stencil, 1);
+    acc_program_free(p);
+    p = one_step(ts_stencil_source(), "functionSide", &k);
+    expect_define(&k, "ACC_BOUNDARY1", ACC_BOUNDARY_FUNCTION, "functionSide");
+    /* side 1 is 5 wide; f reads its ends only */
+    cr_expect(k.stencil_reach[1][0][0] == -2 && k.stencil_reach[1][1][0] == 2);
+    cr_expect(k.stencil_reach[0][0][0] == -1 && k.stencil_reach[0][1][0] == 1);
+    expect_define(&k, "ACC_FOCUS1", 0, "functionSide");
+    cg_kernel_free(&k);
+    c = check_program(p, "functionSide");
+    cr_expect_eq(c.stencil, 1);
+    acc_program_free(p);
+}
+
+/* f reads the bool leaf of the focus only: the neighbours' bool leaves
+ * are never loaded. */
+Test(cuda_kernels, stencil_tuple_elements_read_what_f_uses)
+{
+    cg_kernel k;
+    acc_program *p = one_step(ts_stencil_source(), "tupleStencil", &k);
+    cr_expect(strstr(k.source, "x0_1_2 = ") != NULL, "the focus's bool");
+    cr_expect(strstr(k.source, "x0_0_2 = ") == NULL, "no other bool");
+    cr_expect(strstr(k.source, "x0_2_2 = ") == NULL, "no other bool");
+    cr_expect(strstr(k.source, "x0_0_0 = ") != NULL, "a's f32");
+    cr_expect(strstr(k.source, "x0_0_1 = ") != NULL, "p's i32");
+    cg_kernel_free(&k);
+    counts c = check_program(p, "tupleStencil");
+    cr_expect_eq(c.stencil, 1);
+    acc_program_free(p);
+}
+
+Test(cuda_kernels, stencil_function_boundary_with_checks)
+{
+    cg_kernel k;
+    acc_program *p = one_step(ts_stencil_source(), "checkedBoundary", &k);
+    cr_expect_gt(k.checks, 0);
+    char *in = body_of(k.source, "ACC_FN int acc_interior(");
+    char *out = body_of(k.source, "ACC_FN int acc_outside0(");
+    cr_assert(in && out);
+    cr_expect(strstr(out, "ACC_FAIL(ACC_KERR_DIV_ZERO") != NULL, "g's check");
+    cr_expect(strstr(in, "ACC_FAIL(") == NULL, "no check in the interior");
+    free(in);
+    free(out);
+    cr_expect_eq(k.stencil_checks[0], 0, "no producer");
+    cg_kernel_free(&k);
+    check_program(p, "checkedBoundary");
+    acc_program_free(p);
+}
+
+/* The producer is computed inside the stencil (one kernel), with its
+ * checks; the elements the stencil may skip get the check pass: all of
+ * them when f does not read the focus, else those outside the result. */
+Test(cuda_kernels, stencil_over_an_embedded_producer_with_checks)
+{
+    static const char *const entries[2] = {"producerChecks", "producerFocus"};
+    for (int i = 0; i < 2; i++) {
+        cg_kernel k;
+        acc_program *p = one_step(ts_stencil_source(), entries[i], &k);
+        cr_expect_eq(k.kind, CG_KERNEL_STENCIL);
+        cr_expect(strstr(k.source, "ACC_FAIL(ACC_KERR_DIV_ZERO") != NULL);
+        cr_expect(strstr(k.source, "ACC_FAIL(ACC_KERR_BOUNDS") != NULL);
+        cr_expect_eq(k.stencil_checks[0], i == 0 ? 2 : 1, "%s", entries[i]);
+        cr_expect_eq(k.n_arrays, 1, "ys, read by the producer");
+        /* the interior computes the producer's elements, no boundary */
+        char *in = body_of(k.source, "ACC_FN int acc_interior(");
+        cr_assert_not_null(in);
+        cr_expect(strstr(in, "acc_elem0(A, acc_pos, acc_c") != NULL, "%s", in);
+        free(in);
+        cg_kernel_free(&k);
+        counts c = check_program(p, entries[i]);
+        cr_expect_eq(c.stencil, 1);
+        cr_expect_eq(c.generate, 0, "the producer is embedded");
+        acc_program_free(p);
+    }
+}
+
+/* Maps over arrays without a kernel of their own: a generate reading the
+ * array the host evaluates (as on the CPU). */
+Test(cuda_kernels, maps_over_host_arrays)
+{
+    static const struct {
+        const char *entry;
+        ir_op base;
+    } cases[5] = {{"mapOverStencil", IR_STENCIL}, {"mapOverComponent", IR_GET},
+                  {"mapOverReshape", IR_RESHAPE}, {"mapOverUnit", IR_UNIT},
+                  {"mapOverAcond", IR_ACOND}};
+    for (int i = 0; i < 5; i++) {
+        acc_program *p = NULL;
+        cr_assert_eq(acc_compile_text(ctx, ts_stencil_source(), (size_t)-1,
+                                      cases[i].entry, &p), ACC_OK, "%s: %s",
+                     cases[i].entry, acc_last_error());
+        const ir_node *map = NULL;
+        for (size_t s = 0; s < p->plan.n_steps; s++)
+            if (p->plan.steps[s].node->op == IR_MAP)
+                map = p->plan.steps[s].node;
+        cr_assert_not_null(map, "%s: a map step", cases[i].entry);
+        cg_kernel k;
+        char why[256];
+        cr_assert_eq(cg_cuda_kernel(&p->ir, map, &k, why, sizeof why), 1,
+                     "%s: %s", cases[i].entry, why);
+        cr_expect_eq(k.kind, CG_KERNEL_GENERATE);
+        cr_assert_not_null(k.src);
+        cr_expect_eq(k.src->op, cases[i].base, "%s maps over %s",
+                     cases[i].entry, ir_op_name(k.src->op));
+        cr_expect_eq(k.n_arrays, 1, "%s: the array is the argument",
+                     cases[i].entry);
+        cr_expect_eq(k.arrays[0], k.src);
+        cg_kernel_free(&k);
+        counts c = check_program(p, cases[i].entry);
+        cr_expect_eq(c.map_over, 1, "%s", cases[i].entry);
+        cr_expect_eq(c.stencil, 0, "%s: a stencil under a map is not a step",
+                     cases[i].entry);
+        acc_program_free(p);
+    }
 }

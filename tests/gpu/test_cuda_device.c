@@ -2,7 +2,9 @@
  * test_cuda_device.c — the CUDA backend on a real device, against the
  * reference interpreter: device-pointer inputs and outputs, a caller's
  * stream with an asynchronous run, the two fold launch shapes, the error
- * slot, and running out of device memory.  Part of the device suite (ctest
+ * slot, running out of device memory; stencils (the blur, every boundary,
+ * width 9, rank 3, stencil2, tuples, producer errors: bit for bit) and
+ * maps over host arrays.  Part of the device suite (ctest
  * label gpu, make test-gpu): it is registered only with
  * -DACC_GPU_TESTS=ON, runs with ACC_TEST_BACKEND=cuda, and where no GPU
  * can be used the whole executable is skipped with one line saying why
@@ -15,9 +17,11 @@
 
 #include "accel.h"
 #include "support.h"
+#include "text_sources.h"
 
 #include <dlfcn.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,35 +83,54 @@ static acc_array device_output(void)
     return out;
 }
 
-/* Both backends on the same host inputs; the outputs must be equal byte
- * for byte (integer programs) or within rel (floats). */
-static void same_as_interpreter(const char *entry, size_t n_in,
-                                const acc_array *in, double rel)
+/* Leaf l of outputs a and b: equal byte for byte, or for f32 within
+ * relative error rel when rel > 0. */
+static void same_leaf(const char *entry, const acc_array *a,
+                      const acc_array *b, size_t l, int64_t n, double rel)
+{
+    acc_scalar s = acc_type_leaf(a->type, l);
+    size_t w = acc_scalar_size(s);
+    for (int64_t i = 0; i < n; i++) {
+        if (s == ACC_F32 && rel > 0) {
+            double x = ((float *)a->data[l])[i], y = ((float *)b->data[l])[i];
+            cr_expect_leq(fabs(x - y), rel * fabs(y) + 1e-30,
+                          "%s[%lld]: %g vs %g", entry, (long long)i, x, y);
+        } else if (memcmp((char *)a->data[l] + i * w,
+                          (char *)b->data[l] + i * w, w) != 0) {
+            cr_expect_fail("%s: leaf %zu of element %lld differs", entry, l,
+                           (long long)i);
+            return;
+        }
+    }
+}
+
+/* Program `entry` of src on both backends, on the same host inputs: the
+ * same status (and message), and every leaf of the output equal
+ * (same_leaf). */
+static void against_interpreter(const char *src, const char *entry,
+                                size_t n_in, const acc_array *in, double rel)
 {
     acc_context *dev = cuda(), *ref = reference();
-    acc_program *p = compile(dev, entry), *q = compile(ref, entry);
+    acc_program *p = NULL, *q = NULL;
+    cr_assert_eq(acc_compile_text(dev, src, (size_t)-1, entry, &p), ACC_OK,
+                 "%s: %s", entry, acc_last_error());
+    cr_assert_eq(acc_compile_text(ref, src, (size_t)-1, entry, &q), ACC_OK,
+                 "%s: %s", entry, acc_last_error());
     acc_array a, b;
+    char msg[512];
     acc_status sa = ts_run_program(p, n_in, in, 1, &a);
+    snprintf(msg, sizeof msg, "%s", acc_last_error());
     acc_status sb = ts_run_program(q, n_in, in, 1, &b);
-    cr_assert_eq(sa, sb, "%s: cuda %s, interpreter %s (%s)", entry,
-                 acc_status_string(sa), acc_status_string(sb),
+    cr_assert_eq(sa, sb, "%s: cuda %s (%s), interpreter %s (%s)", entry,
+                 acc_status_string(sa), msg, acc_status_string(sb),
                  acc_last_error());
-    if (sa == ACC_OK) {
+    if (sa != ACC_OK) {
+        cr_expect_str_eq(msg, acc_last_error(), "%s", entry);
+    } else {
         int64_t n = acc_array_size(&a);
-        cr_assert_eq(n, acc_array_size(&b));
-        acc_scalar s = acc_type_leaf(a.type, 0);
-        for (int64_t i = 0; i < n; i++) {
-            if (s == ACC_F32) {
-                double x = ((float *)a.data[0])[i], y = ((float *)b.data[0])[i];
-                cr_expect_leq(fabs(x - y), rel * fabs(y) + 1e-30,
-                              "%s[%lld]: %g vs %g", entry, (long long)i, x, y);
-            } else {
-                size_t w = acc_scalar_size(s);
-                cr_expect(memcmp((char *)a.data[0] + i * w,
-                                 (char *)b.data[0] + i * w, w) == 0,
-                          "%s[%lld] differs", entry, (long long)i);
-            }
-        }
+        cr_assert_eq(n, acc_array_size(&b), "%s", entry);
+        for (size_t l = 0; l < acc_type_leaf_count(a.type); l++)
+            same_leaf(entry, &a, &b, l, n, rel);
         acc_array_release(&a);
         acc_array_release(&b);
     }
@@ -115,6 +138,14 @@ static void same_as_interpreter(const char *entry, size_t n_in,
     acc_program_free(q);
     acc_context_destroy(dev);
     acc_context_destroy(ref);
+}
+
+/* The outputs must be equal byte for byte (integer programs) or within
+ * rel (floats). */
+static void same_as_interpreter(const char *entry, size_t n_in,
+                                const acc_array *in, double rel)
+{
+    against_interpreter(programs, entry, n_in, in, rel);
 }
 
 Test(cuda_device, dot_product)
@@ -312,4 +343,154 @@ Test(cuda_device, out_of_device_memory)
     acc_array_release(&again);
     acc_program_free(p);
     acc_context_destroy(ctx);
+}
+
+/* ---- stencils, and maps over host arrays ---------------------------------------- */
+
+/* Stencils use +, -, * and / only where compared: the interpreter, the
+ * CPU backend and (with --fmad=false, IEEE division) the device round the
+ * same operations in the same order, so the outputs must be identical bit
+ * for bit.  Program `entry` of the CUDA tests' stencil programs, or
+ * LANGUAGE.md's blur. */
+static void identical_to_interpreter(const char *entry, size_t n_in,
+                                     const acc_array *in)
+{
+    against_interpreter(strcmp(entry, "blur") == 0 ? ts_language4_source()
+                                                   : ts_stencil_source(),
+                        entry, n_in, in, 0);
+}
+
+/* Sizes with many blocks, one row, and arrays narrower than the window
+ * (all border). */
+static const int64_t image_sizes[5][2] = {{1000, 777}, {1, 1}, {2, 3},
+                                          {3, 5000}, {4000, 2}};
+
+static void fill_f32(float *x, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        x[i] = (float)((i * 37) % 251) * 0.37f - 11.3f;
+}
+
+static void fill_f64(double *x, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        x[i] = (double)((i * 7919) % 1009) * 0.173 - 50.1;
+}
+
+Test(cuda_device, stencil_blur)
+{
+    static float img[1000 * 777];
+    fill_f32(img, 1000 * 777);
+    for (int k = 0; k < 5; k++) {
+        acc_array in = ts_host(ACC_F32, 2, image_sizes[k], img);
+        identical_to_interpreter("blur", 1, &in);
+    }
+}
+
+Test(cuda_device, stencil_every_boundary)
+{
+    static const char *const entries[5] = {"clamped", "mirrored", "wrapped",
+                                           "byFunction", "byConstant"};
+    static double xs[1000 * 777];
+    fill_f64(xs, 1000 * 777);
+    for (int b = 0; b < 5; b++)
+        for (int k = 0; k < 5; k++) {
+            acc_array in = ts_host(ACC_F64, 2, image_sizes[k], xs);
+            identical_to_interpreter(entries[b], 1, &in);
+        }
+}
+
+Test(cuda_device, stencil_width_9_and_rank_3)
+{
+    static int64_t xs[100003];
+    static float cube[40 * 50 * 60];
+    for (int64_t i = 0; i < 100003; i++)
+        xs[i] = (i * 7919) % 1000 - 300;
+    fill_f32(cube, 40 * 50 * 60);
+    static const int64_t lines[3] = {100003, 5, 1};
+    for (int k = 0; k < 3; k++) {
+        acc_array in = ts_host(ACC_I64, 1, &lines[k], xs);
+        identical_to_interpreter("line9", 1, &in);
+    }
+    static const int64_t cubes[3][3] = {{40, 50, 60}, {2, 1, 3}, {1, 70, 2}};
+    for (int k = 0; k < 3; k++) {
+        acc_array in = ts_host(ACC_F32, 3, cubes[k], cube);
+        identical_to_interpreter("cube", 1, &in);
+    }
+}
+
+/* The result is the intersection of two extents; each side has its own
+ * boundary. */
+Test(cuda_device, stencil2_intersection_and_two_boundaries)
+{
+    static float xs[600 * 500];
+    static int32_t ys[700 * 400];
+    fill_f32(xs, 600 * 500);
+    for (int i = 0; i < 700 * 400; i++)
+        ys[i] = i % 91 - 45;
+    static const int64_t shapes[3][2][2] = {{{600, 500}, {700, 400}},
+                                            {{2, 500}, {700, 1}},
+                                            {{600, 3}, {4, 400}}};
+    for (int k = 0; k < 3; k++) {
+        acc_array in[2] = {ts_host(ACC_F32, 2, shapes[k][0], xs),
+                           ts_host(ACC_I32, 2, shapes[k][1], ys)};
+        identical_to_interpreter("twoBoundaries", 2, in);
+        identical_to_interpreter("twoSides", 2, in);
+    }
+}
+
+Test(cuda_device, stencil_tuple_elements)
+{
+    enum { N = 50000 };
+    static float f[N];
+    static int32_t i32[N];
+    static uint8_t b[N];
+    for (int i = 0; i < N; i++) {
+        f[i] = (float)(i % 101) * 0.5f - 20.0f;
+        i32[i] = i % 17 - 8;
+        b[i] = i % 3 == 0;
+    }
+    acc_context *types = reference();
+    const acc_type *leaves[3] = {acc_type_scalar(ACC_F32),
+                                 acc_type_scalar(ACC_I32),
+                                 acc_type_scalar(ACC_BOOL)};
+    const acc_type *elem = acc_type_tuple(types, 3, leaves);
+    void *data[3] = {f, i32, b};
+    static const int64_t sizes[3] = {N, 2, 1};
+    for (int k = 0; k < 3; k++) {
+        acc_array in = ts_host_array(elem, 1, &sizes[k], data);
+        identical_to_interpreter("tupleStencil", 1, &in);
+    }
+    acc_context_destroy(types);
+}
+
+/* An embedded producer's runtime error, in an element the stencil reads
+ * and in the last one, which it never reads (f takes the left neighbour,
+ * clamped): only the check pass computes it.  The interpreter's message
+ * either way; no error without a zero. */
+Test(cuda_device, stencil_producer_errors)
+{
+    enum { N = 10000 };
+    static int32_t ys[N];
+    int64_t n = N;
+    static const int zero_at[3] = {-1, 5000, N - 1};
+    for (int k = 0; k < 3; k++) {
+        for (int i = 0; i < N; i++)
+            ys[i] = i == zero_at[k] ? 0 : 1 + i % 9;
+        acc_array in[2] = {ts_host(ACC_I64, 0, NULL, &n),
+                           ts_host(ACC_I32, 1, &n, ys)};
+        identical_to_interpreter("leftOnly", 2, in);
+    }
+}
+
+Test(cuda_device, maps_over_host_arrays)
+{
+    static float img[1000 * 777];
+    fill_f32(img, 1000 * 777);
+    acc_array in = ts_host(ACC_F32, 2, image_sizes[0], img);
+    identical_to_interpreter("mapOverStencil", 1, &in);
+    int64_t len = 1000 * 776, rows = 1000 * 388;
+    acc_array two[2] = {ts_host(ACC_F32, 1, &len, img),
+                        ts_host(ACC_I64, 0, NULL, &rows)};
+    identical_to_interpreter("mapOverReshape", 2, two);
 }

@@ -15,4 +15,7 @@ const char *ts_sieve_source(void);
  * (text_library_source.c). */
 const char *ts_library_source(void);
 
+/* The stencil programs of the CUDA tests (text_stencil_source.c). */
+const char *ts_stencil_source(void);
+
 #endif

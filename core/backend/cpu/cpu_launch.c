@@ -115,6 +115,19 @@ int cpu_eval_seed(interp *st, const ir_node *z, const acc_type *elem,
     return 1;
 }
 
+int cpu_stencil_side(interp *st, const ir_node *n, int i, uint32_t *barg_at,
+                     int64_t *ext, ir_value *constant)
+{
+    const ir_node *xs = n->args[1 + i];
+    acc_boundary b = n->u.stencil.boundary[i];
+    int ok = cpu_source_extents(st, xs, ext);
+    if (ok <= 0 || (b != ACC_BOUNDARY_FUNCTION && b != ACC_BOUNDARY_CONSTANT))
+        return ok;
+    const ir_node *barg = n->args[(*barg_at)++];
+    return b == ACC_BOUNDARY_FUNCTION ||
+           cpu_eval_seed(st, barg, xs->type->elem, constant);
+}
+
 int64_t cpu_grain(const pool *pl, int64_t n, int64_t least)
 {
     int64_t g = n / (8 * (int64_t)pool_threads(pl));

@@ -113,6 +113,13 @@ int cpu_source_extents(interp *st, const ir_node *xs, int64_t *ext);
 int cpu_eval_seed(interp *st, const ir_node *z, const acc_type *elem,
                   ir_value *seed);
 
+/* Side i of stencil or stencil2 n (its array n->args[1 + i]): its
+ * extents, and its boundary constant into constant[] when it has one;
+ * *barg_at is the next boundary argument of n (1 + sides at first).
+ * Same conventions as cpu_shape_extents. */
+int cpu_stencil_side(interp *st, const ir_node *n, int i, uint32_t *barg_at,
+                     int64_t *ext, ir_value *constant);
+
 /* The offsets off[0..k] (malloc'd) of the segments of a row of `inner`
  * elements, read from descriptor term `seg` (lengths, or offsets for
  * foldSeg') with exactly the checks of interp_read_segments: 1; 0 after

@@ -9,6 +9,7 @@
  * interpreter computes every element of it, and reports their errors.
  */
 #include "core/backend/cpu/cpu_launch.h"
+#include "core/codegen/kernel_stencil.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +21,7 @@ static int bind_side(interp *st, const ir_node *n, int i, uint32_t *barg_at,
                      cpu_karray *side, ir_value *constant)
 {
     const ir_node *xs = n->args[1 + i];
-    acc_boundary b = n->u.stencil.boundary[i];
-    int ok = cpu_source_extents(st, xs, side->ext);
+    int ok = cpu_stencil_side(st, n, i, barg_at, side->ext, constant);
     if (ok <= 0)
         return ok;
     side->size = rt_shape_size(xs->type->rank, side->ext);
@@ -31,11 +31,7 @@ static int bind_side(interp *st, const ir_node *n, int i, uint32_t *barg_at,
             return 0;
         memcpy(side->data, a->data, sizeof side->data);
     }
-    if (b != ACC_BOUNDARY_FUNCTION && b != ACC_BOUNDARY_CONSTANT)
-        return 1;
-    const ir_node *barg = n->args[(*barg_at)++];
-    return b == ACC_BOUNDARY_FUNCTION ||
-           cpu_eval_seed(st, barg, xs->type->elem, constant);
+    return 1;
 }
 
 /* About 8 chunks per thread, of whole rows when rows are short. */
@@ -43,18 +39,6 @@ static int64_t stencil_grain(const pool *pl, int64_t size, int64_t inner)
 {
     int64_t g = cpu_grain(pl, size, 16384);
     return inner < g ? (g + inner - 1) / inner * inner : g;
-}
-
-/* Whether array i's producer needs the check pass (kernel_cpu.h). */
-static int needs_checks(const cg_kernel *k, int i, const cpu_karray *side,
-                        const int64_t *ext, int32_t rank)
-{
-    if (k->stencil_checks[i] == 2)
-        return 1;
-    for (int32_t d = 0; k->stencil_checks[i] == 1 && d < rank; d++)
-        if (side->ext[d] != ext[d])
-            return 1;
-    return 0;
 }
 
 int cpu_drive_stencil(pool *pl, const cpu_node *kn, interp *st,
@@ -99,7 +83,8 @@ int cpu_drive_stencil(pool *pl, const cpu_node *kn, interp *st,
     /* the check pass: "row" i is array i, its positions split into parts
      * of l.part_len (A.inner: the kernel does not read it otherwise) */
     for (int i = 0; a && i < m && !cpu_failed(&l) && l.entry->part; i++)
-        if (side[i].size > 0 && needs_checks(&kn->k, i, &side[i], ext, r)) {
+        if (side[i].size > 0 &&
+            cg_stencil_needs_checks(&kn->k, i, side[i].ext, ext, r)) {
             l.row = i;
             l.A.inner = side[i].size;
             l.part_len = cpu_grain(pl, side[i].size, 4096);

@@ -95,6 +95,8 @@ int cuda_drive_generate(cuda_run *run, const cuda_node *kn, interp *st,
                         const ir_node *n, rt_array **out);
 int cuda_drive_fold(cuda_run *run, const cuda_node *kn, interp *st,
                     const ir_node *n, rt_array **out);
+int cuda_drive_stencil(cuda_run *run, const cuda_node *kn, interp *st,
+                       const ir_node *n, rt_array **out);
 
 struct cuda_program {
     cuda_backend *be;
@@ -193,6 +195,14 @@ typedef struct cuda_launch {
  * cuda_launch_free either way. */
 int cuda_launch_bind(cuda_run *run, const cg_kernel *k, interp *st,
                      size_t out_leaves, size_t acc_leaves, cuda_launch *l);
+/* The same with `extra` argument arrays after the kernel's (zeroed until
+ * cuda_launch_array describes them); `acc_leaves` may also be the length
+ * of a seed block that is not a fold's (drive_stencil.c's). */
+int cuda_launch_bind_extra(cuda_run *run, const cg_kernel *k, interp *st,
+                           size_t extra, size_t out_leaves, size_t acc_leaves,
+                           cuda_launch *l);
+/* Argument array i of the block (device pointers in a->data). */
+void cuda_launch_array(cuda_launch *l, size_t i, const cuda_karray *a);
 /* Sets the result buffers, seed (may be NULL) and partials (may be NULL)
  * in the host image, arms the error slot, uploads the block in one copy
  * and points l->A into it.  The caller sets A.src_ext and A.inner. */

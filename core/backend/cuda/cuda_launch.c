@@ -17,11 +17,18 @@ static void put_u64(unsigned char *at, uint64_t v)
 int cuda_launch_bind(cuda_run *run, const cg_kernel *k, interp *st,
                      size_t out_leaves, size_t acc_leaves, cuda_launch *l)
 {
+    return cuda_launch_bind_extra(run, k, st, 0, out_leaves, acc_leaves, l);
+}
+
+int cuda_launch_bind_extra(cuda_run *run, const cg_kernel *k, interp *st,
+                           size_t extra, size_t out_leaves, size_t acc_leaves,
+                           cuda_launch *l)
+{
     memset(l, 0, sizeof *l);
-    l->n_arrays = k->n_arrays;
+    l->n_arrays = k->n_arrays + extra;
     l->out_leaves = out_leaves;
     l->acc_leaves = acc_leaves;
-    l->at_out = k->n_arrays * sizeof(cuda_karray);
+    l->at_out = l->n_arrays * sizeof(cuda_karray);
     l->at_seed = l->at_out + out_leaves * 8;
     l->at_part = l->at_seed + acc_leaves * 8;
     l->at_err = l->at_part + acc_leaves * 8;
@@ -40,9 +47,14 @@ int cuda_launch_bind(cuda_run *run, const cg_kernel *k, interp *st,
         memcpy(ka.data, a->dev, sizeof ka.data);
         memcpy(ka.ext, a->extents, sizeof ka.ext);
         ka.size = a->size;
-        memcpy(l->host + i * sizeof ka, &ka, sizeof ka);
+        cuda_launch_array(l, i, &ka);
     }
     return 1;
+}
+
+void cuda_launch_array(cuda_launch *l, size_t i, const cuda_karray *a)
+{
+    memcpy(l->host + i * sizeof *a, a, sizeof *a);
 }
 
 int cuda_launch_upload(cuda_run *run, cuda_launch *l, const rt_array *out,

@@ -19,6 +19,8 @@ static const cuda_launcher launchers[] = {
     [CG_KERNEL_GENERATE] = {{"accel_generate"}, cuda_drive_generate},
     [CG_KERNEL_FOLD] = {{"accel_fold_rows", "accel_fold_part",
                          "accel_fold_finish"}, cuda_drive_fold},
+    [CG_KERNEL_STENCIL] = {{"accel_stencil_interior", "accel_stencil_border",
+                            "accel_stencil_checks"}, cuda_drive_stencil},
 };
 
 static const cuda_launcher *launcher_of(cg_kind kind)

@@ -3,7 +3,11 @@
  * (core/skeletons/cuda/generate.cu.in, entry accel_generate): a
  * grid-stride loop over the result's positions.  The shape is evaluated
  * on the host by the interpreter (cpu_shape_extents, shared with the CPU
- * drivers: it is host-side evaluation, nothing CPU-specific).
+ * drivers: it is host-side evaluation, nothing CPU-specific).  Also maps
+ * over an array the host evaluates (a reshape, a component of a tuple of
+ * arrays, a stencil...: cg_kernel.src): that array is one of the kernel's
+ * arguments, made valid on the device when they are bound, and the
+ * result's shape is its shape.
  */
 #include "core/backend/cuda/cuda_internal.h"
 
@@ -32,15 +36,21 @@ int cuda_drive_generate(cuda_run *run, const cuda_node *kn, interp *st,
     int64_t ext[ACC_MAX_RANK] = {0};
     cuda_launch l;
     memset(&l, 0, sizeof l);
-    int r = cpu_shape_extents(st, n->args[0], ext);
+    const ir_node *src = kn->k.src; /* maps over this array, or NULL */
+    int r = src ? 1 : cpu_shape_extents(st, n->args[0], ext);
     if (r <= 0)
         return r;
     const acc_type *elem = n->type->elem;
     rt_array *a = NULL;
-    if (cuda_launch_bind(run, &kn->k, st, elem->n_leaves, 0, &l))
+    /* the mapped array is an argument: bound first, then its extents */
+    if (cuda_launch_bind(run, &kn->k, st, elem->n_leaves, 0, &l) &&
+        (!src || (r = cpu_source_extents(st, src, ext)) == 1))
         a = cuda_result(run, n, elem, n->type->rank, ext, ir_op_name(n->op),
                         st->d);
-    r = a ? (a->size > 0 ? launch(run, kn, &l, a, st->d) : 1) : 0;
+    if (a)
+        r = a->size > 0 ? launch(run, kn, &l, a, st->d) : 1;
+    else if (r > 0)
+        r = 0; /* an error was recorded */
     cuda_launch_free(run, &l);
     if (r != 1) {
         rt_release(a);
