@@ -18,6 +18,7 @@
 
 #include <dlfcn.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,12 +44,18 @@ static const char programs[] =
     "big (n : i64) : Vector f64 =\n"
     "  generate [n] (\\[i] -> f64 i)\n";
 
-static acc_program *compile(acc_context *ctx, const char *entry)
+static acc_program *compile_from(acc_context *ctx, const char *src,
+                                 const char *entry)
 {
     acc_program *p = NULL;
-    acc_status st = acc_compile_text(ctx, programs, (size_t)-1, entry, &p);
+    acc_status st = acc_compile_text(ctx, src, (size_t)-1, entry, &p);
     cr_assert_eq(st, ACC_OK, "%s: %s", entry, acc_last_error());
     return p;
+}
+
+static acc_program *compile(acc_context *ctx, const char *entry)
+{
+    return compile_from(ctx, programs, entry);
 }
 
 /* ts_context asks for the interpreter; ACC_TEST_BACKEND=cuda makes it
@@ -79,35 +86,54 @@ static acc_array device_output(void)
     return out;
 }
 
-/* Both backends on the same host inputs; the outputs must be equal byte
- * for byte (integer programs) or within rel (floats). */
-static void same_as_interpreter(const char *entry, size_t n_in,
-                                const acc_array *in, double rel)
+/* Leaf l of outputs a (CUDA) and b (interpreter): equal byte for byte, or
+ * within rel for floats. */
+static void same_leaf(const char *entry, const acc_array *a,
+                      const acc_array *b, size_t l, double rel)
+{
+    int64_t n = acc_array_size(a);
+    acc_scalar s = acc_type_leaf(a->type, l);
+    size_t w = acc_scalar_size(s);
+    for (int64_t i = 0; i < n; i++) {
+        const char *x = (const char *)a->data[l] + i * w;
+        const char *y = (const char *)b->data[l] + i * w;
+        if (s == ACC_F32 || s == ACC_F64) {
+            double u = s == ACC_F32 ? *(const float *)x : *(const double *)x;
+            double v = s == ACC_F32 ? *(const float *)y : *(const double *)y;
+            cr_expect_leq(fabs(u - v), rel * fabs(v) + 1e-30,
+                          "%s[%lld].%zu: %g vs %g", entry, (long long)i, l, u,
+                          v);
+        } else {
+            cr_expect(memcmp(x, y, w) == 0, "%s[%lld].%zu differs", entry,
+                      (long long)i, l);
+        }
+    }
+}
+
+/* Both backends on the same host inputs, entry `entry` of text src: the
+ * same status, message and shape, and every leaf the same (same_leaf). */
+static void same_in(const char *src, const char *entry, size_t n_in,
+                    const acc_array *in, double rel)
 {
     acc_context *dev = cuda(), *ref = reference();
-    acc_program *p = compile(dev, entry), *q = compile(ref, entry);
+    acc_program *p = compile_from(dev, src, entry);
+    acc_program *q = compile_from(ref, src, entry);
     acc_array a, b;
+    char message[512];
     acc_status sa = ts_run_program(p, n_in, in, 1, &a);
+    snprintf(message, sizeof message, "%s", acc_last_error());
     acc_status sb = ts_run_program(q, n_in, in, 1, &b);
     cr_assert_eq(sa, sb, "%s: cuda %s, interpreter %s (%s)", entry,
-                 acc_status_string(sa), acc_status_string(sb),
-                 acc_last_error());
+                 acc_status_string(sa), acc_status_string(sb), message);
+    if (sa != ACC_OK)
+        cr_expect_str_eq(message, acc_last_error(), "%s", entry);
     if (sa == ACC_OK) {
-        int64_t n = acc_array_size(&a);
-        cr_assert_eq(n, acc_array_size(&b));
-        acc_scalar s = acc_type_leaf(a.type, 0);
-        for (int64_t i = 0; i < n; i++) {
-            if (s == ACC_F32) {
-                double x = ((float *)a.data[0])[i], y = ((float *)b.data[0])[i];
-                cr_expect_leq(fabs(x - y), rel * fabs(y) + 1e-30,
-                              "%s[%lld]: %g vs %g", entry, (long long)i, x, y);
-            } else {
-                size_t w = acc_scalar_size(s);
-                cr_expect(memcmp((char *)a.data[0] + i * w,
-                                 (char *)b.data[0] + i * w, w) == 0,
-                          "%s[%lld] differs", entry, (long long)i);
-            }
-        }
+        cr_assert_eq(acc_array_size(&a), acc_array_size(&b), "%s", entry);
+        cr_assert_eq(a.rank, b.rank);
+        for (int32_t k = 0; k < a.rank; k++)
+            cr_expect_eq(a.extents[k], b.extents[k], "%s", entry);
+        for (size_t l = 0; l < acc_type_leaf_count(a.type); l++)
+            same_leaf(entry, &a, &b, l, rel);
         acc_array_release(&a);
         acc_array_release(&b);
     }
@@ -115,6 +141,12 @@ static void same_as_interpreter(const char *entry, size_t n_in,
     acc_program_free(q);
     acc_context_destroy(dev);
     acc_context_destroy(ref);
+}
+
+static void same_as_interpreter(const char *entry, size_t n_in,
+                                const acc_array *in, double rel)
+{
+    same_in(programs, entry, n_in, in, rel);
 }
 
 Test(cuda_device, dot_product)
@@ -312,4 +344,227 @@ Test(cuda_device, out_of_device_memory)
     acc_array_release(&again);
     acc_program_free(p);
     acc_context_destroy(ctx);
+}
+
+/* ---- permute, permute' and expand ----------------------------------------- */
+
+static const char permute_programs[] =
+    "histogram (k : i64) (xs : Vector i32) : Vector i32 =\n"
+    "  permute (+) (fill [k] 0) (\\[i] -> [i64 (xs ! [i])]) (map (\\_ -> 1) xs)\n"
+    "\n"
+    "histo64 (k : i64) (xs : Vector i64) : Vector i64 =\n"
+    "  permute (+) (fill [k] 7) (\\[i] -> [xs ! [i] `mod` k]) xs\n"
+    "\n"
+    "bitsOr (k : i64) (xs : Vector u32) : Vector u32 =\n"
+    "  permute (.|.) (fill [k] 0) (\\[i] -> [i `mod` k]) xs\n"
+    "\n"
+    "sumF32 (k : i64) (xs : Vector f32) : Vector f32 =\n"
+    "  permute (+) (fill [k] 0.5) (\\[i] -> [i `mod` k]) xs\n"
+    "\n"
+    "maxF64 (k : i64) (xs : Vector f64) : Vector f64 =\n"
+    "  permute (\\a b -> if a >= b then a else b) (fill [k] 0.0)\n"
+    "          (\\[i] -> [i `mod` k]) xs\n"
+    "\n"
+    "tuples (k : i64) (xs : Vector (i32, f64)) : Vector (i32, f64) =\n"
+    "  permute (\\(a, b) (c, d) -> (a + c, max b d)) (fill [k] (0, 0.0))\n"
+    "          (\\[i] -> [i `mod` k]) xs\n"
+    "\n"
+    "narrow (k : i64) (xs : Vector i8) : Vector i8 =\n"
+    "  permute (+) (fill [k] 1) (\\[i] -> [i `mod` k]) xs\n"
+    "\n"
+    "anyOf (k : i64) (xs : Vector bool) : Vector bool =\n"
+    "  permute (||) (fill [k] False) (\\[i] -> [i `mod` k]) xs\n"
+    "\n"
+    "ignoring (xs : Vector i32) : Vector i32 =\n"
+    "  permute (+) (generate [8] (\\[i] -> i32 (2 * i)))\n"
+    "          (\\[i] -> if i `rem` 3 == 0 then ignore else [i `rem` 8])\n"
+    "          (map (\\x -> x * 3) xs)\n"
+    "\n"
+    "toMatrix (xs : Vector i64) : Matrix i64 =\n"
+    "  permute (+) (fill [4, 5] 0) (\\[i] -> [i `rem` 4, (3 * i) `rem` 5]) xs\n"
+    "\n"
+    "toScalar (xs : Vector i64) : Scalar i64 =\n"
+    "  permute (+) (unit 1000) (\\ix -> []) xs\n"
+    "\n"
+    "emptyBins (k : i64) (xs : Vector i32) : Vector bool =\n"
+    "  map (\\c -> c == 0)\n"
+    "      (permute (+) (fill [k] 0) (\\[i] -> [i64 (xs ! [i])]) xs)\n"
+    "\n"
+    "sieveMarks (ps : Vector i64) (n : i64) : Vector i32 =\n"
+    "  permute' (+) (fill [n] 0)\n"
+    "    (expand (\\p -> quot (n - p) p)\n"
+    "            (\\p k -> let m = (k + 2) * p in (if m < n then [m] else ignore, 1)) ps)\n"
+    "\n"
+    "tupleSieve (xs : Vector i64) : Vector (i64, i16) =\n"
+    "  permute' (\\(a, b) (c, d) -> (a + c, max b d)) (fill [50] (0, 0))\n"
+    "    (expand (\\p -> p `rem` 4)\n"
+    "            (\\p k -> (if k == 2 then ignore else [(7 * p + k) `rem` 50],\n"
+    "                      (p + k, i16 k)))\n"
+    "            (map (\\x -> x * 3) xs))\n"
+    "\n"
+    "spread (xs : Vector i64) : Vector i64 =\n"
+    "  expand (\\x -> x) (\\x k -> x * 100 + k) xs\n"
+    "\n"
+    "spreadMapped (xs : Vector i64) : Vector (i64, f64) =\n"
+    "  map (\\r -> (r, f64 r * 0.5))\n"
+    "      (expand (\\x -> x `rem` 5) (\\x k -> x * 100 + k) (map (\\y -> y + 1) xs))\n";
+
+/* n pseudo-random values in [0, m) (a fixed sequence). */
+static void fill_i64(int64_t *v, int64_t n, int64_t m)
+{
+    uint64_t s = 0x9e3779b97f4a7c15ull;
+    for (int64_t i = 0; i < n; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        v[i] = (int64_t)((s >> 33) % (uint64_t)m);
+    }
+}
+
+/* Few bins (privatised per block), many bins (global atomics), a target
+ * too large for shared memory; i32 and i64 fetch-and-add, u32 or. */
+Test(cuda_device, histograms)
+{
+    enum { N = 1 << 20 };
+    static int64_t v[N];
+    static int32_t x[N];
+    static uint32_t u[N];
+    fill_i64(v, N, 100000);
+    for (int64_t i = 0; i < N; i++)
+        x[i] = (int32_t)(v[i] % 10), u[i] = (uint32_t)v[i] * 2654435761u;
+    int64_t n = N, ks[3] = {10, 3000, 100000};
+    for (int i = 0; i < 3; i++) {
+        acc_array in[2] = {ts_host(ACC_I64, 0, NULL, &ks[i]),
+                           ts_host(ACC_I32, 1, &n, x)};
+        same_in(permute_programs, "histogram", 2, in, 0);
+        in[1] = ts_host(ACC_I64, 1, &n, v);
+        same_in(permute_programs, "histo64", 2, in, 0);
+        in[1] = ts_host(ACC_U32, 1, &n, u);
+        same_in(permute_programs, "bitsOr", 2, in, 0);
+    }
+}
+
+/* Compare-and-swap loops: f32 (+) (sums regrouped: a tolerance) and a
+ * non-primitive max on f64 (exact). */
+Test(cuda_device, float_combiners)
+{
+    enum { N = 200000 };
+    static float f[N];
+    static double d[N];
+    for (int i = 0; i < N; i++)
+        f[i] = (float)((i * 37) % 101) * 0.25f, d[i] = sin((double)i) * 1e3;
+    int64_t n = N, k = 17;
+    acc_array in[2] = {ts_host(ACC_I64, 0, NULL, &k), ts_host(ACC_F32, 1, &n, f)};
+    same_in(permute_programs, "sumF32", 2, in, 1e-4);
+    in[1] = ts_host(ACC_F64, 1, &n, d);
+    same_in(permute_programs, "maxF64", 2, in, 0);
+}
+
+/* The striped locks: a tuple, an 8-bit leaf, bool; few cells, much
+ * contention. */
+Test(cuda_device, tuple_narrow_and_bool_targets)
+{
+    enum { N = 100000 };
+    static int32_t a[N];
+    static double b[N];
+    static int8_t c[N];
+    static uint8_t t[N];
+    for (int i = 0; i < N; i++)
+        a[i] = i % 1000 - 500, b[i] = cos((double)i), c[i] = (int8_t)(i % 7),
+        t[i] = i % 9973 == 0;
+    int64_t n = N, k = 13;
+    void *ab[2] = {a, b};
+    const acc_type *f[2] = {acc_type_scalar(ACC_I32), acc_type_scalar(ACC_F64)};
+    acc_context *types = reference();
+    acc_array in[2] = {ts_host(ACC_I64, 0, NULL, &k),
+                       ts_host_array(acc_type_tuple(types, 2, f), 1, &n, ab)};
+    same_in(permute_programs, "tuples", 2, in, 0);
+    in[1] = ts_host(ACC_I8, 1, &n, c);
+    same_in(permute_programs, "narrow", 2, in, 0);
+    in[1] = ts_host(ACC_BOOL, 1, &n, t);
+    same_in(permute_programs, "anyOf", 2, in, 0);
+    acc_context_destroy(types);
+}
+
+/* ignore, a rank-2 target, a Scalar target, an empty source, a map after. */
+Test(cuda_device, ignore_ranks_and_maps)
+{
+    enum { N = 5000 };
+    static int32_t x[N];
+    static int64_t v[N];
+    for (int i = 0; i < N; i++)
+        x[i] = i * 7 - 300, v[i] = i * i - 50;
+    int64_t n = N, none = 0, k = 64;
+    acc_array in = ts_host(ACC_I32, 1, &n, x);
+    same_in(permute_programs, "ignoring", 1, &in, 0);
+    in = ts_host(ACC_I64, 1, &n, v);
+    same_in(permute_programs, "toMatrix", 1, &in, 0);
+    same_in(permute_programs, "toScalar", 1, &in, 0);
+    in = ts_host(ACC_I64, 1, &none, v);
+    same_in(permute_programs, "toScalar", 1, &in, 0);
+    for (int i = 0; i < N; i++)
+        x[i] = i % 50;
+    acc_array two[2] = {ts_host(ACC_I64, 0, NULL, &k),
+                        ts_host(ACC_I32, 1, &n, x)};
+    same_in(permute_programs, "emptyBins", 2, two, 0);
+}
+
+/* The sieve of LANGUAGE.md §3.6 (irregular sizes: blocks over results),
+ * and permute' over an expand of small sizes (a thread a source) into a
+ * tuple target under locks. */
+Test(cuda_device, sieve_and_pairs_over_expand)
+{
+    static int64_t ps[1000], xs[30000];
+    int64_t np = 0, n = 2000000;
+    for (int64_t c = 2; np < 1000; c++) {
+        int prime = 1;
+        for (int64_t j = 0; j < np && ps[j] * ps[j] <= c; j++)
+            prime &= c % ps[j] != 0;
+        if (prime)
+            ps[np++] = c;
+    }
+    acc_array in[2] = {ts_host(ACC_I64, 1, &np, ps),
+                       ts_host(ACC_I64, 0, NULL, &n)};
+    same_in(permute_programs, "sieveMarks", 2, in, 0);
+    int64_t m = 30000;
+    for (int64_t i = 0; i < m; i++)
+        xs[i] = (i * 13) % 101;
+    acc_array x = ts_host(ACC_I64, 1, &m, xs);
+    same_in(permute_programs, "tupleSieve", 1, &x, 0);
+}
+
+/* Expand: small uniform sizes, one huge size among zeros (blocks), all
+ * zeros, an empty source, a map after it. */
+Test(cuda_device, expand)
+{
+    enum { N = 100000 };
+    static int64_t x[N];
+    int64_t n = N, none = 0;
+    for (int i = 0; i < N; i++)
+        x[i] = i % 4;
+    acc_array in = ts_host(ACC_I64, 1, &n, x);
+    same_in(permute_programs, "spread", 1, &in, 0);
+    same_in(permute_programs, "spreadMapped", 1, &in, 0);
+    memset(x, 0, sizeof x);
+    x[N / 2] = 5000000;
+    same_in(permute_programs, "spread", 1, &in, 0);
+    x[N / 2] = 0;
+    same_in(permute_programs, "spread", 1, &in, 0);
+    in = ts_host(ACC_I64, 1, &none, x);
+    same_in(permute_programs, "spread", 1, &in, 0);
+}
+
+/* Errors reported through the error slot: the interpreter's message. */
+Test(cuda_device, out_of_range_and_negative_sizes)
+{
+    int32_t xs[20] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+                      3, 2, 1, 0, -1, 4, 3, 2, 1, 0};
+    int64_t n = 20, k = 10, sizes[4] = {3, 2, -3, 1}, four = 4;
+    acc_array in[2] = {ts_host(ACC_I64, 0, NULL, &k),
+                       ts_host(ACC_I32, 1, &n, xs)};
+    same_in(permute_programs, "histogram", 2, in, 0);
+    cr_expect(strstr(acc_last_error(), "source element [14] has target "
+                     "index [-1]"), "%s", acc_last_error());
+    acc_array s = ts_host(ACC_I64, 1, &four, sizes);
+    same_in(permute_programs, "spread", 1, &s, 0);
+    cr_expect(strstr(acc_last_error(), "expand: the size function gives -3 "
+                     "for element 2"), "%s", acc_last_error());
 }
