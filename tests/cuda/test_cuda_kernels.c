@@ -661,94 +661,6 @@ Test(cuda_kernels, segment_length_picks_the_variant)
 
 /* ---- permute, permute' and expand ---------------------------------------- */
 
-static const char permute_programs[] =
-    "bins k x = [x `mod` k]\n"
-    "\n"
-    "histo64 (k : i64) (xs : Vector i64) : Vector i64 =\n"
-    "  permute (+) (fill [k] 0) (\\[i] -> bins k (xs ! [i])) xs\n"
-    "\n"
-    "andBits (k : i64) (xs : Vector u32) : Vector u32 =\n"
-    "  permute (.&.) (fill [k] 4294967295) (\\[i] -> bins k (i64 (xs ! [i]))) xs\n"
-    "\n"
-    "orBits (k : i64) (xs : Vector u64) : Vector u64 =\n"
-    "  permute (.|.) (fill [k] 0) (\\[i] -> bins k (i64 (xs ! [i]))) xs\n"
-    "\n"
-    "xorBits (k : i64) (xs : Vector i32) : Vector i32 =\n"
-    "  permute xor (fill [k] 0) (\\[i] -> bins k (i64 (xs ! [i]))) xs\n"
-    "\n"
-    "sumF32 (k : i64) (xs : Vector f32) : Vector f32 =\n"
-    "  permute (+) (fill [k] 0.0) (\\[i] -> bins k i) xs\n"
-    "\n"
-    "maxF64 (k : i64) (xs : Vector f64) : Vector f64 =\n"
-    "  permute (\\a b -> if a >= b then a else b) (fill [k] 0.0)\n"
-    "          (\\[i] -> bins k i) xs\n"
-    "\n"
-    "maxI32 (k : i64) (xs : Vector i32) : Vector i32 =\n"
-    "  permute max (fill [k] 0) (\\[i] -> bins k i) xs\n"
-    "\n"
-    "tupleTarget (k : i64) (xs : Vector (i32, f32)) : Vector (i32, f32) =\n"
-    "  permute (\\(a, b) (c, d) -> (a + c, max b d)) (fill [k] (0, 0.0))\n"
-    "          (\\[i] -> bins k i) xs\n"
-    "\n"
-    "sumI8 (k : i64) (xs : Vector i8) : Vector i8 =\n"
-    "  permute (+) (fill [k] 0) (\\[i] -> bins k (i64 (xs ! [i]))) xs\n"
-    "\n"
-    "anyBool (k : i64) (xs : Vector bool) : Vector bool =\n"
-    "  permute (||) (fill [k] False) (\\[i] -> bins k i) xs\n"
-    "\n"
-    "toScalar (d : Scalar i64) (xs : Vector i64) : Scalar i64 =\n"
-    "  permute (+) d (\\ix -> []) xs\n"
-    "\n"
-    "toMatrix (d : Matrix i64) (xs : Vector i64) : Matrix i64 =\n"
-    "  permute (+) d (\\[i] -> [i `rem` 4, (3 * i) `rem` 5]) xs\n"
-    "\n"
-    "ignoring (xs : Vector i32) : Vector i32 =\n"
-    "  permute (+) (generate [8] (\\[i] -> i32 (2 * i)))\n"
-    "          (\\[i] -> if i `rem` 3 == 0 then ignore else [i `rem` 8])\n"
-    "          (map (\\x -> x * 3) xs)\n"
-    "\n"
-    "fromMatrix (m : Matrix i64) : Vector i64 =\n"
-    "  permute (+) (fill [5] 100) (\\[i, j] -> [(i + j) `rem` 5])\n"
-    "          (generate (shape m) (\\[i, j] -> m ! [i, j] * 2 - j))\n"
-    "\n"
-    "pairs (xs : Vector i32) : Vector i32 =\n"
-    "  permute' (+) (fill [8] 0)\n"
-    "    (generate (shape xs) (\\[i] -> (if i `rem` 3 == 0 then ignore\n"
-    "                                    else [i `rem` 8], xs ! [i])))\n"
-    "\n"
-    "mapAfter (k : i64) (xs : Vector i32) : Vector bool =\n"
-    "  map (\\c -> c == 0)\n"
-    "      (permute (+) (fill [k] 0) (\\[i] -> [i64 (xs ! [i])])\n"
-    "               (map (\\_ -> 1) xs))\n"
-    "\n"
-    "twoMapsAfter (k : i64) (xs : Vector i32) : Vector f64 =\n"
-    "  map (\\c -> f64 c * 0.5) (map (\\c -> c + 1)\n"
-    "      (permute (+) (fill [k] 0) (\\[i] -> [i64 (xs ! [i])]) xs))\n"
-    "\n"
-    "tupleSieve (xs : Vector i64) : Vector (i64, i16) =\n"
-    "  permute' (\\(a, b) (c, d) -> (a + c, max b d)) (fill [50] (0, 0))\n"
-    "    (expand (\\p -> p `rem` 4)\n"
-    "            (\\p k -> (if k == 2 then ignore else [(7 * p + k) `rem` 50],\n"
-    "                      (p + k, i16 k)))\n"
-    "            (map (\\x -> x * 3) xs))\n"
-    "\n"
-    "mappedSieve (ps : Vector i64) (n : i64) : Vector bool =\n"
-    "  map (\\c -> c == 0)\n"
-    "    (permute' (+) (fill [n] 0)\n"
-    "      (expand (\\p -> quot (n - p) p)\n"
-    "              (\\p k -> let m = (k + 2) * p in\n"
-    "                       (if m < n then [m] else ignore, 1)) ps))\n"
-    "\n"
-    "expandPlain (xs : Vector i64) : Vector i64 =\n"
-    "  expand (\\x -> x `rem` 5) (\\x k -> x * 100 + k) xs\n"
-    "\n"
-    "expandMapped (xs : Vector i64) : Vector f32 =\n"
-    "  map (\\r -> f32 r * 0.5)\n"
-    "      (expand (\\x -> x `rem` 5) (\\x k -> x * 100 + k) (map (\\y -> y + 1) xs))\n"
-    "\n"
-    "expandTuples (xs : Vector (i64, f64)) : Vector (i64, f64, i8) =\n"
-    "  expand (\\(x, y) -> x) (\\(x, y) k -> (x * k, y / f64 (k + 1), i8 k)) xs\n";
-
 /* The permute or expand kernel of `entry` (the only step with a
  * skeleton): its kind and configuration (names[i] is values[i]); then
  * every step of the program compiled. */
@@ -756,7 +668,7 @@ static counts check_permute(const char *entry, cg_kind kind,
                             const char *const names[3], const int values[3])
 {
     cg_kernel k;
-    acc_program *p = only_kernel_of(permute_programs, entry, &k);
+    acc_program *p = only_kernel_of(ts_permute_source(), entry, &k);
     cr_expect_eq(k.kind, kind, "%s", entry);
     for (int i = 0; i < 3 && names && names[i]; i++)
         expect_define(&k, names[i], values[i], entry);
@@ -778,7 +690,7 @@ static void check_combining(const char *entry, int atomic, int fetch,
     const int values[3] = {atomic, fetch, 0};
     cg_kernel k;
     check_permute(entry, CG_KERNEL_PERMUTE, names, values);
-    acc_program *p = only_kernel_of(permute_programs, entry, &k);
+    acc_program *p = only_kernel_of(ts_permute_source(), entry, &k);
     const char *body = strstr(k.source, "BEGIN permute.cu.in");
     cr_assert_not_null(body);
     /* the path the preprocessor keeps: past the #if of its width */
@@ -833,7 +745,7 @@ Test(cuda_kernels, permute_targets_sources_and_defaults)
 
 Test(cuda_kernels, permute_with_maps_after_it)
 {
-    counts c = check_permute("mapAfter", CG_KERNEL_PERMUTE, NULL, NULL);
+    counts c = check_permute("emptyBins", CG_KERNEL_PERMUTE, NULL, NULL);
     cr_expect_eq(c.mapped, 1, "the map is applied by accel_permute_map");
     c = check_permute("twoMapsAfter", CG_KERNEL_PERMUTE, NULL, NULL);
     cr_expect_eq(c.mapped, 1, "a chain of maps is one map");
@@ -866,10 +778,10 @@ Test(cuda_kernels, sieve_is_one_kernel_over_the_expansion)
 
 Test(cuda_kernels, standalone_expand_with_and_without_a_map)
 {
-    counts c = check_permute("expandPlain", CG_KERNEL_EXPAND, NULL, NULL);
+    counts c = check_permute("spread", CG_KERNEL_EXPAND, NULL, NULL);
     cr_expect_eq(c.expand, 1);
     cr_expect_eq(c.mapped, 0);
-    c = check_permute("expandMapped", CG_KERNEL_EXPAND, NULL, NULL);
+    c = check_permute("spreadMapped", CG_KERNEL_EXPAND, NULL, NULL);
     cr_expect_eq(c.mapped, 1, "the map is applied as results are stored");
     c = check_permute("expandTuples", CG_KERNEL_EXPAND, NULL, NULL);
     cr_expect_eq(c.expand, 1);

@@ -22,6 +22,7 @@
 #include "core/codegen/kernel_cuda.h"
 #include "core/codegen/skeletons.h"
 #include "support.h"
+#include "text_sources.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -1162,22 +1163,6 @@ Test(cuda_runtime_fake, cuda_foreign_implementation_gets_device_memory)
 
 /* ---- permute, permute' and expand ------------------------------------------------- */
 
-static const char permute_programs[] =
-    "histogram (k : i64) (xs : Vector i32) : Vector i32 =\n"
-    "  permute (+) (fill [k] 0) (\\[i] -> [i64 (xs ! [i])]) (map (\\_ -> 1) xs)\n"
-    "\n"
-    "emptyBins (k : i64) (xs : Vector i32) : Vector bool =\n"
-    "  map (\\c -> c == 0)\n"
-    "      (permute (+) (fill [k] 0) (\\[i] -> [i64 (xs ! [i])]) (map (\\_ -> 1) xs))\n"
-    "\n"
-    "sieveMarks (ps : Vector i64) (n : i64) : Vector i32 =\n"
-    "  permute' (+) (fill [n] 0)\n"
-    "    (expand (\\p -> quot (n - p) p)\n"
-    "            (\\p k -> let m = (k + 2) * p in (if m < n then [m] else ignore, 1)) ps)\n"
-    "\n"
-    "spread (xs : Vector i64) : Vector i64 =\n"
-    "  expand (\\x -> x) (\\x k -> x * 100 + k) xs\n";
-
 /* The step of p compiled and launched: nothing left to the interpreter. */
 static void expect_all_compiled(acc_program *p)
 {
@@ -1187,9 +1172,12 @@ static void expect_all_compiled(acc_program *p)
               "%s", figures);
 }
 
+/* Entry `entry` of ts_permute_source (or of ts_sieve_source). */
 static acc_program *compile_permute(acc_context *ctx, const char *entry)
 {
-    acc_program *p = compile_from(ctx, permute_programs, entry);
+    acc_program *p = compile_from(ctx, strcmp(entry, "sieveMarks") == 0
+                                           ? ts_sieve_source()
+                                           : ts_permute_source(), entry);
     expect_all_compiled(p);
     return p;
 }
@@ -1225,6 +1213,17 @@ static acc_array histogram_run(acc_program *p, int32_t *xs, int64_t n,
     return out;
 }
 
+/* histogram_run of n sources into histogram_bins bins: the result has the
+ * bins, and the launches are want[0..k). */
+static void histogram_launches_are(acc_program *p, int32_t *xs, int64_t n,
+                                   const char *const *want, size_t k)
+{
+    acc_array out = histogram_run(p, xs, n, ACC_OK);
+    cr_expect_eq(out.extents[0], histogram_bins);
+    acc_array_release(&out);
+    expect_sequence(want, k);
+}
+
 /* A histogram: the defaults, then the source; a few elements go straight
  * into the result, many into per-block copies (at most one block per 8
  * sources a bin); a target too large for shared memory goes straight in.
@@ -1239,29 +1238,19 @@ Test(cuda_runtime_fake, histogram_launches)
     acc_context *ctx = cuda_context();
     acc_program *p = compile_permute(ctx, "histogram");
     histogram_bins = 10;
-    acc_array out = histogram_run(p, xs, 20, ACC_OK);
-    cr_expect_eq(out.extents[0], 10);
-    acc_array_release(&out);
-    expect_sequence(straight, 2);
+    histogram_launches_are(p, xs, 20, straight, 2);
     expect_launch("accel_permute_defaults", 1, 1, 32);
     expect_launch("accel_permute_source", 1, 1, 32);
     cr_expect_eq(count(FAKE_DTOH, sizeof(cuda_kerr)), 1, "the slot, once");
     cr_expect_eq(count(FAKE_DTOH, 0), 2, "and the result");
-
-    out = histogram_run(p, xs, 100000, ACC_OK);
-    acc_array_release(&out);
-    expect_sequence(privatised, 2);
     /* 391 blocks of 256 for 100000 sources; at most 100000 / 80 */
+    histogram_launches_are(p, xs, 100000, privatised, 2);
     expect_launch("accel_permute_private", 391, 1, 256);
-
-    out = histogram_run(p, xs, 1000, ACC_OK); /* 100 a bin: 12 blocks */
-    acc_array_release(&out);
+    /* 100 a bin: at most 12 blocks, 4 of 256 cover them */
+    histogram_launches_are(p, xs, 1000, privatised, 2);
     expect_launch("accel_permute_private", 4, 1, 256);
-
     histogram_bins = 5000; /* 5000 i32 bins: over 16 KiB */
-    out = histogram_run(p, xs, 100000, ACC_OK);
-    acc_array_release(&out);
-    expect_sequence(straight, 2);
+    histogram_launches_are(p, xs, 100000, straight, 2);
     expect_launch("accel_permute_defaults", 20, 1, 256);
     expect_launch("accel_permute_source", 391, 1, 256);
     acc_program_free(p);
@@ -1415,10 +1404,7 @@ Test(cuda_runtime_fake, map_after_permute_is_a_third_launch)
     acc_context *ctx = cuda_context();
     acc_program *p = compile_permute(ctx, "emptyBins");
     histogram_bins = 1000;
-    acc_array out = histogram_run(p, xs, 50, ACC_OK);
-    cr_expect_eq(out.extents[0], 1000);
-    acc_array_release(&out);
-    expect_sequence(want, 3);
+    histogram_launches_are(p, xs, 50, want, 3);
     expect_launch("accel_permute_map", 4, 1, 256);
     cr_expect_eq(count(FAKE_DTOH, 1000), 1, "the mapped result only");
     acc_program_free(p);

@@ -15,6 +15,7 @@
 
 #include "accel.h"
 #include "support.h"
+#include "text_sources.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -348,67 +349,6 @@ Test(cuda_device, out_of_device_memory)
 
 /* ---- permute, permute' and expand ----------------------------------------- */
 
-static const char permute_programs[] =
-    "histogram (k : i64) (xs : Vector i32) : Vector i32 =\n"
-    "  permute (+) (fill [k] 0) (\\[i] -> [i64 (xs ! [i])]) (map (\\_ -> 1) xs)\n"
-    "\n"
-    "histo64 (k : i64) (xs : Vector i64) : Vector i64 =\n"
-    "  permute (+) (fill [k] 7) (\\[i] -> [xs ! [i] `mod` k]) xs\n"
-    "\n"
-    "bitsOr (k : i64) (xs : Vector u32) : Vector u32 =\n"
-    "  permute (.|.) (fill [k] 0) (\\[i] -> [i `mod` k]) xs\n"
-    "\n"
-    "sumF32 (k : i64) (xs : Vector f32) : Vector f32 =\n"
-    "  permute (+) (fill [k] 0.5) (\\[i] -> [i `mod` k]) xs\n"
-    "\n"
-    "maxF64 (k : i64) (xs : Vector f64) : Vector f64 =\n"
-    "  permute (\\a b -> if a >= b then a else b) (fill [k] 0.0)\n"
-    "          (\\[i] -> [i `mod` k]) xs\n"
-    "\n"
-    "tuples (k : i64) (xs : Vector (i32, f64)) : Vector (i32, f64) =\n"
-    "  permute (\\(a, b) (c, d) -> (a + c, max b d)) (fill [k] (0, 0.0))\n"
-    "          (\\[i] -> [i `mod` k]) xs\n"
-    "\n"
-    "narrow (k : i64) (xs : Vector i8) : Vector i8 =\n"
-    "  permute (+) (fill [k] 1) (\\[i] -> [i `mod` k]) xs\n"
-    "\n"
-    "anyOf (k : i64) (xs : Vector bool) : Vector bool =\n"
-    "  permute (||) (fill [k] False) (\\[i] -> [i `mod` k]) xs\n"
-    "\n"
-    "ignoring (xs : Vector i32) : Vector i32 =\n"
-    "  permute (+) (generate [8] (\\[i] -> i32 (2 * i)))\n"
-    "          (\\[i] -> if i `rem` 3 == 0 then ignore else [i `rem` 8])\n"
-    "          (map (\\x -> x * 3) xs)\n"
-    "\n"
-    "toMatrix (xs : Vector i64) : Matrix i64 =\n"
-    "  permute (+) (fill [4, 5] 0) (\\[i] -> [i `rem` 4, (3 * i) `rem` 5]) xs\n"
-    "\n"
-    "toScalar (xs : Vector i64) : Scalar i64 =\n"
-    "  permute (+) (unit 1000) (\\ix -> []) xs\n"
-    "\n"
-    "emptyBins (k : i64) (xs : Vector i32) : Vector bool =\n"
-    "  map (\\c -> c == 0)\n"
-    "      (permute (+) (fill [k] 0) (\\[i] -> [i64 (xs ! [i])]) xs)\n"
-    "\n"
-    "sieveMarks (ps : Vector i64) (n : i64) : Vector i32 =\n"
-    "  permute' (+) (fill [n] 0)\n"
-    "    (expand (\\p -> quot (n - p) p)\n"
-    "            (\\p k -> let m = (k + 2) * p in (if m < n then [m] else ignore, 1)) ps)\n"
-    "\n"
-    "tupleSieve (xs : Vector i64) : Vector (i64, i16) =\n"
-    "  permute' (\\(a, b) (c, d) -> (a + c, max b d)) (fill [50] (0, 0))\n"
-    "    (expand (\\p -> p `rem` 4)\n"
-    "            (\\p k -> (if k == 2 then ignore else [(7 * p + k) `rem` 50],\n"
-    "                      (p + k, i16 k)))\n"
-    "            (map (\\x -> x * 3) xs))\n"
-    "\n"
-    "spread (xs : Vector i64) : Vector i64 =\n"
-    "  expand (\\x -> x) (\\x k -> x * 100 + k) xs\n"
-    "\n"
-    "spreadMapped (xs : Vector i64) : Vector (i64, f64) =\n"
-    "  map (\\r -> (r, f64 r * 0.5))\n"
-    "      (expand (\\x -> x `rem` 5) (\\x k -> x * 100 + k) (map (\\y -> y + 1) xs))\n";
-
 /* n pseudo-random values in [0, m) (a fixed sequence). */
 static void fill_i64(int64_t *v, int64_t n, int64_t m)
 {
@@ -420,25 +360,31 @@ static void fill_i64(int64_t *v, int64_t n, int64_t m)
 }
 
 /* Few bins (privatised per block), many bins (global atomics), a target
- * too large for shared memory; i32 and i64 fetch-and-add, u32 or. */
+ * too large for shared memory; i32 and i64 fetch-and-add, u32 and, u64
+ * or, i32 xor. */
 Test(cuda_device, histograms)
 {
     enum { N = 1 << 20 };
     static int64_t v[N];
     static int32_t x[N];
     static uint32_t u[N];
+    static uint64_t w[N];
     fill_i64(v, N, 100000);
     for (int64_t i = 0; i < N; i++)
-        x[i] = (int32_t)(v[i] % 10), u[i] = (uint32_t)v[i] * 2654435761u;
+        x[i] = (int32_t)(v[i] % 10), u[i] = (uint32_t)v[i] * 2654435761u,
+        w[i] = (uint64_t)v[i] * 0x9e3779b97f4a7c15ull;
     int64_t n = N, ks[3] = {10, 3000, 100000};
     for (int i = 0; i < 3; i++) {
         acc_array in[2] = {ts_host(ACC_I64, 0, NULL, &ks[i]),
                            ts_host(ACC_I32, 1, &n, x)};
-        same_in(permute_programs, "histogram", 2, in, 0);
+        same_in(ts_permute_source(), "histogram", 2, in, 0);
+        same_in(ts_permute_source(), "xorBits", 2, in, 0);
         in[1] = ts_host(ACC_I64, 1, &n, v);
-        same_in(permute_programs, "histo64", 2, in, 0);
+        same_in(ts_permute_source(), "histo64", 2, in, 0);
         in[1] = ts_host(ACC_U32, 1, &n, u);
-        same_in(permute_programs, "bitsOr", 2, in, 0);
+        same_in(ts_permute_source(), "andBits", 2, in, 0);
+        in[1] = ts_host(ACC_U64, 1, &n, w);
+        same_in(ts_permute_source(), "orBits", 2, in, 0);
     }
 }
 
@@ -453,9 +399,9 @@ Test(cuda_device, float_combiners)
         f[i] = (float)((i * 37) % 101) * 0.25f, d[i] = sin((double)i) * 1e3;
     int64_t n = N, k = 17;
     acc_array in[2] = {ts_host(ACC_I64, 0, NULL, &k), ts_host(ACC_F32, 1, &n, f)};
-    same_in(permute_programs, "sumF32", 2, in, 1e-4);
+    same_in(ts_permute_source(), "sumF32", 2, in, 1e-4);
     in[1] = ts_host(ACC_F64, 1, &n, d);
-    same_in(permute_programs, "maxF64", 2, in, 0);
+    same_in(ts_permute_source(), "maxF64", 2, in, 0);
 }
 
 /* The striped locks: a tuple, an 8-bit leaf, bool; few cells, much
@@ -476,35 +422,44 @@ Test(cuda_device, tuple_narrow_and_bool_targets)
     acc_context *types = reference();
     acc_array in[2] = {ts_host(ACC_I64, 0, NULL, &k),
                        ts_host_array(acc_type_tuple(types, 2, f), 1, &n, ab)};
-    same_in(permute_programs, "tuples", 2, in, 0);
+    same_in(ts_permute_source(), "tupleTarget", 2, in, 0);
     in[1] = ts_host(ACC_I8, 1, &n, c);
-    same_in(permute_programs, "narrow", 2, in, 0);
+    same_in(ts_permute_source(), "sumI8", 2, in, 0);
     in[1] = ts_host(ACC_BOOL, 1, &n, t);
-    same_in(permute_programs, "anyOf", 2, in, 0);
+    same_in(ts_permute_source(), "anyBool", 2, in, 0);
     acc_context_destroy(types);
 }
 
-/* ignore, a rank-2 target, a Scalar target, an empty source, a map after. */
+/* ignore, permute' of pairs, manifest defaults of a rank-2 target, a
+ * matrix source, a Scalar target, an empty source, maps after. */
 Test(cuda_device, ignore_ranks_and_maps)
 {
     enum { N = 5000 };
     static int32_t x[N];
     static int64_t v[N];
+    int64_t d[20], dext[2] = {4, 5}, mext[2] = {50, 100};
     for (int i = 0; i < N; i++)
         x[i] = i * 7 - 300, v[i] = i * i - 50;
+    for (int i = 0; i < 20; i++)
+        d[i] = 1000 * i;
     int64_t n = N, none = 0, k = 64;
     acc_array in = ts_host(ACC_I32, 1, &n, x);
-    same_in(permute_programs, "ignoring", 1, &in, 0);
+    same_in(ts_permute_source(), "ignoring", 1, &in, 0);
+    same_in(ts_permute_source(), "pairs", 1, &in, 0);
+    acc_array dv[2] = {ts_host(ACC_I64, 2, dext, d), ts_host(ACC_I64, 1, &n, v)};
+    same_in(ts_permute_source(), "toMatrix", 2, dv, 0);
+    in = ts_host(ACC_I64, 2, mext, v);
+    same_in(ts_permute_source(), "fromMatrix", 1, &in, 0);
     in = ts_host(ACC_I64, 1, &n, v);
-    same_in(permute_programs, "toMatrix", 1, &in, 0);
-    same_in(permute_programs, "toScalar", 1, &in, 0);
+    same_in(ts_permute_source(), "toScalar", 1, &in, 0);
     in = ts_host(ACC_I64, 1, &none, v);
-    same_in(permute_programs, "toScalar", 1, &in, 0);
+    same_in(ts_permute_source(), "toScalar", 1, &in, 0);
     for (int i = 0; i < N; i++)
         x[i] = i % 50;
     acc_array two[2] = {ts_host(ACC_I64, 0, NULL, &k),
                         ts_host(ACC_I32, 1, &n, x)};
-    same_in(permute_programs, "emptyBins", 2, two, 0);
+    same_in(ts_permute_source(), "emptyBins", 2, two, 0);
+    same_in(ts_permute_source(), "twoMapsAfter", 2, two, 0);
 }
 
 /* The sieve of LANGUAGE.md §3.6 (irregular sizes: blocks over results),
@@ -523,12 +478,13 @@ Test(cuda_device, sieve_and_pairs_over_expand)
     }
     acc_array in[2] = {ts_host(ACC_I64, 1, &np, ps),
                        ts_host(ACC_I64, 0, NULL, &n)};
-    same_in(permute_programs, "sieveMarks", 2, in, 0);
+    same_in(ts_sieve_source(), "sieveMarks", 2, in, 0);
     int64_t m = 30000;
     for (int64_t i = 0; i < m; i++)
         xs[i] = (i * 13) % 101;
     acc_array x = ts_host(ACC_I64, 1, &m, xs);
-    same_in(permute_programs, "tupleSieve", 1, &x, 0);
+    same_in(ts_permute_source(), "tupleSieve", 1, &x, 0);
+    same_in(ts_permute_source(), "mappedSieve", 2, in, 0);
 }
 
 /* Expand: small uniform sizes, one huge size among zeros (blocks), all
@@ -541,15 +497,15 @@ Test(cuda_device, expand)
     for (int i = 0; i < N; i++)
         x[i] = i % 4;
     acc_array in = ts_host(ACC_I64, 1, &n, x);
-    same_in(permute_programs, "spread", 1, &in, 0);
-    same_in(permute_programs, "spreadMapped", 1, &in, 0);
+    same_in(ts_permute_source(), "spread", 1, &in, 0);
+    same_in(ts_permute_source(), "spreadMapped", 1, &in, 0);
     memset(x, 0, sizeof x);
     x[N / 2] = 5000000;
-    same_in(permute_programs, "spread", 1, &in, 0);
+    same_in(ts_permute_source(), "spread", 1, &in, 0);
     x[N / 2] = 0;
-    same_in(permute_programs, "spread", 1, &in, 0);
+    same_in(ts_permute_source(), "spread", 1, &in, 0);
     in = ts_host(ACC_I64, 1, &none, x);
-    same_in(permute_programs, "spread", 1, &in, 0);
+    same_in(ts_permute_source(), "spread", 1, &in, 0);
 }
 
 /* Errors reported through the error slot: the interpreter's message. */
@@ -560,11 +516,11 @@ Test(cuda_device, out_of_range_and_negative_sizes)
     int64_t n = 20, k = 10, sizes[4] = {3, 2, -3, 1}, four = 4;
     acc_array in[2] = {ts_host(ACC_I64, 0, NULL, &k),
                        ts_host(ACC_I32, 1, &n, xs)};
-    same_in(permute_programs, "histogram", 2, in, 0);
+    same_in(ts_permute_source(), "histogram", 2, in, 0);
     cr_expect(strstr(acc_last_error(), "source element [14] has target "
                      "index [-1]"), "%s", acc_last_error());
     acc_array s = ts_host(ACC_I64, 1, &four, sizes);
-    same_in(permute_programs, "spread", 1, &s, 0);
+    same_in(ts_permute_source(), "spread", 1, &s, 0);
     cr_expect(strstr(acc_last_error(), "expand: the size function gives -3 "
                      "for element 2"), "%s", acc_last_error());
 }

@@ -67,7 +67,8 @@ static int start(permute_step *s, interp *st, const ir_node *n,
                              st->d)) ||
         (expanded && s->count > 0 &&
          !cuda_expansion_alloc(s->run, s->count, &s->x, scratch, st->d)) ||
-        !cuda_launch_upload(s->run, &s->l, s->a, NULL, scratch, 0, st->d))
+        !cuda_launch_upload(s->run, &s->l, s->a, NULL, slots ? scratch : NULL,
+                            0, st->d))
         return 0;
     s->l.A.inner = s->count;
     memcpy(s->l.A.src_ext, src_ext, sizeof s->l.A.src_ext);
