@@ -1,9 +1,11 @@
 /*
  * kernel_cuda.c — filling the CUDA skeletons' holes (see kernel_cuda.h).
  * The holes are those of the CPU skeletons, filled the same way from the
- * same emitter (kernel_fill.c), plus the accumulator's warp shuffles and
- * group.cuh.in; the source is the CUDA prelude, the shared scalar helpers,
- * then the skeleton.  Also the table of entry points the launcher reads.
+ * same emitter (kernel_fill.c, kernel_permute.c), plus the accumulator's
+ * warp shuffles and group.cuh.in, or expansion.cuh.in; the source is the
+ * CUDA prelude, the shared scalar helpers, then the skeleton.  Also the
+ * table of entry points the launcher reads, and the launch choices that
+ * depend only on sizes.
  */
 #include "core/codegen/kernel_cuda.h"
 
