@@ -37,8 +37,11 @@ typedef enum cg_kind {
                                _part: an embedded producer's checks */
     CG_KERNEL_PERMUTE = 7,  /* _part(A, phase, lo, hi, 0): defaults, sizes,
                                map; accel_kernel_run over the source */
-    CG_KERNEL_EXPAND = 8    /* _part over source elements (sizes);
+    CG_KERNEL_EXPAND = 8,   /* _part over source elements (sizes);
                                accel_kernel_run over result positions */
+    CG_KERNEL_PERMUTE_EXPAND = 9 /* CUDA only: permute' over an embedded
+                               expand (the CPU's is CG_KERNEL_PERMUTE),
+                               whose entry points differ from permute's */
 } cg_kind;
 
 typedef struct cg_kernel {

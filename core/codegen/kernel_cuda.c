@@ -1,15 +1,18 @@
 /*
  * kernel_cuda.c — filling the CUDA skeletons' holes (see kernel_cuda.h).
  * The holes are those of the CPU skeletons, filled the same way from the
- * same emitter (kernel_fill.c), plus the accumulator's warp shuffles and
- * group.cuh.in; the source is the CUDA prelude, the shared scalar helpers,
- * then the skeleton.  Also the table of entry points the launcher reads.
+ * same emitter (kernel_fill.c, kernel_permute.c), plus the accumulator's
+ * warp shuffles and group.cuh.in, or expansion.cuh.in; the source is the
+ * CUDA prelude, the shared scalar helpers, then the skeleton.  Also the
+ * table of entry points the launcher reads, and the launch choices that
+ * depend only on sizes.
  */
 #include "core/codegen/kernel_cuda.h"
 
 #include "core/codegen/kernel_fill.h"
 #include "core/codegen/kernel_stencil.h"
 #include "core/ir/scan_kind.h"
+#include "core/codegen/kernel_permute.h"
 #include "core/ir/types.h"
 
 #include <stdio.h>
@@ -33,20 +36,27 @@ static void shuffle_holes(cg_inst *in, const acc_type *elem)
     }
 }
 
+/* Hole `hole` filled with template `name` (itself filled with the holes
+ * so far), or with nothing when name is NULL. */
+static int sub_template(cg_inst *in, const char *hole, const char *name)
+{
+    strbuf text = {0};
+    int r = name ? cg_fill_template(in, &text, name) : 1;
+    if (r == 1)
+        sb_puts(cg_fill_hole(in, hole), text.text ? text.text : "");
+    else if (r < 0)
+        snprintf(in->why, sizeof in->why, "out of memory");
+    sb_free(&text);
+    return r == 1;
+}
+
 /* The holes every skeleton with a GROUP hole adds to the shared ones:
  * STRIDED, the shuffles, and group.cuh.in filled with them. */
 static int group_holes(cg_inst *in, const cg_kernel *k, int strided)
 {
-    strbuf group = {0};
     cg_fill_value(in, "STRIDED", strided ? "1" : "0");
     shuffle_holes(in, k->src->type->elem);
-    int r = cg_fill_template(in, &group, "cuda/group.cuh.in");
-    if (r == 1)
-        sb_puts(cg_fill_hole(in, "GROUP"), group.text);
-    else if (r < 0)
-        snprintf(in->why, sizeof in->why, "out of memory");
-    sb_free(&group);
-    return r == 1;
+    return sub_template(in, "GROUP", "cuda/group.cuh.in");
 }
 
 /* fold.cu.in and fold_seg.cu.in. */
@@ -80,6 +90,26 @@ static int build_generate(cg_inst *in, const ir_node *n, cg_kernel *k)
     return cg_fill_generate(in, n);
 }
 
+/* permute.cu.in: the CPU's holes, and for permute' over an expand the
+ * expansion (and the kind whose entry points it has). */
+static int build_permute(cg_inst *in, const ir_node *n, cg_kernel *k)
+{
+    if (!cg_build_permute(in, n, k))
+        return 0;
+    int expanded = cg_permute_expanded(k->fold);
+    if (expanded)
+        k->kind = CG_KERNEL_PERMUTE_EXPAND;
+    return sub_template(in, "EXPANSION",
+                        expanded ? "cuda/expansion.cuh.in" : NULL);
+}
+
+/* expand.cu.in: the CPU's holes and the expansion. */
+static int build_expand(cg_inst *in, const ir_node *n, cg_kernel *k)
+{
+    return cg_build_expand(in, n, k) &&
+           sub_template(in, "EXPANSION", "cuda/expansion.cuh.in");
+}
+
 /* ---- the kernel ---------------------------------------------------------------- */
 
 /* The steps with a skeleton: the consumer, and whether a map over it (a
@@ -100,15 +130,20 @@ static const cuda_step steps[] = {
     {IR_SCAN, 0, {CG_KERNEL_SCAN, "cuda/scan.cu.in", build_scan}},
     {IR_STENCIL, 0, {CG_KERNEL_STENCIL, "cuda/stencil.cu.in", cg_fill_stencil}},
     {IR_STENCIL2, 0, {CG_KERNEL_STENCIL, "cuda/stencil.cu.in", cg_fill_stencil}},
+    {IR_PERMUTE, 1, {CG_KERNEL_PERMUTE, "cuda/permute.cu.in", build_permute}},
+    {IR_PERMUTE_PAIRS, 1,
+     {CG_KERNEL_PERMUTE, "cuda/permute.cu.in", build_permute}},
+    {IR_EXPAND, 1, {CG_KERNEL_EXPAND, "cuda/expand.cu.in", build_expand}},
 };
 
 static const cg_builder map_over_builder = {
     CG_KERNEL_GENERATE, "cuda/generate.cu.in", cg_build_map_over};
 
 /* The skeleton of step n (kernel_cpu.c's choices): a consumer's, a map
- * over a consumer applied by its skeleton, or a generate mapping any other
- * array (a component of a tuple of arrays, a reshape, a unit, a control
- * node, a consumer without such a skeleton); NULL when it has none. */
+ * (or a chain of maps) over a consumer applied by its skeleton, or a
+ * generate mapping any other array (a component of a tuple of arrays, a
+ * reshape, a unit, a control node, a consumer without such a skeleton);
+ * NULL when it has none. */
 static const cg_builder *builder_of(const ir_node *n)
 {
     int post_map = n->op == IR_MAP;
@@ -210,6 +245,43 @@ static const cg_cuda_entry entries[CG_CUDA_N_ENTRIES] = {
                                 NULL, CG_CUDA_GRID_THREADS, 0, 0},
     [CG_CUDA_STENCIL_CHECKS] = {"accel_stencil_checks", CG_KERNEL_STENCIL,
                                 "side", CG_CUDA_GRID_THREADS, 0, 0},
+    [CG_CUDA_PERMUTE_DEFAULTS] = {"accel_permute_defaults", CG_KERNEL_PERMUTE,
+                                  NULL, CG_CUDA_GRID_THREADS, 0, 0},
+    [CG_CUDA_PERMUTE_MAP] = {"accel_permute_map", CG_KERNEL_PERMUTE, NULL,
+                             CG_CUDA_GRID_THREADS, 0, 1},
+    [CG_CUDA_PERMUTE_SOURCE] = {"accel_permute_source", CG_KERNEL_PERMUTE,
+                                NULL, CG_CUDA_GRID_THREADS, 0, 0},
+    [CG_CUDA_PERMUTE_PRIVATE] = {"accel_permute_private", CG_KERNEL_PERMUTE,
+                                 NULL, CG_CUDA_GRID_THREADS, 0, 0},
+    [CG_CUDA_PERMUTE_X_DEFAULTS] = {"accel_permute_defaults",
+                                    CG_KERNEL_PERMUTE_EXPAND, NULL,
+                                    CG_CUDA_GRID_THREADS, 0, 0},
+    [CG_CUDA_PERMUTE_X_MAP] = {"accel_permute_map", CG_KERNEL_PERMUTE_EXPAND,
+                               NULL, CG_CUDA_GRID_THREADS, 0, 1},
+    [CG_CUDA_PERMUTE_X_SIZES] = {"accel_expand_sizes",
+                                 CG_KERNEL_PERMUTE_EXPAND, "parts",
+                                 CG_CUDA_GRID_WARPS, 1, 1},
+    [CG_CUDA_PERMUTE_X_SCAN] = {"accel_expand_scan", CG_KERNEL_PERMUTE_EXPAND,
+                                "parts", CG_CUDA_GRID_ONE_WARP, 1, 1},
+    [CG_CUDA_PERMUTE_X_OFFSETS] = {"accel_expand_offsets",
+                                   CG_KERNEL_PERMUTE_EXPAND, "parts",
+                                   CG_CUDA_GRID_WARPS, 1, 1},
+    [CG_CUDA_PERMUTE_X_THREADS] = {"accel_expand_threads",
+                                   CG_KERNEL_PERMUTE_EXPAND, NULL,
+                                   CG_CUDA_GRID_THREADS, 0, 1},
+    [CG_CUDA_PERMUTE_X_BLOCKS] = {"accel_expand_blocks",
+                                  CG_KERNEL_PERMUTE_EXPAND, NULL,
+                                  CG_CUDA_GRID_BLOCKS, 0, 1},
+    [CG_CUDA_EXPAND_SIZES] = {"accel_expand_sizes", CG_KERNEL_EXPAND,
+                              "parts", CG_CUDA_GRID_WARPS, 1, 1},
+    [CG_CUDA_EXPAND_SCAN] = {"accel_expand_scan", CG_KERNEL_EXPAND, "parts",
+                             CG_CUDA_GRID_ONE_WARP, 1, 1},
+    [CG_CUDA_EXPAND_OFFSETS] = {"accel_expand_offsets", CG_KERNEL_EXPAND,
+                                "parts", CG_CUDA_GRID_WARPS, 1, 1},
+    [CG_CUDA_EXPAND_THREADS] = {"accel_expand_threads", CG_KERNEL_EXPAND,
+                                NULL, CG_CUDA_GRID_THREADS, 0, 1},
+    [CG_CUDA_EXPAND_BLOCKS] = {"accel_expand_blocks", CG_KERNEL_EXPAND, NULL,
+                               CG_CUDA_GRID_BLOCKS, 0, 1},
 };
 
 const cg_cuda_entry *cg_cuda_entry_of(cg_cuda_entry_id id)
@@ -221,4 +293,31 @@ cg_cuda_entry_id cg_cuda_fold_seg_entry(int64_t elems, int64_t k)
 {
     return elems < (int64_t)CG_CUDA_SEG_WARP_MIN_AVG * k ? CG_CUDA_SEG_THREAD
                                                          : CG_CUDA_SEG_WARP;
+}
+
+int64_t cg_cuda_expand_parts(int64_t n)
+{
+    int64_t parts = (n + 31) / 32;
+    return parts < 1 ? 1 : parts > CG_CUDA_EXPAND_MAX_PARTS
+                               ? CG_CUDA_EXPAND_MAX_PARTS : parts;
+}
+
+int cg_cuda_expand_per_thread(int64_t n, int64_t total, int64_t largest)
+{
+    if (largest > CG_CUDA_EXPAND_THREAD_MAX)
+        return 0;
+    /* largest * n <= SPREAD * total, without overflow: largest <= 64 */
+    return total > INT64_MAX / CG_CUDA_EXPAND_THREAD_SPREAD ||
+           largest * n <= CG_CUDA_EXPAND_THREAD_SPREAD * total;
+}
+
+int64_t cg_cuda_permute_private_blocks(int64_t cells, int64_t n,
+                                       size_t leaf_bytes)
+{
+    int64_t per_block = CG_CUDA_PERMUTE_PRIVATE_PER_CELL * cells;
+    if (leaf_bytes == 0 ||
+        cells > (int64_t)(CG_CUDA_PERMUTE_PRIVATE_BYTES / leaf_bytes) ||
+        per_block == 0 || n < per_block)
+        return 0;
+    return n / per_block;
 }

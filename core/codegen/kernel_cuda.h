@@ -15,12 +15,17 @@
  * (fold_seg.cu.in) whose array is manifest or an embedded generate, and
  * map g over any of those folds; the ten scans of IR_SCAN (scan.cu.in);
  * stencil and stencil2 over manifest arrays or embedded generates
- * (stencil.cu.in, the holes of the CPU's stencil.c.in); a map (or a chain
- * of maps) over any other array (a component of a tuple of arrays, a
- * reshape, a unit, a control node, a stencil or another consumer whose
- * skeleton does not apply the map: the host evaluates it) as a generate
- * reading it (generate.cu.in), as kernel_cpu.c does.  Generating needs no
- * device; nothing here launches anything.
+ * (stencil.cu.in, the holes of the CPU's stencil.c.in); permute and
+ * permute' (permute.cu.in; source manifest, an embedded generate or, for
+ * permute', an embedded expand: kind CG_KERNEL_PERMUTE_EXPAND) and expand
+ * (expand.cu.in), each also under maps, which take expansion.cuh.in into
+ * their EXPANSION hole; a map (or a chain of maps) over any other array
+ * (a component of a tuple of arrays, a reshape, a unit, a control node, a
+ * stencil or another consumer whose skeleton does not apply the map: the
+ * host evaluates it) as a generate reading it (generate.cu.in), as
+ * kernel_cpu.c does.  A chain of maps over a consumer counts as one map,
+ * as on the CPU.  Generating needs no device; nothing here launches
+ * anything.
  */
 #ifndef ACC_CORE_CODEGEN_KERNEL_CUDA_H
 #define ACC_CORE_CODEGEN_KERNEL_CUDA_H
@@ -35,9 +40,9 @@
 int cg_cuda_has_skeleton(const ir_node *n);
 
 /* Builds the CUDA kernel of step n of program p into *out (kind
- * CG_KERNEL_GENERATE, _FOLD, _FOLD_SEG, _SCAN or _STENCIL; free with
- * cg_kernel_free).  Returns 1; 0 when n has no CUDA kernel (the reason in
- * why); -1 when out of memory. */
+ * CG_KERNEL_GENERATE, _FOLD, _FOLD_SEG, _SCAN, _STENCIL, _PERMUTE,
+ * _PERMUTE_EXPAND or _EXPAND; free with cg_kernel_free).  Returns 1; 0
+ * when n has no CUDA kernel (the reason in why); -1 when out of memory. */
 int cg_cuda_kernel(const ir_program *p, const ir_node *n, cg_kernel *out,
                    char *why, size_t why_len);
 
@@ -59,6 +64,25 @@ typedef enum cg_cuda_entry_id {
     CG_CUDA_STENCIL_INTERIOR, /* accel_stencil_interior(args)             */
     CG_CUDA_STENCIL_BORDER,   /* accel_stencil_border(args)               */
     CG_CUDA_STENCIL_CHECKS,   /* accel_stencil_checks(args, side)         */
+    /* permute.cu.in, kind CG_KERNEL_PERMUTE (source manifest or produced) */
+    CG_CUDA_PERMUTE_DEFAULTS, /* accel_permute_defaults(args)             */
+    CG_CUDA_PERMUTE_MAP,      /* accel_permute_map(args)    after a map   */
+    CG_CUDA_PERMUTE_SOURCE,   /* accel_permute_source(args)               */
+    CG_CUDA_PERMUTE_PRIVATE,  /* accel_permute_private(args) histograms   */
+    /* permute.cu.in, kind CG_KERNEL_PERMUTE_EXPAND (permute' over expand) */
+    CG_CUDA_PERMUTE_X_DEFAULTS, /* accel_permute_defaults(args)           */
+    CG_CUDA_PERMUTE_X_MAP,      /* accel_permute_map(args)                */
+    CG_CUDA_PERMUTE_X_SIZES,    /* accel_expand_sizes(args, parts)        */
+    CG_CUDA_PERMUTE_X_SCAN,     /* accel_expand_scan(args, parts)         */
+    CG_CUDA_PERMUTE_X_OFFSETS,  /* accel_expand_offsets(args, parts)      */
+    CG_CUDA_PERMUTE_X_THREADS,  /* accel_expand_threads(args)             */
+    CG_CUDA_PERMUTE_X_BLOCKS,   /* accel_expand_blocks(args)              */
+    /* expand.cu.in, kind CG_KERNEL_EXPAND */
+    CG_CUDA_EXPAND_SIZES,     /* accel_expand_sizes(args, parts)          */
+    CG_CUDA_EXPAND_SCAN,      /* accel_expand_scan(args, parts)           */
+    CG_CUDA_EXPAND_OFFSETS,   /* accel_expand_offsets(args, parts)        */
+    CG_CUDA_EXPAND_THREADS,   /* accel_expand_threads(args)               */
+    CG_CUDA_EXPAND_BLOCKS,    /* accel_expand_blocks(args)                */
     CG_CUDA_N_ENTRIES
 } cg_cuda_entry_id;
 
@@ -66,10 +90,12 @@ typedef enum cg_cuda_entry_id {
 typedef enum cg_cuda_grid {
     CG_CUDA_GRID_THREADS, /* 1-D, any size: threads grid-stride over items */
     CG_CUDA_GRID_WARPS,   /* 1-D, any size: warps grid-stride over items   */
-    CG_CUDA_GRID_BLOCKS,  /* 1-D, any size: blocks grid-stride over rows   */
-    CG_CUDA_GRID_PARTS    /* 2-D: gridDim.x = the parts of a row (n, the
+    CG_CUDA_GRID_BLOCKS,  /* 1-D, any size: blocks grid-stride over rows
+                             (expand: over chunks of result positions)   */
+    CG_CUDA_GRID_PARTS,   /* 2-D: gridDim.x = the parts of a row (n, the
                              same in every pass of a launch), gridDim.y
                              any size, striding over rows */
+    CG_CUDA_GRID_ONE_WARP /* one block of 32 threads (a grid of one) */
 } cg_cuda_grid;
 
 typedef struct cg_cuda_entry {
@@ -79,8 +105,11 @@ typedef struct cg_cuda_entry {
                               "side"), or NULL when args is the only one */
     cg_cuda_grid grid;
     int warp_blocks;       /* blockDim.x must be a multiple of 32 (<= 1024) */
-    int parts;             /* reads or writes A->part and A->part_has, one
-                              value per leaf per (row, part) */
+    int parts;             /* reads or writes A->part: folds and scans
+                              one value per leaf per (row, part), with
+                              A->part_has; permute's map the permuted
+                              leaves; the expansion its offsets and
+                              per-part sums (docs/CUDA.md) */
 } cg_cuda_entry;
 
 /* The contract of entry point id (NULL when out of range). */
@@ -94,5 +123,44 @@ enum { CG_CUDA_SEG_WARP_MIN_AVG = 8 };
 /* The segmented-fold entry for k segments holding `elems` elements in
  * all (off[k] of the descriptor). */
 cg_cuda_entry_id cg_cuda_fold_seg_entry(int64_t elems, int64_t k);
+
+/* The expansion (expansion.cuh.in) and permute's launch choices.  Every
+ * number here is a first guess, never measured on a device.
+ *  - ITEMS: result positions a thread takes per chunk in
+ *    accel_expand_blocks (the skeleton's ACC_EXPAND_ITEMS; the host sizes
+ *    the grid with it);
+ *  - MAX_PARTS: parts of the sources for the device scan of the sizes, one
+ *    warp each, at most this many (one warp scans their sums in tiles of
+ *    32), at least one per 32 elements;
+ *  - THREAD_MAX, THREAD_SPREAD: one source element per thread
+ *    (accel_expand_threads) when the largest size is at most THREAD_MAX
+ *    and at most THREAD_SPREAD times the mean (small, uniform sizes: a
+ *    warp's lanes loop about as long); otherwise blocks over result
+ *    positions with a binary search each (accel_expand_blocks);
+ *  - PRIVATE_BYTES, PRIVATE_PER_CELL: a permute whose f is a fetch-op is
+ *    privatised per block (accel_permute_private) when the target fits
+ *    PRIVATE_BYTES of shared memory (the skeleton's ACC_PRIVATE_BYTES)
+ *    and there are at least PRIVATE_PER_CELL source elements per target
+ *    cell for every block (so a block's merge, one global atomic per
+ *    cell, is paid for). */
+enum {
+    CG_CUDA_EXPAND_ITEMS = 4,
+    CG_CUDA_EXPAND_MAX_PARTS = 2048,
+    CG_CUDA_EXPAND_THREAD_MAX = 64,
+    CG_CUDA_EXPAND_THREAD_SPREAD = 4,
+    CG_CUDA_PERMUTE_PRIVATE_BYTES = 16384,
+    CG_CUDA_PERMUTE_PRIVATE_PER_CELL = 8
+};
+
+/* The parts of the sizes' scan for n source elements (n >= 1). */
+int64_t cg_cuda_expand_parts(int64_t n);
+/* Whether the values of an expansion of n source elements, `total`
+ * results, the largest size `largest`, go one source element per thread
+ * (else blocks over result positions). */
+int cg_cuda_expand_per_thread(int64_t n, int64_t total, int64_t largest);
+/* The most blocks a privatised permute may use for a target of `cells`
+ * cells of leaf_bytes each and n source elements; 0: do not privatise. */
+int64_t cg_cuda_permute_private_blocks(int64_t cells, int64_t n,
+                                       size_t leaf_bytes);
 
 #endif

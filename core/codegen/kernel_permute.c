@@ -1,6 +1,7 @@
 /*
- * kernel_permute.c — filling the holes of permute.c.in and expand.c.in
- * (see kernel_permute.h).  Every function of a skeleton that runs scalar
+ * kernel_permute.c — filling the holes of permute.c.in and expand.c.in,
+ * and of their CUDA twins permute.cu.in and expand.cu.in (see
+ * kernel_permute.h).  Every function of a skeleton that runs scalar
  * code gets its own cg_begin_function and array declarations; the source
  * of permute' over an expand and a standalone expand share the holes of
  * the expansion (X_*, SIZE_*, GET_*).
@@ -191,14 +192,17 @@ static int fill_expanded(cg_inst *in, const ir_node *pm, const ir_node *ex)
     return 1;
 }
 
-/* Element i of leaf buffers b[] into *e, and back. */
+/* Element i of leaf buffers b[] into *e, and back, through the
+ * skeleton's ACC_CELL qualifier (empty on the CPU; volatile on CUDA, where
+ * cells read under a lock must bypass the incoherent L1 cache). */
 static void element_access(cg_inst *in, const acc_type *elem)
 {
     strbuf *ld = cg_fill_hole(in, "ELEM_LOAD"), *st = cg_fill_hole(in, "ELEM_SAVE");
     for (size_t l = 0; l < elem->n_leaves; l++) {
         const char *t = cg_ctype(elem->leaves[l]);
-        sb_printf(ld, "    e->l%zu = ((const %s *)b[%zu])[i];\n", l, t, l);
-        sb_printf(st, "    ((%s *)b[%zu])[i] = e->l%zu;\n", t, l, l);
+        sb_printf(ld, "    e->l%zu = ((ACC_CELL const %s *)b[%zu])[i];\n", l,
+                  t, l);
+        sb_printf(st, "    ((ACC_CELL %s *)b[%zu])[i] = e->l%zu;\n", t, l, l);
     }
     sb_printf(cg_fill_hole(in, "LEAVES"), "%zu", elem->n_leaves);
 }
@@ -210,10 +214,10 @@ static int atomic_width(const acc_type *elem)
     return w == 4 || w == 8 ? (int)(8 * w) : 0;
 }
 
-/* 1 add, 2 and, 3 or, 4 xor: f is that primitive on an integer leaf of
- * 32 or 64 bits, which one atomic read-modify-write computes; else 0. */
-static int fetch_op(const ir_node *f, const acc_type *elem)
+int cg_permute_fetch(const ir_node *pm)
 {
+    const ir_node *f = pm->args[0];
+    const acc_type *elem = pm->type->elem;
     if (!atomic_width(elem) || ty_is_floating(elem->leaves[0]) ||
         !cg_commutative_primitive(f))
         return 0;
@@ -226,13 +230,18 @@ static int fetch_op(const ir_node *f, const acc_type *elem)
     }
 }
 
+int cg_permute_expanded(const ir_node *pm)
+{
+    return pm->op == IR_PERMUTE_PAIRS && pm->args[2]->op == IR_EXPAND;
+}
+
 int cg_build_permute(cg_inst *in, const ir_node *n, cg_kernel *k)
 {
-    const ir_node *pm = n->op == IR_MAP ? n->args[1] : n;
+    const ir_node *pm = cg_post_map_base(n);
     int pairs = pm->op == IR_PERMUTE_PAIRS;
     const ir_node *f = pm->args[0], *defs = pm->args[1];
     const ir_node *xs = pm->args[pairs ? 2 : 3];
-    int expanded = pairs && xs->op == IR_EXPAND;
+    int expanded = cg_permute_expanded(pm);
     const acc_type *elem = pm->type->elem;
     if (bad_leaves(in, pm, elem) ||
         bad_leaves(in, pm, (expanded ? xs->args[2] : xs)->type->elem))
@@ -247,7 +256,7 @@ int cg_build_permute(cg_inst *in, const ir_node *n, cg_kernel *k)
     element_access(in, elem);
     sb_printf(cg_fill_hole(in, "TGT_RANK"), "%d", (int)pm->type->rank);
     sb_printf(cg_fill_hole(in, "ATOMIC"), "%d", atomic_width(elem));
-    sb_printf(cg_fill_hole(in, "FETCH"), "%d", fetch_op(f, elem));
+    sb_printf(cg_fill_hole(in, "FETCH"), "%d", cg_permute_fetch(pm));
     cg_fill_value(in, "EXPANDED", expanded ? "1" : "0");
     return 1;
 }
@@ -256,7 +265,7 @@ int cg_build_permute(cg_inst *in, const ir_node *n, cg_kernel *k)
 
 int cg_build_expand(cg_inst *in, const ir_node *n, cg_kernel *k)
 {
-    const ir_node *ex = n->op == IR_MAP ? n->args[1] : n;
+    const ir_node *ex = cg_post_map_base(n);
     const acc_type *elem = ex->type->elem;
     const char *v[TY_MAX_LEAVES];
     if (bad_leaves(in, ex, elem) || bad_leaves(in, ex, ex->args[2]->type->elem))

@@ -1,21 +1,31 @@
 /*
- * kernel_permute.h — the CPU kernels of forward permutation and irregular
- * expansion: filling core/skeletons/cpu/permute.c.in for permute and
- * permute' (source manifest, an embedded producer, or for permute' an
- * embedded expand) and core/skeletons/cpu/expand.c.in for expand (source
- * manifest or an embedded producer), each optionally followed by a map.
- * kernel_cpu.c lists them among its builders.
+ * kernel_permute.h — the kernels of forward permutation and irregular
+ * expansion, both targets: filling permute.c.in / permute.cu.in for
+ * permute and permute' (source manifest, an embedded producer, or for
+ * permute' an embedded expand) and expand.c.in / expand.cu.in for expand
+ * (source manifest or an embedded producer), each optionally followed by
+ * a map (or a chain of maps).  kernel_cpu.c and kernel_cuda.c list them
+ * among their builders; the CUDA skeletons have the same holes, plus the
+ * shared expansion (kernel_cuda.c).
  */
 #ifndef ACC_CORE_CODEGEN_KERNEL_PERMUTE_H
 #define ACC_CORE_CODEGEN_KERNEL_PERMUTE_H
 
 #include "core/codegen/kernel_fill.h"
 
-/* The holes of permute.c.in for step n (a permute, a permute', or a map
- * over one); k->fold is the permute node, k->src its source.  1, or 0
+/* The holes of permute.c.in / permute.cu.in for step n (a permute, a
+ * permute', or maps over one); k->fold is the permute node, k->src its source.  1, or 0
  * with in->why set. */
 int cg_build_permute(cg_inst *in, const ir_node *n, cg_kernel *k);
-/* The holes of expand.c.in for step n (an expand or a map over one);
+/* Whether permute pm (a permute or permute' node) is permute' over an
+ * embedded expand (the EXPANDED hole). */
+int cg_permute_expanded(const ir_node *pm);
+/* 1 add, 2 and, 3 or, 4 xor: permute pm's f is that primitive on an
+ * integer leaf of 32 or 64 bits, which one atomic read-modify-write
+ * computes (the FETCH hole); else 0. */
+int cg_permute_fetch(const ir_node *pm);
+/* The holes of expand.c.in / expand.cu.in for step n (an expand or maps
+ * over one);
  * k->fold is the expand node, k->src its source vector. */
 int cg_build_expand(cg_inst *in, const ir_node *n, cg_kernel *k);
 

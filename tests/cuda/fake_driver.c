@@ -685,6 +685,28 @@ static void fail_launch(void **params)
     config.fail_launches--;
 }
 
+/* What a kernel would leave in A->part[poke_part] (the test's bytes). */
+static void poke_launch(void **params)
+{
+    const unsigned char *args = params[0];
+    CUdeviceptr parts, target;
+    memcpy(&parts, args + FAKE_KARGS_PART_OFFSET, sizeof parts);
+    parts += 8 * (CUdeviceptr)config.poke_part;
+    config.poke_function[0] = '\0';
+    if (config.poke_len > sizeof config.poke_bytes ||
+        !holding(parts, sizeof target)) {
+        misuse(CUDA_ERROR_INVALID_VALUE, "poke: no such partial pointer");
+        return;
+    }
+    memcpy(&target, (const void *)(uintptr_t)parts, sizeof target);
+    if (!holding(target + config.poke_offset, config.poke_len)) {
+        misuse(CUDA_ERROR_INVALID_VALUE, "poke outside an allocation");
+        return;
+    }
+    memcpy((void *)(uintptr_t)(target + config.poke_offset),
+           config.poke_bytes, config.poke_len);
+}
+
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
                                 unsigned int gz, unsigned int bx,
                                 unsigned int by, unsigned int bz,
@@ -707,6 +729,9 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
         counters.launches++;
         if (config.fail_launches > 0)
             fail_launch(params);
+        if (config.poke_function[0] &&
+            strcmp(config.poke_function, f->name) == 0)
+            poke_launch(params);
     }
     pthread_mutex_unlock(&lock);
     return r;

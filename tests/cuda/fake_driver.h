@@ -57,16 +57,28 @@ typedef struct fake_config {
                                 fail_code/site/pos into their error slot */
     int fail_code, fail_site;
     int64_t fail_pos;
+    /* What a kernel would have written (the fake computes nothing): the
+     * next launch of poke_function writes poke_len bytes of poke_bytes at
+     * byte poke_offset of the buffer its A->part[poke_part] points to
+     * (acc_kargs.part in core/skeletons/cuda/prelude.cuh.in), then
+     * poke_function is cleared. */
+    char poke_function[64];
+    int poke_part;
+    size_t poke_offset, poke_len;
+    unsigned char poke_bytes[32];
 } fake_config;
 
 /* Where the error slot's device pointer lies in a kernel's argument block
  * (acc_kargs.err in core/skeletons/cuda/prelude.cuh.in); the fake writes
- * a failure there when asked to, as a failing kernel would. */
-enum { FAKE_KARGS_ERR_OFFSET = 184 };
+ * a failure there when asked to, as a failing kernel would.  The same for
+ * the partial pointers (acc_kargs.part), for poke_function. */
+enum { FAKE_KARGS_ERR_OFFSET = 184, FAKE_KARGS_PART_OFFSET = 168 };
 
 /* The defaults: init ok, one device of compute capability 9.0, no
- * failures, block size 256.  Records and counters are cleared. */
-#define FAKE_CONFIG_DEFAULTS {0, 1, 9, 0, -1, 0, 0, 256, 0, 0, 0, 0}
+ * failures, block size 256, no pokes.  Records and counters are
+ * cleared. */
+#define FAKE_CONFIG_DEFAULTS \
+    {0, 1, 9, 0, -1, 0, 0, 256, 0, 0, 0, 0, "", 0, 0, 0, {0}}
 void fake_cuda_reset(void);
 void fake_cuda_configure(const fake_config *config);
 void fake_cuda_get_config(fake_config *config);

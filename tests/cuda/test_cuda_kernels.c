@@ -46,10 +46,14 @@ TestSuite(cuda_kernels, .init = setup, .fini = teardown);
 typedef struct counts {
     int generate, fold, map_fold, fold_seg, map_fold_seg, scan, steps, none;
     int stencil, map_over; /* map_over: generates mapping a host array */
+    int permute, permute_expand, expand, mapped; /* mapped: maps after a
+                                                    permute or an expand */
 } counts;
 
+enum { MAX_KINDS = 10, MAX_ENTRIES = 8 };
+
 /* The entry points each kind of kernel defines (docs/CUDA.md). */
-static const char *const expected_entries[CG_KERNEL_EXPAND + 1][5] = {
+static const char *const expected_entries[MAX_KINDS][MAX_ENTRIES] = {
     [CG_KERNEL_GENERATE] = {"accel_generate"},
     [CG_KERNEL_FOLD] = {"accel_fold_rows", "accel_fold_part",
                         "accel_fold_finish"},
@@ -59,6 +63,16 @@ static const char *const expected_entries[CG_KERNEL_EXPAND + 1][5] = {
                         "accel_scan_finish", "accel_scan_block"},
     [CG_KERNEL_STENCIL] = {"accel_stencil_interior", "accel_stencil_border",
                            "accel_stencil_checks"},
+    [CG_KERNEL_PERMUTE] = {"accel_permute_defaults", "accel_permute_map",
+                           "accel_permute_source", "accel_permute_private"},
+    [CG_KERNEL_PERMUTE_EXPAND] = {"accel_permute_defaults",
+                                  "accel_permute_map", "accel_expand_sizes",
+                                  "accel_expand_scan", "accel_expand_offsets",
+                                  "accel_expand_threads",
+                                  "accel_expand_blocks"},
+    [CG_KERNEL_EXPAND] = {"accel_expand_sizes", "accel_expand_scan",
+                          "accel_expand_offsets", "accel_expand_threads",
+                          "accel_expand_blocks"},
 };
 
 static int count_of(const char *text, const char *what)
@@ -115,7 +129,7 @@ static void check_entries(const char *ptx, cg_kind kind, const char *name)
 {
     char want[96];
     int n = 0;
-    for (; n < 5 && expected_entries[kind][n]; n++) {
+    for (; n < MAX_ENTRIES && expected_entries[kind][n]; n++) {
         snprintf(want, sizeof want, ".entry %s(", expected_entries[kind][n]);
         cr_expect(strstr(ptx, want) != NULL, "%s: %s", name, want);
     }
@@ -185,6 +199,38 @@ static void check_stencil_source(const cg_kernel *k)
     free(bo);
 }
 
+static void expect_define(const cg_kernel *k, const char *macro, int value,
+                          const char *entry)
+{
+    char want[64];
+    snprintf(want, sizeof want, "#define %s %d\n", macro, value);
+    cr_expect(strstr(k->source, want) != NULL, "%s: %s", entry, want);
+}
+
+/* Permute, permute' over an expand, expand: the expansion is there
+ * exactly when there is one, with the host's constants. */
+static void check_permute_source(const cg_kernel *k, const ir_node *n,
+                                 counts *c)
+{
+    int expanding = k->kind != CG_KERNEL_PERMUTE;
+    c->permute += k->kind == CG_KERNEL_PERMUTE;
+    c->permute_expand += k->kind == CG_KERNEL_PERMUTE_EXPAND;
+    c->expand += k->kind == CG_KERNEL_EXPAND;
+    c->mapped += n->op == IR_MAP;
+    cr_expect_eq(strstr(k->source, "BEGIN expansion.cuh.in") != NULL,
+                 expanding);
+    cr_expect_eq(strstr(k->source, "__shfl_up_sync") != NULL, expanding);
+    if (expanding)
+        expect_define(k, "ACC_EXPAND_ITEMS", CG_CUDA_EXPAND_ITEMS, "expand");
+    if (k->kind != CG_KERNEL_EXPAND) {
+        expect_define(k, "ACC_EXPANDED", expanding, "permute");
+        expect_define(k, "ACC_PRIVATE_BYTES", CG_CUDA_PERMUTE_PRIVATE_BYTES,
+                      "permute");
+        /* out-of-range targets reach the error slot */
+        cr_expect(strstr(k->source, "ACC_FAIL(ACC_KERR_BOUNDS") != NULL);
+    }
+}
+
 /* What each kind of kernel's source must contain. */
 static void check_source(const cg_kernel *k, const ir_node *n, counts *c)
 {
@@ -217,6 +263,11 @@ static void check_source(const cg_kernel *k, const ir_node *n, counts *c)
     case CG_KERNEL_STENCIL:
         c->stencil++;
         check_stencil_source(k);
+        break;
+    case CG_KERNEL_PERMUTE:
+    case CG_KERNEL_PERMUTE_EXPAND:
+    case CG_KERNEL_EXPAND:
+        check_permute_source(k, n, c);
         break;
     default: /* a kind the CUDA target has no skeleton for */
         cr_expect(0, "kind %d generated for CUDA", (int)k->kind);
@@ -501,14 +552,16 @@ static const char seg_scan_programs[] =
     "segmentedScan (xs : Vector i32) (s : Vector i64) : Vector i32 =\n"
     "  scanlSeg (+) 0 xs s\n";
 
-/* The CUDA kernel of program `entry`'s only step with a skeleton. */
-static acc_program *only_kernel(const char *entry, cg_kernel *k)
+/* The CUDA kernel of entry point `entry` of text `src`: its only step
+ * with a skeleton. */
+static acc_program *only_kernel_of(const char *src, const char *entry,
+                                   cg_kernel *k)
 {
     acc_program *p = NULL;
     const ir_node *n = NULL;
     char why[256];
-    cr_assert_eq(acc_compile_text(ctx, seg_scan_programs, (size_t)-1, entry,
-                                  &p), ACC_OK, "%s: %s", entry, acc_last_error());
+    cr_assert_eq(acc_compile_text(ctx, src, (size_t)-1, entry, &p), ACC_OK,
+                 "%s: %s", entry, acc_last_error());
     for (size_t i = 0; i < p->plan.n_steps; i++)
         if (cg_cuda_has_skeleton(p->plan.steps[i].node)) {
             cr_assert_null(n, "%s: one kernel", entry);
@@ -519,12 +572,9 @@ static acc_program *only_kernel(const char *entry, cg_kernel *k)
     return p;
 }
 
-static void expect_define(const cg_kernel *k, const char *macro, int value,
-                          const char *entry)
+static acc_program *only_kernel(const char *entry, cg_kernel *k)
 {
-    char want[64];
-    snprintf(want, sizeof want, "#define %s %d\n", macro, value);
-    cr_expect(strstr(k->source, want) != NULL, "%s: %s", entry, want);
+    return only_kernel_of(seg_scan_programs, entry, k);
 }
 
 /* The kernel of `entry`: its kind and the values of its configuration
@@ -649,7 +699,8 @@ Test(cuda_kernels, steps_without_a_cuda_skeleton_are_refused)
                                   "histogram", &p), ACC_OK, "%s",
                  acc_last_error());
     counts c = check_program(p, "histogram");
-    cr_expect_geq(c.none, 1, "histogram: permute");
+    cr_expect_eq(c.none, 0, "histogram: the permute is compiled");
+    cr_expect_eq(c.permute, 1);
     acc_program_free(p);
     /* stencils have a skeleton now (the stencil tests below) */
     c = check_text(ts_language4_source(), "blur");
@@ -940,4 +991,153 @@ Test(cuda_kernels, maps_over_host_arrays)
                      cases[i].entry);
         acc_program_free(p);
     }
+}
+
+/* ---- permute, permute' and expand ---------------------------------------- */
+
+/* The permute or expand kernel of `entry` (the only step with a
+ * skeleton): its kind and configuration (names[i] is values[i]); then
+ * every step of the program compiled. */
+static counts check_permute(const char *entry, cg_kind kind,
+                            const char *const names[3], const int values[3])
+{
+    cg_kernel k;
+    acc_program *p = only_kernel_of(ts_permute_source(), entry, &k);
+    cr_expect_eq(k.kind, kind, "%s", entry);
+    for (int i = 0; i < 3 && names && names[i]; i++)
+        expect_define(&k, names[i], values[i], entry);
+    cg_kernel_free(&k);
+    counts c = check_program(p, entry);
+    cr_expect_eq(c.steps, 1, "%s: one kernel", entry);
+    cr_expect_eq(c.none, 0, "%s: nothing refused", entry);
+    acc_program_free(p);
+    return c;
+}
+
+/* How a permute combines: ACC_ATOMIC (32, 64 or 0: locks), ACC_FETCH (1
+ * add, 2 and, 3 or, 4 xor, 0 none), and what the source must call. */
+static void check_combining(const char *entry, int atomic, int fetch,
+                            const char *call)
+{
+    static const char *const names[3] = {"ACC_ATOMIC", "ACC_FETCH",
+                                         "ACC_EXPANDED"};
+    const int values[3] = {atomic, fetch, 0};
+    cg_kernel k;
+    check_permute(entry, CG_KERNEL_PERMUTE, names, values);
+    acc_program *p = only_kernel_of(ts_permute_source(), entry, &k);
+    const char *body = strstr(k.source, "BEGIN permute.cu.in");
+    cr_assert_not_null(body);
+    /* the path the preprocessor keeps: past the #if of its width */
+    const char *path = atomic ? strstr(body, "#if ACC_ATOMIC\n")
+                              : strstr(body, "__device__ unsigned int acc_lock[");
+    cr_expect_not_null(path, "%s", entry);
+    cr_expect(strstr(k.source, call) != NULL, "%s calls %s", entry, call);
+    cg_kernel_free(&k);
+    acc_program_free(p);
+}
+
+Test(cuda_kernels, permute_fetch_and_op_on_32_and_64_bits)
+{
+    counts c = check_text(ts_language4_source(), "histogram");
+    cr_expect_eq(c.permute, 1, "histogram: one permute kernel, the map "
+                 "(\\_ -> 1) embedded");
+    cr_expect_eq(c.none, 0);
+    check_combining("histo64", 64, 1, "atomicAdd(cell, x)");
+    check_combining("andBits", 32, 2, "atomicAnd(cell, x)");
+    check_combining("orBits", 64, 3, "atomicOr(cell, x)");
+    check_combining("xorBits", 32, 4, "atomicXor(cell, x)");
+}
+
+Test(cuda_kernels, permute_compare_and_swap_for_other_combiners)
+{
+    check_combining("sumF32", 32, 0, "__float_as_uint(x)");
+    check_combining("maxF64", 64, 0, "__double_as_longlong(x)");
+    check_combining("maxI32", 32, 0, "atomicCAS(cell, old, now)");
+}
+
+Test(cuda_kernels, permute_locks_for_tuples_narrow_leaves_and_bool)
+{
+    check_combining("tupleTarget", 0, 0, "atomicCAS(l, 0u, 1u)");
+    check_combining("sumI8", 0, 0, "((ACC_CELL const int8_t *)b[0])[i]");
+    check_combining("anyBool", 0, 0, "((ACC_CELL uint8_t *)b[0])[i] = e->l0");
+}
+
+Test(cuda_kernels, permute_targets_sources_and_defaults)
+{
+    static const char *const ranks[3] = {"ACC_TGT_RANK", "ACC_SRC_RANK",
+                                         "ACC_SRC_INDEX"};
+    const int scalar[3] = {0, 1, 0}, matrix[3] = {2, 1, 1}, vector[3] = {1, 2, 1};
+    check_permute("toScalar", CG_KERNEL_PERMUTE, ranks, scalar);
+    check_permute("toMatrix", CG_KERNEL_PERMUTE, ranks, matrix);
+    check_permute("fromMatrix", CG_KERNEL_PERMUTE, ranks, vector);
+    /* defaults computed by an embedded generate that reads its index */
+    static const char *const defs[3] = {"ACC_DEF_INDEX", NULL, NULL};
+    const int reads[3] = {1, 0, 0};
+    check_permute("ignoring", CG_KERNEL_PERMUTE, defs, reads);
+    check_permute("pairs", CG_KERNEL_PERMUTE, NULL, NULL);
+}
+
+Test(cuda_kernels, permute_with_maps_after_it)
+{
+    counts c = check_permute("emptyBins", CG_KERNEL_PERMUTE, NULL, NULL);
+    cr_expect_eq(c.mapped, 1, "the map is applied by accel_permute_map");
+    c = check_permute("twoMapsAfter", CG_KERNEL_PERMUTE, NULL, NULL);
+    cr_expect_eq(c.mapped, 1, "a chain of maps is one map");
+}
+
+Test(cuda_kernels, sieve_is_one_kernel_over_the_expansion)
+{
+    static const char *const names[3] = {"ACC_EXPANDED", "ACC_FETCH",
+                                         "ACC_TGT_RANK"};
+    const int values[3] = {1, 1, 1};
+    cg_kernel k;
+    acc_program *p = only_kernel_of(ts_sieve_source(), "sieveMarks", &k);
+    cr_expect_eq(k.kind, CG_KERNEL_PERMUTE_EXPAND);
+    cr_expect_eq(k.src->op, IR_EXPAND, "the expand is embedded");
+    for (int i = 0; i < 3; i++)
+        expect_define(&k, names[i], values[i], "sieveMarks");
+    /* quot (n - p) p in the size function */
+    cr_expect(strstr(k.source, "ACC_FAIL(ACC_KERR_DIV_ZERO") != NULL);
+    cg_kernel_free(&k);
+    counts c = check_program(p, "sieveMarks");
+    cr_expect_eq(c.permute_expand, 1);
+    cr_expect_eq(c.steps, 1, "no index or value arrays in between");
+    acc_program_free(p);
+    c = check_permute("mappedSieve", CG_KERNEL_PERMUTE_EXPAND, names, values);
+    cr_expect_eq(c.mapped, 1);
+    static const char *const tuple[3] = {"ACC_EXPANDED", "ACC_ATOMIC", NULL};
+    const int locks[3] = {1, 0, 0};
+    check_permute("tupleSieve", CG_KERNEL_PERMUTE_EXPAND, tuple, locks);
+}
+
+Test(cuda_kernels, standalone_expand_with_and_without_a_map)
+{
+    counts c = check_permute("spread", CG_KERNEL_EXPAND, NULL, NULL);
+    cr_expect_eq(c.expand, 1);
+    cr_expect_eq(c.mapped, 0);
+    c = check_permute("spreadMapped", CG_KERNEL_EXPAND, NULL, NULL);
+    cr_expect_eq(c.mapped, 1, "the map is applied as results are stored");
+    c = check_permute("expandTuples", CG_KERNEL_EXPAND, NULL, NULL);
+    cr_expect_eq(c.expand, 1);
+}
+
+Test(cuda_kernels, expansion_and_privatisation_choices)
+{
+    /* sizes of at most 64 within 4x the mean: a thread per source */
+    cr_expect(cg_cuda_expand_per_thread(100, 400, 16));
+    cr_expect(!cg_cuda_expand_per_thread(100, 399, 16), "spread over 4x");
+    cr_expect(!cg_cuda_expand_per_thread(100, 6500, 65), "a size over 64");
+    cr_expect(cg_cuda_expand_per_thread(3, INT64_MAX / 2, 64));
+    /* a part (one warp) per 32 sources, at most 2048 */
+    cr_expect_eq(cg_cuda_expand_parts(1), 1);
+    cr_expect_eq(cg_cuda_expand_parts(100), 4);
+    cr_expect_eq(cg_cuda_expand_parts(INT64_MAX / 2), CG_CUDA_EXPAND_MAX_PARTS);
+    /* 16 KiB of shared memory: 4096 cells of 4 bytes, 2048 of 8; 8 source
+     * elements a cell a block */
+    cr_expect_eq(cg_cuda_permute_private_blocks(10, 100000, 4), 1250);
+    cr_expect_eq(cg_cuda_permute_private_blocks(10, 79, 4), 0);
+    cr_expect_eq(cg_cuda_permute_private_blocks(4096, 1 << 20, 4), 32);
+    cr_expect_eq(cg_cuda_permute_private_blocks(4097, 1 << 20, 4), 0);
+    cr_expect_eq(cg_cuda_permute_private_blocks(2049, 1 << 20, 8), 0);
+    cr_expect_eq(cg_cuda_permute_private_blocks(0, 1 << 20, 8), 0);
 }

@@ -593,6 +593,16 @@ static acc_node *build_mapped(acc_graph *g, const void *arg)
                    h);
 }
 
+/* map (\b -> if b then 1.5 else 0.25) over that: a chain of maps, still
+ * applied by the permute's kernel. */
+static acc_node *build_two_maps(acc_graph *g, const void *arg)
+{
+    acc_node *b = acc_param(g, ts_sc(ACC_BOOL));
+    return acc_map(g, ts_lam1(g, b, acc_cond(g, b, ts_f64(g, 1.5),
+                                             ts_f64(g, 0.25))),
+                   build_mapped(g, arg));
+}
+
 Test(cpu_permute, map_after_permute)
 {
     int32_t x[20] = {0, 0, 1, 2, 1, 1, 2, 4, 8, 3,
@@ -603,6 +613,12 @@ Test(cpu_permute, map_after_permute)
     acc_array out = run_cpu(build_mapped, &k, 1, &in, 0, 1);
     const uint8_t want[10] = {0, 0, 0, 0, 0, 0, 1, 1, 0, 0};
     cr_assert_eq(memcmp(out.data[0], want, sizeof want), 0);
+    acc_array_release(&out);
+    /* two maps */
+    cr_assert_eq(ts_differ(build_two_maps, &k, 1, &in, 0, 0), ACC_OK);
+    out = run_cpu(build_two_maps, &k, 1, &in, 0, 1);
+    for (int i = 0; i < 10; i++)
+        cr_expect_eq(((const double *)out.data[0])[i], want[i] ? 1.5 : 0.25);
     acc_array_release(&out);
 }
 

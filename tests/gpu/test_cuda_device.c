@@ -47,12 +47,18 @@ static const char programs[] =
     "big (n : i64) : Vector f64 =\n"
     "  generate [n] (\\[i] -> f64 i)\n";
 
-static acc_program *compile(acc_context *ctx, const char *entry)
+static acc_program *compile_from(acc_context *ctx, const char *src,
+                                 const char *entry)
 {
     acc_program *p = NULL;
-    acc_status st = acc_compile_text(ctx, programs, (size_t)-1, entry, &p);
+    acc_status st = acc_compile_text(ctx, src, (size_t)-1, entry, &p);
     cr_assert_eq(st, ACC_OK, "%s: %s", entry, acc_last_error());
     return p;
+}
+
+static acc_program *compile(acc_context *ctx, const char *entry)
+{
+    return compile_from(ctx, programs, entry);
 }
 
 /* ts_context asks for the interpreter; ACC_TEST_BACKEND=cuda makes it
@@ -83,54 +89,54 @@ static acc_array device_output(void)
     return out;
 }
 
-/* Leaf l of outputs a and b: equal byte for byte, or for f32 within
- * relative error rel when rel > 0. */
+/* Leaf l of outputs a (CUDA) and b (interpreter): equal byte for byte, or
+ * within rel for floats. */
 static void same_leaf(const char *entry, const acc_array *a,
-                      const acc_array *b, size_t l, int64_t n, double rel)
+                      const acc_array *b, size_t l, double rel)
 {
+    int64_t n = acc_array_size(a);
     acc_scalar s = acc_type_leaf(a->type, l);
     size_t w = acc_scalar_size(s);
     for (int64_t i = 0; i < n; i++) {
-        if (s == ACC_F32 && rel > 0) {
-            double x = ((float *)a->data[l])[i], y = ((float *)b->data[l])[i];
-            cr_expect_leq(fabs(x - y), rel * fabs(y) + 1e-30,
-                          "%s[%lld]: %g vs %g", entry, (long long)i, x, y);
-        } else if (memcmp((char *)a->data[l] + i * w,
-                          (char *)b->data[l] + i * w, w) != 0) {
-            cr_expect_fail("%s: leaf %zu of element %lld differs", entry, l,
-                           (long long)i);
-            return;
+        const char *x = (const char *)a->data[l] + i * w;
+        const char *y = (const char *)b->data[l] + i * w;
+        if (s == ACC_F32 || s == ACC_F64) {
+            double u = s == ACC_F32 ? *(const float *)x : *(const double *)x;
+            double v = s == ACC_F32 ? *(const float *)y : *(const double *)y;
+            cr_expect_leq(fabs(u - v), rel * fabs(v) + 1e-30,
+                          "%s[%lld].%zu: %g vs %g", entry, (long long)i, l, u,
+                          v);
+        } else {
+            cr_expect(memcmp(x, y, w) == 0, "%s[%lld].%zu differs", entry,
+                      (long long)i, l);
         }
     }
 }
 
-/* Program `entry` of src on both backends, on the same host inputs: the
- * same status (and message), and every leaf of the output equal
- * (same_leaf). */
-static void against_interpreter(const char *src, const char *entry,
-                                size_t n_in, const acc_array *in, double rel)
+/* Both backends on the same host inputs, entry `entry` of text src: the
+ * same status, message and shape, and every leaf the same (same_leaf). */
+static void same_in(const char *src, const char *entry, size_t n_in,
+                    const acc_array *in, double rel)
 {
     acc_context *dev = cuda(), *ref = reference();
-    acc_program *p = NULL, *q = NULL;
-    cr_assert_eq(acc_compile_text(dev, src, (size_t)-1, entry, &p), ACC_OK,
-                 "%s: %s", entry, acc_last_error());
-    cr_assert_eq(acc_compile_text(ref, src, (size_t)-1, entry, &q), ACC_OK,
-                 "%s: %s", entry, acc_last_error());
+    acc_program *p = compile_from(dev, src, entry);
+    acc_program *q = compile_from(ref, src, entry);
     acc_array a, b;
-    char msg[512];
+    char message[512];
     acc_status sa = ts_run_program(p, n_in, in, 1, &a);
-    snprintf(msg, sizeof msg, "%s", acc_last_error());
+    snprintf(message, sizeof message, "%s", acc_last_error());
     acc_status sb = ts_run_program(q, n_in, in, 1, &b);
-    cr_assert_eq(sa, sb, "%s: cuda %s (%s), interpreter %s (%s)", entry,
-                 acc_status_string(sa), msg, acc_status_string(sb),
-                 acc_last_error());
-    if (sa != ACC_OK) {
-        cr_expect_str_eq(msg, acc_last_error(), "%s", entry);
-    } else {
-        int64_t n = acc_array_size(&a);
-        cr_assert_eq(n, acc_array_size(&b), "%s", entry);
+    cr_assert_eq(sa, sb, "%s: cuda %s, interpreter %s (%s)", entry,
+                 acc_status_string(sa), acc_status_string(sb), message);
+    if (sa != ACC_OK)
+        cr_expect_str_eq(message, acc_last_error(), "%s", entry);
+    if (sa == ACC_OK) {
+        cr_assert_eq(acc_array_size(&a), acc_array_size(&b), "%s", entry);
+        cr_assert_eq(a.rank, b.rank);
+        for (int32_t k = 0; k < a.rank; k++)
+            cr_expect_eq(a.extents[k], b.extents[k], "%s", entry);
         for (size_t l = 0; l < acc_type_leaf_count(a.type); l++)
-            same_leaf(entry, &a, &b, l, n, rel);
+            same_leaf(entry, &a, &b, l, rel);
         acc_array_release(&a);
         acc_array_release(&b);
     }
@@ -140,12 +146,10 @@ static void against_interpreter(const char *src, const char *entry,
     acc_context_destroy(ref);
 }
 
-/* The outputs must be equal byte for byte (integer programs) or within
- * rel (floats). */
 static void same_as_interpreter(const char *entry, size_t n_in,
                                 const acc_array *in, double rel)
 {
-    against_interpreter(programs, entry, n_in, in, rel);
+    same_in(programs, entry, n_in, in, rel);
 }
 
 Test(cuda_device, dot_product)
@@ -355,9 +359,9 @@ Test(cuda_device, out_of_device_memory)
 static void identical_to_interpreter(const char *entry, size_t n_in,
                                      const acc_array *in)
 {
-    against_interpreter(strcmp(entry, "blur") == 0 ? ts_language4_source()
-                                                   : ts_stencil_source(),
-                        entry, n_in, in, 0);
+    same_in(strcmp(entry, "blur") == 0 ? ts_language4_source()
+                                       : ts_stencil_source(),
+            entry, n_in, in, 0);
 }
 
 /* Sizes with many blocks, one row, and arrays narrower than the window
@@ -493,4 +497,182 @@ Test(cuda_device, maps_over_host_arrays)
     acc_array two[2] = {ts_host(ACC_F32, 1, &len, img),
                         ts_host(ACC_I64, 0, NULL, &rows)};
     identical_to_interpreter("mapOverReshape", 2, two);
+}
+
+/* ---- permute, permute' and expand ----------------------------------------- */
+
+/* n pseudo-random values in [0, m) (a fixed sequence). */
+static void fill_i64(int64_t *v, int64_t n, int64_t m)
+{
+    uint64_t s = 0x9e3779b97f4a7c15ull;
+    for (int64_t i = 0; i < n; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        v[i] = (int64_t)((s >> 33) % (uint64_t)m);
+    }
+}
+
+/* Few bins (privatised per block), many bins (global atomics), a target
+ * too large for shared memory; i32 and i64 fetch-and-add, u32 and, u64
+ * or, i32 xor. */
+Test(cuda_device, histograms)
+{
+    enum { N = 1 << 20 };
+    static int64_t v[N];
+    static int32_t x[N];
+    static uint32_t u[N];
+    static uint64_t w[N];
+    fill_i64(v, N, 100000);
+    for (int64_t i = 0; i < N; i++)
+        x[i] = (int32_t)(v[i] % 10), u[i] = (uint32_t)v[i] * 2654435761u,
+        w[i] = (uint64_t)v[i] * 0x9e3779b97f4a7c15ull;
+    int64_t n = N, ks[3] = {10, 3000, 100000};
+    for (int i = 0; i < 3; i++) {
+        acc_array in[2] = {ts_host(ACC_I64, 0, NULL, &ks[i]),
+                           ts_host(ACC_I32, 1, &n, x)};
+        same_in(ts_permute_source(), "histogram", 2, in, 0);
+        same_in(ts_permute_source(), "xorBits", 2, in, 0);
+        in[1] = ts_host(ACC_I64, 1, &n, v);
+        same_in(ts_permute_source(), "histo64", 2, in, 0);
+        in[1] = ts_host(ACC_U32, 1, &n, u);
+        same_in(ts_permute_source(), "andBits", 2, in, 0);
+        in[1] = ts_host(ACC_U64, 1, &n, w);
+        same_in(ts_permute_source(), "orBits", 2, in, 0);
+    }
+}
+
+/* Compare-and-swap loops: f32 (+) (sums regrouped: a tolerance) and a
+ * non-primitive max on f64 (exact). */
+Test(cuda_device, float_combiners)
+{
+    enum { N = 200000 };
+    static float f[N];
+    static double d[N];
+    for (int i = 0; i < N; i++)
+        f[i] = (float)((i * 37) % 101) * 0.25f, d[i] = sin((double)i) * 1e3;
+    int64_t n = N, k = 17;
+    acc_array in[2] = {ts_host(ACC_I64, 0, NULL, &k), ts_host(ACC_F32, 1, &n, f)};
+    same_in(ts_permute_source(), "sumF32", 2, in, 1e-4);
+    in[1] = ts_host(ACC_F64, 1, &n, d);
+    same_in(ts_permute_source(), "maxF64", 2, in, 0);
+}
+
+/* The striped locks: a tuple, an 8-bit leaf, bool; few cells, much
+ * contention. */
+Test(cuda_device, tuple_narrow_and_bool_targets)
+{
+    enum { N = 100000 };
+    static int32_t a[N];
+    static double b[N];
+    static int8_t c[N];
+    static uint8_t t[N];
+    for (int i = 0; i < N; i++)
+        a[i] = i % 1000 - 500, b[i] = cos((double)i), c[i] = (int8_t)(i % 7),
+        t[i] = i % 9973 == 0;
+    int64_t n = N, k = 13;
+    void *ab[2] = {a, b};
+    const acc_type *f[2] = {acc_type_scalar(ACC_I32), acc_type_scalar(ACC_F64)};
+    acc_context *types = reference();
+    acc_array in[2] = {ts_host(ACC_I64, 0, NULL, &k),
+                       ts_host_array(acc_type_tuple(types, 2, f), 1, &n, ab)};
+    same_in(ts_permute_source(), "tupleTarget", 2, in, 0);
+    in[1] = ts_host(ACC_I8, 1, &n, c);
+    same_in(ts_permute_source(), "sumI8", 2, in, 0);
+    in[1] = ts_host(ACC_BOOL, 1, &n, t);
+    same_in(ts_permute_source(), "anyBool", 2, in, 0);
+    acc_context_destroy(types);
+}
+
+/* ignore, permute' of pairs, manifest defaults of a rank-2 target, a
+ * matrix source, a Scalar target, an empty source, maps after. */
+Test(cuda_device, ignore_ranks_and_maps)
+{
+    enum { N = 5000 };
+    static int32_t x[N];
+    static int64_t v[N];
+    int64_t d[20], dext[2] = {4, 5}, mext[2] = {50, 100};
+    for (int i = 0; i < N; i++)
+        x[i] = i * 7 - 300, v[i] = i * i - 50;
+    for (int i = 0; i < 20; i++)
+        d[i] = 1000 * i;
+    int64_t n = N, none = 0, k = 64;
+    acc_array in = ts_host(ACC_I32, 1, &n, x);
+    same_in(ts_permute_source(), "ignoring", 1, &in, 0);
+    same_in(ts_permute_source(), "pairs", 1, &in, 0);
+    acc_array dv[2] = {ts_host(ACC_I64, 2, dext, d), ts_host(ACC_I64, 1, &n, v)};
+    same_in(ts_permute_source(), "toMatrix", 2, dv, 0);
+    in = ts_host(ACC_I64, 2, mext, v);
+    same_in(ts_permute_source(), "fromMatrix", 1, &in, 0);
+    in = ts_host(ACC_I64, 1, &n, v);
+    same_in(ts_permute_source(), "toScalar", 1, &in, 0);
+    in = ts_host(ACC_I64, 1, &none, v);
+    same_in(ts_permute_source(), "toScalar", 1, &in, 0);
+    for (int i = 0; i < N; i++)
+        x[i] = i % 50;
+    acc_array two[2] = {ts_host(ACC_I64, 0, NULL, &k),
+                        ts_host(ACC_I32, 1, &n, x)};
+    same_in(ts_permute_source(), "emptyBins", 2, two, 0);
+    same_in(ts_permute_source(), "twoMapsAfter", 2, two, 0);
+}
+
+/* The sieve of LANGUAGE.md §3.6 (irregular sizes: blocks over results),
+ * and permute' over an expand of small sizes (a thread a source) into a
+ * tuple target under locks. */
+Test(cuda_device, sieve_and_pairs_over_expand)
+{
+    static int64_t ps[1000], xs[30000];
+    int64_t np = 0, n = 2000000;
+    for (int64_t c = 2; np < 1000; c++) {
+        int prime = 1;
+        for (int64_t j = 0; j < np && ps[j] * ps[j] <= c; j++)
+            prime &= c % ps[j] != 0;
+        if (prime)
+            ps[np++] = c;
+    }
+    acc_array in[2] = {ts_host(ACC_I64, 1, &np, ps),
+                       ts_host(ACC_I64, 0, NULL, &n)};
+    same_in(ts_sieve_source(), "sieveMarks", 2, in, 0);
+    int64_t m = 30000;
+    for (int64_t i = 0; i < m; i++)
+        xs[i] = (i * 13) % 101;
+    acc_array x = ts_host(ACC_I64, 1, &m, xs);
+    same_in(ts_permute_source(), "tupleSieve", 1, &x, 0);
+    same_in(ts_permute_source(), "mappedSieve", 2, in, 0);
+}
+
+/* Expand: small uniform sizes, one huge size among zeros (blocks), all
+ * zeros, an empty source, a map after it. */
+Test(cuda_device, expand)
+{
+    enum { N = 100000 };
+    static int64_t x[N];
+    int64_t n = N, none = 0;
+    for (int i = 0; i < N; i++)
+        x[i] = i % 4;
+    acc_array in = ts_host(ACC_I64, 1, &n, x);
+    same_in(ts_permute_source(), "spread", 1, &in, 0);
+    same_in(ts_permute_source(), "spreadMapped", 1, &in, 0);
+    memset(x, 0, sizeof x);
+    x[N / 2] = 5000000;
+    same_in(ts_permute_source(), "spread", 1, &in, 0);
+    x[N / 2] = 0;
+    same_in(ts_permute_source(), "spread", 1, &in, 0);
+    in = ts_host(ACC_I64, 1, &none, x);
+    same_in(ts_permute_source(), "spread", 1, &in, 0);
+}
+
+/* Errors reported through the error slot: the interpreter's message. */
+Test(cuda_device, out_of_range_and_negative_sizes)
+{
+    int32_t xs[20] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+                      3, 2, 1, 0, -1, 4, 3, 2, 1, 0};
+    int64_t n = 20, k = 10, sizes[4] = {3, 2, -3, 1}, four = 4;
+    acc_array in[2] = {ts_host(ACC_I64, 0, NULL, &k),
+                       ts_host(ACC_I32, 1, &n, xs)};
+    same_in(ts_permute_source(), "histogram", 2, in, 0);
+    cr_expect(strstr(acc_last_error(), "source element [14] has target "
+                     "index [-1]"), "%s", acc_last_error());
+    acc_array s = ts_host(ACC_I64, 1, &four, sizes);
+    same_in(ts_permute_source(), "spread", 1, &s, 0);
+    cr_expect(strstr(acc_last_error(), "expand: the size function gives -3 "
+                     "for element 2"), "%s", acc_last_error());
 }

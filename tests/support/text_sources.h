@@ -1,6 +1,7 @@
 /*
  * text_sources.h — text programs shared by the text-language tests: the
- * LANGUAGE.md §4 programs exactly as written there, and the §3.6 sieve.
+ * LANGUAGE.md §4 programs exactly as written there, the §3.6 sieve, and
+ * others.
  */
 #ifndef ACCEL_TESTS_TEXT_SOURCES_H
 #define ACCEL_TESTS_TEXT_SOURCES_H
@@ -10,6 +11,9 @@
 const char *ts_language4_source(void);
 /* sieveMarks of LANGUAGE.md §3.6. */
 const char *ts_sieve_source(void);
+/* permute, permute' and expand programs for the CUDA tests
+ * (text_permute_source.c). */
+const char *ts_permute_source(void);
 
 /* One entry point per group of library functions and array operations
  * (text_library_source.c). */

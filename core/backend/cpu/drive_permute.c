@@ -13,6 +13,7 @@
  * afterwards: the threads then never contend for a cache line.
  */
 #include "core/backend/cpu/cpu_launch.h"
+#include "core/codegen/kernel_permute.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -155,7 +156,7 @@ int cpu_drive_permute(pool *pl, const cpu_node *kn, interp *st,
                       const ir_node *n, rt_array **out)
 {
     const ir_node *pm = kn->k.fold;
-    int expanded = pm->op == IR_PERMUTE_PAIRS && kn->k.src->op == IR_EXPAND;
+    int expanded = cg_permute_expanded(pm);
     int64_t ext[ACC_MAX_RANK] = {0};
     cpu_launch l;
     memset(&l, 0, sizeof l);

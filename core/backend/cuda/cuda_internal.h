@@ -63,7 +63,7 @@ void cuda_modules_unload(cuda_backend *be);
 
 /* ---- programs and launchers --------------------------------------------------- */
 
-enum { CUDA_MAX_ENTRIES = 4 };
+enum { CUDA_MAX_ENTRIES = 8 };
 
 /* One entry point of a loaded kernel and its launch configuration from
  * cuOccupancyMaxPotentialBlockSize (block rounded down to whole warps). */
@@ -97,6 +97,11 @@ int cuda_drive_fold(cuda_run *run, const cuda_node *kn, interp *st,
                     const ir_node *n, rt_array **out);
 int cuda_drive_stencil(cuda_run *run, const cuda_node *kn, interp *st,
                        const ir_node *n, rt_array **out);
+int cuda_drive_permute(cuda_run *run, const cuda_node *kn, interp *st,
+                       const ir_node *n, rt_array **out);
+int cuda_drive_expand(cuda_run *run, const cuda_node *kn, interp *st,
+                      const ir_node *n, rt_array **out);
+
 
 struct cuda_program {
     cuda_backend *be;
@@ -203,9 +208,10 @@ int cuda_launch_bind_extra(cuda_run *run, const cg_kernel *k, interp *st,
                            cuda_launch *l);
 /* Argument array i of the block (device pointers in a->data). */
 void cuda_launch_array(cuda_launch *l, size_t i, const cuda_karray *a);
-/* Sets the result buffers, seed (may be NULL) and partials (may be NULL)
- * in the host image, arms the error slot, uploads the block in one copy
- * and points l->A into it.  The caller sets A.src_ext and A.inner. */
+/* Sets the result buffers (out may be NULL: none yet, see
+ * cuda_launch_retarget), seed (may be NULL) and partials (may be NULL) in
+ * the host image, arms the error slot, uploads the block in one copy and
+ * points l->A into it.  The caller sets A.src_ext and A.inner. */
 int cuda_launch_upload(cuda_run *run, cuda_launch *l, const rt_array *out,
                        const ir_value *seed, const cu_deviceptr *parts,
                        cu_deviceptr part_has, diag *d);
@@ -219,6 +225,20 @@ int cuda_launch_run(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
  * error recorded on d. */
 int cuda_launch_failed(cuda_run *run, const cuda_node *kn, cuda_launch *l,
                        diag *d);
+/* The same, always read, with `bytes` bytes at device address src read
+ * into dst (when bytes > 0) by the same wait. */
+int cuda_launch_read(cuda_run *run, cuda_launch *l, void *dst,
+                     cu_deviceptr src, size_t bytes, diag *d);
+/* Points the uploaded block at other results (out; NULL: none) and, when
+ * parts is not NULL, other partials: one small copy on the run's stream,
+ * so kernels launched before it keep what they had.  Sets A.out_ext and
+ * A.out_size.  0 after an error. */
+int cuda_launch_retarget(cuda_run *run, cuda_launch *l, const rt_array *out,
+                         const cu_deviceptr *parts, diag *d);
+/* A launch of fn for a grid-stride loop over `items` items: the block and
+ * grid of cuda_block_for and cuda_grid_for; extra as cuda_launch_run. */
+int cuda_launch_threads(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
+                        int64_t items, int64_t *extra, diag *d);
 void cuda_launch_free(cuda_run *run, cuda_launch *l);
 
 /* Threads per block for n items: a whole number of warps, at most fn's
@@ -226,5 +246,35 @@ void cuda_launch_free(cuda_run *run, cuda_launch *l);
 unsigned cuda_block_for(const cuda_fn *fn, int64_t n);
 unsigned cuda_grid_for(const cuda_run *run, const cuda_fn *fn, int64_t n,
                        unsigned block);
+
+/* ---- the expansion (drive_expand.c) ---------------------------------------- */
+
+/* The expansion of an expand, or of permute' over one, on the device
+ * (drive_expand.c, core/skeletons/cuda/expansion.cuh.in): its scratch
+ * (the offsets, n + 1; the parts' sums, 2 parts + 2) and what the host
+ * reads back. */
+typedef struct cuda_expansion {
+    int64_t n, parts;     /* source elements; parts of the sizes' scan */
+    cu_deviceptr off, sums;
+    int64_t total, largest;
+} cuda_expansion;
+
+/* The scratch of an expansion of n >= 1 source elements: x->off and
+ * x->sums, also into scratch[0..1] (the kernel's A->part).  0 after an
+ * error; cuda_expansion_free either way. */
+int cuda_expansion_alloc(cuda_run *run, int64_t n, cuda_expansion *x,
+                         cu_deviceptr scratch[2], diag *d);
+/* The sizes, scan and offsets passes (fn: accel_expand_sizes, _scan,
+ * _offsets, _threads, _blocks), then the total, the largest size and the
+ * error slot read back with one wait: 1, 0 after an error, -1 when a size
+ * or the total was refused (or a check failed). */
+int cuda_expansion_scan(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
+                        cuda_expansion *x, diag *d);
+/* The values pass over x->total results (none: no launch), one source
+ * element per thread or blocks over result positions as
+ * cg_cuda_expand_per_thread chooses.  0 after an error. */
+int cuda_expansion_values(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
+                          const cuda_expansion *x, diag *d);
+void cuda_expansion_free(cuda_run *run, cuda_expansion *x);
 
 #endif

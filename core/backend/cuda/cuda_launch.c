@@ -52,6 +52,22 @@ int cuda_launch_bind_extra(cuda_run *run, const cg_kernel *k, interp *st,
     return 1;
 }
 
+/* The result pointers (none yet when out is NULL) and partials (left as
+ * they are when parts is NULL) into the host image, and A's view of the
+ * result's shape. */
+static void set_targets(cuda_launch *l, const rt_array *out,
+                        const cu_deviceptr *parts)
+{
+    for (size_t i = 0; i < l->out_leaves; i++)
+        put_u64(l->host + l->at_out + 8 * i, out ? out->dev[i] : 0);
+    for (size_t i = 0; parts && i < l->acc_leaves; i++)
+        put_u64(l->host + l->at_part + 8 * i, parts[i]);
+    memset(l->A.out_ext, 0, sizeof l->A.out_ext);
+    if (out)
+        memcpy(l->A.out_ext, out->extents, sizeof l->A.out_ext);
+    l->A.out_size = out ? out->size : 0;
+}
+
 void cuda_launch_array(cuda_launch *l, size_t i, const cuda_karray *a)
 {
     memcpy(l->host + i * sizeof *a, a, sizeof *a);
@@ -62,12 +78,9 @@ int cuda_launch_upload(cuda_run *run, cuda_launch *l, const rt_array *out,
                        cu_deviceptr part_has, diag *d)
 {
     cuda_kerr armed = {0, 0, INT64_MAX};
-    for (size_t i = 0; i < l->out_leaves; i++)
-        put_u64(l->host + l->at_out + 8 * i, out->dev[i]);
+    set_targets(l, out, parts);
     if (seed)
         memcpy(l->host + l->at_seed, seed, l->acc_leaves * sizeof *seed);
-    for (size_t i = 0; parts && i < l->acc_leaves; i++)
-        put_u64(l->host + l->at_part + 8 * i, parts[i]);
     memcpy(l->host + l->at_err, &armed, sizeof armed);
     if (!cuda_run_alloc(run, l->block_bytes, &l->block, "a kernel's "
                         "arguments", d))
@@ -81,8 +94,6 @@ int cuda_launch_upload(cuda_run *run, cuda_launch *l, const rt_array *out,
     }
     l->A.in = l->n_arrays ? l->block : 0;
     l->A.out = l->block + l->at_out;
-    memcpy(l->A.out_ext, out->extents, sizeof l->A.out_ext);
-    l->A.out_size = out->size;
     l->A.seed = seed ? l->block + l->at_seed : 0;
     l->A.part = parts ? l->block + l->at_part : 0;
     l->A.part_has = part_has;
@@ -105,14 +116,29 @@ int cuda_launch_run(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
     return 0;
 }
 
-int cuda_launch_failed(cuda_run *run, const cuda_node *kn, cuda_launch *l,
-                       diag *d)
+int cuda_launch_retarget(cuda_run *run, cuda_launch *l, const rt_array *out,
+                         const cu_deviceptr *parts, diag *d)
+{
+    set_targets(l, out, parts);
+    cu_result r = run->be->drv.cuMemcpyHtoDAsync(l->block + l->at_out,
+                                                 l->host + l->at_out,
+                                                 l->at_err - l->at_out,
+                                                 run->stream);
+    if (r == CU_SUCCESS)
+        return 1;
+    cuda_fail(run->be, d, r, "uploading a kernel's result pointers "
+              "(cuMemcpyHtoDAsync)");
+    return 0;
+}
+
+int cuda_launch_read(cuda_run *run, cuda_launch *l, void *dst,
+                     cu_deviceptr src, size_t bytes, diag *d)
 {
     cuda_kerr e;
-    if (kn->k.checks == 0)
-        return 0; /* nothing can have written the slot */
     cu_result r = run->be->drv.cuMemcpyDtoHAsync(&e, l->block + l->at_err,
                                                  sizeof e, run->stream);
+    if (r == CU_SUCCESS && bytes)
+        r = run->be->drv.cuMemcpyDtoHAsync(dst, src, bytes, run->stream);
     if (r != CU_SUCCESS) {
         cuda_fail(run->be, d, r, "reading a kernel's error slot "
                   "(cuMemcpyDtoHAsync)");
@@ -121,6 +147,22 @@ int cuda_launch_failed(cuda_run *run, const cuda_node *kn, cuda_launch *l,
     if (!cuda_sync(run, d))
         return -1;
     return e.code != 0;
+}
+
+int cuda_launch_failed(cuda_run *run, const cuda_node *kn, cuda_launch *l,
+                       diag *d)
+{
+    if (kn->k.checks == 0)
+        return 0; /* nothing can have written the slot */
+    return cuda_launch_read(run, l, NULL, 0, 0, d);
+}
+
+int cuda_launch_threads(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
+                        int64_t items, int64_t *extra, diag *d)
+{
+    unsigned block = cuda_block_for(fn, items);
+    return cuda_launch_run(run, l, fn, cuda_grid_for(run, fn, items, block), 1,
+                           block, extra, d);
 }
 
 void cuda_launch_free(cuda_run *run, cuda_launch *l)

@@ -21,6 +21,17 @@ static const cuda_launcher launchers[] = {
                          "accel_fold_finish"}, cuda_drive_fold},
     [CG_KERNEL_STENCIL] = {{"accel_stencil_interior", "accel_stencil_border",
                             "accel_stencil_checks"}, cuda_drive_stencil},
+    [CG_KERNEL_PERMUTE] = {{"accel_permute_defaults", "accel_permute_map",
+                            "accel_permute_source", "accel_permute_private"},
+                           cuda_drive_permute},
+    [CG_KERNEL_EXPAND] = {{"accel_expand_sizes", "accel_expand_scan",
+                           "accel_expand_offsets", "accel_expand_threads",
+                           "accel_expand_blocks"}, cuda_drive_expand},
+    [CG_KERNEL_PERMUTE_EXPAND] = {{"accel_permute_defaults",
+                                   "accel_permute_map", "accel_expand_sizes",
+                                   "accel_expand_scan", "accel_expand_offsets",
+                                   "accel_expand_threads",
+                                   "accel_expand_blocks"}, cuda_drive_permute},
 };
 
 static const cuda_launcher *launcher_of(cg_kind kind)

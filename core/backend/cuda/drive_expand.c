@@ -1,0 +1,137 @@
+/*
+ * drive_expand.c — launching expand's kernel (core/skeletons/cuda/
+ * expand.cu.in) and the expansion it shares with permute' over an expand
+ * (expansion.cuh.in, see cuda_internal.h): the sizes, their checks and
+ * their exclusive scan on the device in three passes, then one read-back
+ * of the total, the largest size and the error slot (one wait), then the
+ * values pass, chosen by the sizes (cg_cuda_expand_per_thread): one
+ * source element per thread for small uniform sizes, blocks over result
+ * positions otherwise.  A refused size or total, or a failed check,
+ * returns the step to the interpreter, which reports it; an empty source
+ * launches nothing.
+ */
+#include "core/backend/cuda/cuda_internal.h"
+
+#include "core/backend/cpu/cpu_launch.h"
+
+#include <string.h>
+
+/* kn->fn[] of an expand, as cuda_program.c lists them (permute' over an
+ * expand lists the same five after its own two). */
+enum { SIZES, SCAN, OFFSETS, THREADS, BLOCKS };
+
+int cuda_expansion_alloc(cuda_run *run, int64_t n, cuda_expansion *x,
+                         cu_deviceptr scratch[2], diag *d)
+{
+    memset(x, 0, sizeof *x);
+    x->n = n;
+    x->parts = cg_cuda_expand_parts(n);
+    int ok = cuda_run_alloc(run, (size_t)(n + 1) * sizeof(int64_t), &x->off,
+                            "expand: offsets", d) &&
+             cuda_run_alloc(run, (size_t)(2 * x->parts + 2) * sizeof(int64_t),
+                            &x->sums, "expand: partial sums", d);
+    scratch[0] = x->off;
+    scratch[1] = x->sums;
+    return ok;
+}
+
+void cuda_expansion_free(cuda_run *run, cuda_expansion *x)
+{
+    cuda_run_free(run, x->off, (size_t)(x->n + 1) * sizeof(int64_t));
+    cuda_run_free(run, x->sums, (size_t)(2 * x->parts + 2) * sizeof(int64_t));
+    x->off = x->sums = 0;
+}
+
+int cuda_expansion_scan(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
+                        cuda_expansion *x, diag *d)
+{
+    int64_t parts = x->parts, stats[2] = {0, 0};
+    int64_t lanes = 32 * parts; /* a warp per part */
+    if (!cuda_launch_threads(run, l, &fn[SIZES], lanes, &parts, d) ||
+        !cuda_launch_run(run, l, &fn[SCAN], 1, 1, 32, &parts, d) ||
+        !cuda_launch_threads(run, l, &fn[OFFSETS], lanes, &parts, d))
+        return 0;
+    int failed = cuda_launch_read(run, l, stats,
+                                  x->sums + 16 * (cu_deviceptr)parts,
+                                  sizeof stats, d);
+    if (failed)
+        return failed < 0 ? 0 : -1;
+    x->total = stats[0];
+    x->largest = stats[1];
+    /* never from a kernel that ran (it flags a refused total instead) */
+    return x->total >= 0 && x->largest >= 0 ? 1 : -1;
+}
+
+int cuda_expansion_values(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
+                          const cuda_expansion *x, diag *d)
+{
+    if (x->total == 0)
+        return 1;
+    if (cg_cuda_expand_per_thread(x->n, x->total, x->largest))
+        return cuda_launch_threads(run, l, &fn[THREADS], x->n, NULL, d);
+    /* ACC_EXPAND_ITEMS positions a thread per chunk */
+    return cuda_launch_threads(run, l, &fn[BLOCKS],
+                               (x->total - 1) / CG_CUDA_EXPAND_ITEMS + 1,
+                               NULL, d);
+}
+
+/* The launches once the arguments are uploaded: 1 with the result in
+ * *out, 0 after an error, -1 for the interpreter. */
+static int expand(cuda_run *run, const cuda_node *kn, cuda_launch *l,
+                  const ir_node *n, cuda_expansion *x, rt_array **out,
+                  diag *d)
+{
+    int r = cuda_expansion_scan(run, l, kn->fn, x, d);
+    if (r <= 0)
+        return r;
+    *out = cuda_result(run, n, n->type->elem, 1, &x->total, "expand", d);
+    if (!*out || !cuda_launch_retarget(run, l, *out, NULL, d) ||
+        !cuda_expansion_values(run, l, kn->fn, x, d))
+        return 0;
+    int failed = cuda_launch_failed(run, kn, l, d);
+    return failed < 0 ? 0 : failed ? -1 : 1;
+}
+
+/* The arguments of step n's expansion of ext[0] >= 1 source elements
+ * bound and uploaded, with its scratch: 1, or 0 after an error. */
+static int start(cuda_run *run, const cuda_node *kn, interp *st,
+                 const ir_node *n, const int64_t *ext, cuda_launch *l,
+                 cuda_expansion *x)
+{
+    cu_deviceptr scratch[2] = {0, 0};
+    if (!cuda_launch_bind(run, &kn->k, st, n->type->elem->n_leaves, 2, l) ||
+        !cuda_expansion_alloc(run, ext[0], x, scratch, st->d) ||
+        !cuda_launch_upload(run, l, NULL, NULL, scratch, 0, st->d))
+        return 0;
+    l->A.inner = ext[0];
+    memcpy(l->A.src_ext, ext, sizeof l->A.src_ext);
+    return 1;
+}
+
+int cuda_drive_expand(cuda_run *run, const cuda_node *kn, interp *st,
+                      const ir_node *n, rt_array **out)
+{
+    int64_t ext[ACC_MAX_RANK] = {0}, none = 0;
+    cuda_expansion x;
+    cuda_launch l;
+    rt_array *a = NULL;
+    memset(&x, 0, sizeof x);
+    memset(&l, 0, sizeof l);
+    int r = cpu_source_extents(st, kn->k.src, ext);
+    if (r <= 0)
+        return r;
+    if (ext[0] == 0) /* no source elements: nothing to launch */
+        r = (a = cuda_result(run, n, n->type->elem, 1, &none, "expand",
+                             st->d)) != NULL;
+    else
+        r = start(run, kn, st, n, ext, &l, &x)
+                ? expand(run, kn, &l, n, &x, &a, st->d) : 0;
+    cuda_expansion_free(run, &x);
+    cuda_launch_free(run, &l);
+    if (r != 1) {
+        rt_release(a);
+        return r;
+    }
+    *out = a;
+    return 1;
+}
