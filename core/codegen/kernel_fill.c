@@ -387,6 +387,18 @@ int cg_fill_template(cg_inst *in, strbuf *out, const char *name)
     return failed || out->failed ? -1 : 1;
 }
 
+/* The result leaves of step n: those of its array, or of each array of a
+ * tuple of arrays (a primed scan's). */
+static size_t result_leaves(const acc_type *t)
+{
+    if (t->kind == ACC_TYPE_ARRAY)
+        return t->elem->n_leaves;
+    size_t k = 0;
+    for (size_t i = 0; i < t->n_leaves; i++)
+        k += t->array_leaves[i]->elem->n_leaves;
+    return k;
+}
+
 int cg_fill_kernel(const ir_program *p, const ir_node *n, const cg_builder *b,
                    cg_assemble_fn assemble, cg_kernel *out, char *why,
                    size_t why_len)
@@ -398,8 +410,14 @@ int cg_fill_kernel(const ir_program *p, const ir_node *n, const cg_builder *b,
         return -1;
     out->kind = b->kind;
     int r = b->build(&in, n, out);
-    if (r == 1)
+    if (r == 1) {
+        /* every skeleton may use them: the arrays the scalar code reads,
+         * and the result pointers (A->in and A->out's lengths, without
+         * a skeleton's extra arguments) */
+        sb_printf(cg_fill_hole(&in, "N_ARRAYS"), "%zu", cg_n_arrays(in.e));
+        sb_printf(cg_fill_hole(&in, "N_OUT"), "%zu", result_leaves(n->type));
         r = assemble(&in, b->skeleton, out);
+    }
     if (r == 1 && !cg_fill_arrays(in.e, out))
         r = -1;
     if (r != 1) {
