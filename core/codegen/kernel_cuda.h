@@ -13,8 +13,10 @@
  * Steps with a CUDA skeleton: a manifest generate (generate.cu.in), fold
  * and fold1 (fold.cu.in) and foldSeg, foldSeg' and fold1Seg
  * (fold_seg.cu.in) whose array is manifest or an embedded generate, and
- * map g over any of those folds; the ten scans of IR_SCAN (scan.cu.in).
- * Generating needs no device; nothing here launches anything.
+ * maps over any of those folds; the ten scans, plain (IR_SCAN) and
+ * segmented (IR_SCAN_SEG), and maps over those with one result
+ * (scan.cu.in).  Generating needs no device; nothing here launches
+ * anything.
  */
 #ifndef ACC_CORE_CODEGEN_KERNEL_CUDA_H
 #define ACC_CORE_CODEGEN_KERNEL_CUDA_H
@@ -29,7 +31,7 @@
 int cg_cuda_has_skeleton(const ir_node *n);
 
 /* Builds the CUDA kernel of step n of program p into *out (kind
- * CG_KERNEL_GENERATE, _FOLD, _FOLD_SEG or _SCAN; free with
+ * CG_KERNEL_GENERATE, _FOLD, _FOLD_SEG, _SCAN or _SCAN_SEG; free with
  * cg_kernel_free).  Returns 1; 0 when n has no CUDA kernel (the reason in
  * why); -1 when out of memory. */
 int cg_cuda_kernel(const ir_program *p, const ir_node *n, cg_kernel *out,
@@ -50,6 +52,8 @@ typedef enum cg_cuda_entry_id {
     CG_CUDA_SCAN_PART,   /* accel_scan_part(args)          pass 1 of 3    */
     CG_CUDA_SCAN_FINISH, /* accel_scan_finish(args, n)     pass 2 of 3    */
     CG_CUDA_SCAN_BLOCK,  /* accel_scan_block(args)         pass 3 of 3    */
+    CG_CUDA_SCAN_SEG_WARP,   /* accel_scan_seg_warp(args)                 */
+    CG_CUDA_SCAN_SEG_THREAD, /* accel_scan_seg_thread(args)               */
     CG_CUDA_N_ENTRIES
 } cg_cuda_entry_id;
 
@@ -85,5 +89,21 @@ enum { CG_CUDA_SEG_WARP_MIN_AVG = 8 };
 /* The segmented-fold entry for k segments holding `elems` elements in
  * all (off[k] of the descriptor). */
 cg_cuda_entry_id cg_cuda_fold_seg_entry(int64_t elems, int64_t k);
+
+/* Segmented scans whose pairs average fewer elements than this go one
+ * thread per pair (accel_scan_seg_thread), others one warp per pair
+ * (accel_scan_seg_warp): a warp scans tiles of 32 x ACC_ITEMS elements,
+ * so shorter segments leave most of its lanes idle.  A first guess, never
+ * measured on a device. */
+enum { CG_CUDA_SCAN_SEG_WARP_MIN_AVG = 32 };
+
+/* The segmented-scan entry for `pairs` work items of a row (its segments
+ * and, for an embedded producer, its tail) holding `elems` elements in
+ * all. */
+cg_cuda_entry_id cg_cuda_scan_seg_entry(int64_t elems, int64_t pairs);
+
+/* ACC_ITEMS of scan.cu.in: the elements of type elem a thread holds per
+ * tile (a tile is blockDim.x x ACC_ITEMS elements). */
+int64_t cg_cuda_scan_items(const acc_type *elem);
 
 #endif
