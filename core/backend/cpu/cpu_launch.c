@@ -3,6 +3,8 @@
  */
 #include "core/backend/cpu/cpu_launch.h"
 
+#include "core/ir/scan_kind.h"
+
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,6 +198,21 @@ int cpu_segments(interp *st, const ir_node *seg, int offsets, int64_t inner,
     if (ok == 0)
         diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
                   op);
+    return ok;
+}
+
+int cpu_fold_segments(interp *st, const ir_node *fold, int64_t inner,
+                      int64_t rows, int64_t **off, int64_t *k)
+{
+    int seeded = fold->u.seg.seeded;
+    int ok = cpu_segments(st, fold->args[seeded ? 3 : 2], fold->u.seg.offsets,
+                          inner, ir_fold_seg_name(fold), off, k);
+    for (int64_t s = 0; ok > 0 && !seeded && rows > 0 && s < *k; s++)
+        if ((*off)[s] == (*off)[s + 1]) {
+            free(*off);
+            *off = NULL;
+            ok = -1;
+        }
     return ok;
 }
 

@@ -120,6 +120,12 @@ int cpu_eval_seed(interp *st, const ir_node *z, const acc_type *elem,
  * (the interpreter reports why). */
 int cpu_segments(interp *st, const ir_node *seg, int offsets, int64_t inner,
                  const char *op, int64_t **off, int64_t *k);
+/* The offsets of segmented fold `fold` (foldSeg, foldSeg', fold1Seg) over
+ * `rows` rows of `inner` elements: cpu_segments, and the interpreter's
+ * other refusal, an empty fold1Seg segment in a non-empty array (-1, the
+ * interpreter names it).  Shared with the CUDA backend's driver. */
+int cpu_fold_segments(interp *st, const ir_node *fold, int64_t inner,
+                      int64_t rows, int64_t **off, int64_t *k);
 /* The offsets as the extra argument `at` (bound by cpu_bind_arrays) of a
  * segmented kernel: data[0] the k + 1 offsets, size k. */
 void cpu_bind_segments(cpu_launch *l, size_t at, int64_t *off, int64_t k);

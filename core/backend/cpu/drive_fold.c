@@ -123,15 +123,9 @@ int cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
     if (ok <= 0)
         return ok;
     int64_t inner = ext[r - 1], rows = rt_shape_size(r - 1, ext);
-    ok = cpu_segments(st, fold->args[seeded ? 3 : 2], fold->u.seg.offsets,
-                      inner, ir_fold_seg_name(fold), &off, &k);
+    ok = cpu_fold_segments(st, fold, inner, rows, &off, &k);
     if (ok <= 0)
-        return ok;
-    for (int64_t s = 0; !seeded && rows > 0 && s < k; s++)
-        if (off[s] == off[s + 1]) {
-            free(off);
-            return -1; /* an empty fold1Seg segment: the interpreter names it */
-        }
+        return ok; /* -1: a refused descriptor, the interpreter names it */
     if (seeded && !cpu_eval_seed(st, fold->args[1], xs->type->elem, seed)) {
         free(off);
         return 0;

@@ -55,30 +55,21 @@ static int by_rows(fold_step *s, int64_t rows, diag *d)
                            1, block, NULL, d);
 }
 
-/* The partials (P per row, per leaf) and their `has` flags, freed when
- * the step ends (stream order keeps them until the kernels are done). */
+/* P partials per row, freed when the step ends. */
 static int by_parts(fold_step *s, int64_t rows, int64_t p, diag *d)
 {
     cuda_run *run = s->run;
-    cu_deviceptr parts[ACC_MAX_COMPONENTS] = {0}, has = 0;
-    size_t n = (size_t)(rows * p), leaves = s->acc->n_leaves;
+    cuda_parts parts;
     int64_t count = p;
-    int ok = cuda_run_alloc(run, n * sizeof(int), &has, "fold: partial "
-                            "results", d);
-    for (size_t i = 0; ok && i < leaves; i++)
-        ok = cuda_run_alloc(run, n * acc_scalar_size(s->acc->leaves[i]),
-                            &parts[i], "fold: partial results", d);
-    int64_t grid_y = rows < run->be->dev.max_grid_y ? rows
-                                                    : run->be->dev.max_grid_y;
+    int ok = cuda_parts_alloc(run, s->acc, (size_t)(rows * p), "fold: "
+                              "partial results", &parts, d);
     const cuda_fn *fin = &s->kn->fn[FINISH];
-    ok = ok && cuda_launch_upload(run, s->l, s->out, s->seed, parts, has, d) &&
-         cuda_launch_run(run, s->l, &s->kn->fn[PART], (unsigned)p,
-                         (unsigned)grid_y, s->kn->fn[PART].block, NULL, d) &&
+    ok = ok && cuda_launch_upload(run, s->l, s->out, s->seed, parts.leaf,
+                                  parts.has, d) &&
+         cuda_launch_parts(run, s->l, &s->kn->fn[PART], p, rows, d) &&
          cuda_launch_run(run, s->l, fin, cuda_grid_for(run, fin, rows, 1), 1,
                          cuda_block_for(fin, p), &count, d);
-    for (size_t i = 0; i < leaves; i++)
-        cuda_run_free(run, parts[i], n * acc_scalar_size(s->acc->leaves[i]));
-    cuda_run_free(run, has, n * sizeof(int));
+    cuda_parts_free(run, s->acc, &parts);
     return ok;
 }
 
@@ -92,8 +83,7 @@ static int launch(fold_step *s, const int64_t *ext, int32_t r, diag *d)
     int64_t rows = s->out->size, p = parts_of(s->run, rows, l->A.inner);
     if (!(p > 1 ? by_parts(s, rows, p, d) : by_rows(s, rows, d)))
         return 0;
-    int failed = cuda_launch_failed(s->run, s->kn, l, d);
-    return failed < 0 ? 0 : failed ? -1 : 1;
+    return cuda_launch_outcome(s->run, s->kn, l, d);
 }
 
 int cuda_drive_fold(cuda_run *run, const cuda_node *kn, interp *st,

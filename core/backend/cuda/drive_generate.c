@@ -16,14 +16,10 @@
 static int launch(cuda_run *run, const cuda_node *kn, cuda_launch *l,
                   const rt_array *a, diag *d)
 {
-    const cuda_fn *fn = &kn->fn[0];
-    unsigned block = cuda_block_for(fn, a->size);
-    unsigned grid = cuda_grid_for(run, fn, a->size, block);
     if (!cuda_launch_upload(run, l, a, NULL, NULL, 0, d) ||
-        !cuda_launch_run(run, l, fn, grid, 1, block, NULL, d))
+        !cuda_launch_threads(run, l, &kn->fn[0], a->size, NULL, d))
         return 0;
-    int failed = cuda_launch_failed(run, kn, l, d);
-    return failed < 0 ? 0 : failed ? -1 : 1;
+    return cuda_launch_outcome(run, kn, l, d);
 }
 
 int cuda_drive_generate(cuda_run *run, const cuda_node *kn, interp *st,
