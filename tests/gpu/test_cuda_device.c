@@ -1,8 +1,10 @@
 /*
  * test_cuda_device.c — the CUDA backend on a real device, against the
  * reference interpreter: device-pointer inputs and outputs, a caller's
- * stream with an asynchronous run, the two fold launch shapes, the error
- * slot, and running out of device memory.  Part of the device suite (ctest
+ * stream with an asynchronous run, the two fold launch shapes, SMVM and
+ * the segmented folds, every scan and segmented scan kind on short and
+ * long rows and segments, the error slot, and running out of device
+ * memory.  Part of the device suite (ctest
  * label gpu, make test-gpu): it is registered only with
  * -DACC_GPU_TESTS=ON, runs with ACC_TEST_BACKEND=cuda, and where no GPU
  * can be used the whole executable is skipped with one line saying why
@@ -14,10 +16,13 @@
 #include <criterion/criterion.h>
 
 #include "accel.h"
+#include "cpu_support.h"
 #include "support.h"
+#include "text_sources.h"
 
 #include <dlfcn.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,12 +48,18 @@ static const char programs[] =
     "big (n : i64) : Vector f64 =\n"
     "  generate [n] (\\[i] -> f64 i)\n";
 
-static acc_program *compile(acc_context *ctx, const char *entry)
+static acc_program *compile_from(acc_context *ctx, const char *src,
+                                 const char *entry)
 {
     acc_program *p = NULL;
-    acc_status st = acc_compile_text(ctx, programs, (size_t)-1, entry, &p);
+    acc_status st = acc_compile_text(ctx, src, (size_t)-1, entry, &p);
     cr_assert_eq(st, ACC_OK, "%s: %s", entry, acc_last_error());
     return p;
+}
+
+static acc_program *compile(acc_context *ctx, const char *entry)
+{
+    return compile_from(ctx, programs, entry);
 }
 
 /* ts_context asks for the interpreter; ACC_TEST_BACKEND=cuda makes it
@@ -79,42 +90,45 @@ static acc_array device_output(void)
     return out;
 }
 
-/* Both backends on the same host inputs; the outputs must be equal byte
- * for byte (integer programs) or within rel (floats). */
-static void same_as_interpreter(const char *entry, size_t n_in,
-                                const acc_array *in, double rel)
+/* Both backends run `entry` of `src` on the same host inputs: the same
+ * status (and message), and the same outputs: integers bit for bit,
+ * floats within relative error rel (ts_expect_same_outputs; rel 0:
+ * exactly). */
+static void matches_interpreter(const char *src, const char *entry,
+                                size_t n_in, const acc_array *in, double rel)
 {
+    enum { MAX_OUT = 2 };
+    char message[1024];
     acc_context *dev = cuda(), *ref = reference();
-    acc_program *p = compile(dev, entry), *q = compile(ref, entry);
-    acc_array a, b;
-    acc_status sa = ts_run_program(p, n_in, in, 1, &a);
-    acc_status sb = ts_run_program(q, n_in, in, 1, &b);
-    cr_assert_eq(sa, sb, "%s: cuda %s, interpreter %s (%s)", entry,
-                 acc_status_string(sa), acc_status_string(sb),
-                 acc_last_error());
-    if (sa == ACC_OK) {
-        int64_t n = acc_array_size(&a);
-        cr_assert_eq(n, acc_array_size(&b));
-        acc_scalar s = acc_type_leaf(a.type, 0);
-        for (int64_t i = 0; i < n; i++) {
-            if (s == ACC_F32) {
-                double x = ((float *)a.data[0])[i], y = ((float *)b.data[0])[i];
-                cr_expect_leq(fabs(x - y), rel * fabs(y) + 1e-30,
-                              "%s[%lld]: %g vs %g", entry, (long long)i, x, y);
-            } else {
-                size_t w = acc_scalar_size(s);
-                cr_expect(memcmp((char *)a.data[0] + i * w,
-                                 (char *)b.data[0] + i * w, w) == 0,
-                          "%s[%lld] differs", entry, (long long)i);
-            }
-        }
-        acc_array_release(&a);
-        acc_array_release(&b);
+    acc_program *p = compile_from(dev, src, entry);
+    acc_program *q = compile_from(ref, src, entry);
+    size_t n = acc_program_num_outputs(q);
+    acc_array a[MAX_OUT], b[MAX_OUT];
+    cr_assert_leq(n, MAX_OUT);
+    acc_status sb = ts_run_program(q, n_in, in, n, b);
+    snprintf(message, sizeof message, "%s", acc_last_error());
+    acc_status sa = ts_run_program(p, n_in, in, n, a);
+    cr_assert_eq(sa, sb, "%s: cuda %s (%s), interpreter %s (%s)", entry,
+                 acc_status_string(sa), acc_last_error(),
+                 acc_status_string(sb), message);
+    if (sa != ACC_OK)
+        cr_expect_str_eq(acc_last_error(), message, "%s", entry);
+    else
+        ts_expect_same_outputs(a, b, n, 0, rel);
+    for (size_t i = 0; sa == ACC_OK && i < n; i++) {
+        acc_array_release(&a[i]);
+        acc_array_release(&b[i]);
     }
     acc_program_free(p);
     acc_program_free(q);
     acc_context_destroy(dev);
     acc_context_destroy(ref);
+}
+
+static void same_as_interpreter(const char *entry, size_t n_in,
+                                const acc_array *in, double rel)
+{
+    matches_interpreter(programs, entry, n_in, in, rel);
 }
 
 Test(cuda_device, dot_product)
@@ -310,6 +324,243 @@ Test(cuda_device, out_of_device_memory)
     cr_expect_eq(acc_run(p, 1, &size, 1, &again), ACC_OK, "%s",
                  acc_last_error());
     acc_array_release(&again);
+    acc_program_free(p);
+    acc_context_destroy(ctx);
+}
+
+/* ---- segmented folds and SMVM ------------------------------------------------- */
+
+/* cat: associative, not commutative (the digits of two numbers written
+ * one after the other, modulo a prime), on (digits, 10^count) pairs: any
+ * regrouping is exact, any reordering shows. */
+static const char seg_programs[] =
+    "cat p q = (rem (fst p * snd q + fst q) 1000000007,\n"
+    "           rem (snd p * snd q) 1000000007)\n"
+    "\n"
+    "foldSegCat (xs : Matrix i64) (s : Vector i64) : Matrix (i64, i64) =\n"
+    "  foldSeg cat (7, 10) (map (\\x -> (rem (abs x) 10, 10)) xs) s\n"
+    "\n"
+    "foldSegOffsets (xs : Vector i64) (o : Vector i64) : Vector i64 =\n"
+    "  foldSeg' (+) 1 xs o\n"
+    "\n"
+    "fold1SegMin (xs : Array 3 i32) (s : Vector i64) : Array 3 i32 =\n"
+    "  fold1Seg min xs s\n"
+    "\n"
+    "segQuotients (xs : Vector i32) (s : Vector i64) : Vector i32 =\n"
+    "  postscanlSeg (+) 0 (map (\\x -> quot 100 x) xs) s\n";
+
+/* xs[i] = (i * 7919) % 1000 - 300 (as ts_differ_segmented fills it). */
+static int64_t *test_values(int64_t n)
+{
+    int64_t *xs = malloc((size_t)(n ? n : 1) * sizeof *xs);
+    cr_assert_not_null(xs);
+    for (int64_t i = 0; i < n; i++)
+        xs[i] = (i * 7919) % 1000 - 300;
+    return xs;
+}
+
+/* Segment lengths: short ones (0 to 9, zeros included) or long ones,
+ * covering `cover` elements of a row, the rest of the row a tail. */
+static int64_t segment_lengths(int64_t *seg, int64_t max, int64_t cover,
+                               int long_ones)
+{
+    int64_t k = 0, sum = 0;
+    for (int64_t i = 0; k < max; i++) {
+        int64_t len = long_ones ? 5000 + (i * 7919) % 40000 : (i * 7) % 10;
+        if (sum + len > cover)
+            break;
+        seg[k++] = len;
+        sum += len;
+    }
+    return k;
+}
+
+static acc_array matrix_i64(int64_t *data, int64_t rows, int64_t cols)
+{
+    int64_t ext[2] = {rows, cols};
+    return ts_host(ACC_I64, 2, ext, data);
+}
+
+/* foldSeg over an embedded producer, short segments (a thread each) and
+ * long ones (a warp each), with a tail past the last segment. */
+Test(cuda_device, segmented_folds_short_and_long_segments)
+{
+    static int64_t seg[4096];
+    for (int long_ones = 0; long_ones < 2; long_ones++) {
+        int64_t cols = long_ones ? 250000 : 1000, rows = long_ones ? 2 : 300;
+        int64_t *xs = test_values(rows * cols);
+        int64_t k = segment_lengths(seg, 4096, cols - 17, long_ones);
+        acc_array in[2] = {matrix_i64(xs, rows, cols), ts_host(ACC_I64, 1, &k,
+                                                               seg)};
+        matches_interpreter(seg_programs, "foldSegCat", 2, in, 0);
+        free(xs);
+    }
+}
+
+Test(cuda_device, segmented_fold_offsets_and_fold1seg)
+{
+    int64_t *xs = test_values(3 * 4 * 500);
+    int64_t n = 500, off[5] = {0, 0, 120, 499, 500};
+    int64_t five = 5, lens[4] = {1, 100, 7, 392};
+    acc_array in[2] = {ts_host(ACC_I64, 1, &n, xs), ts_host(ACC_I64, 1, &five,
+                                                            off)};
+    matches_interpreter(seg_programs, "foldSegOffsets", 2, in, 0);
+    static int32_t m[3 * 4 * 500];
+    for (int i = 0; i < 3 * 4 * 500; i++)
+        m[i] = (int32_t)xs[i];
+    int64_t ext[3] = {3, 4, 500}, four = 4;
+    in[0] = ts_host(ACC_I32, 3, ext, m);
+    in[1] = ts_host(ACC_I64, 1, &four, lens);
+    matches_interpreter(seg_programs, "fold1SegMin", 2, in, 0);
+    free(xs);
+}
+
+/* SMVM (LANGUAGE.md §4): short rows, and one long row, each leaving a
+ * tail of the producer past the last segment; f32 sums regrouped, so
+ * within 1e-5 relative (of the larger magnitude, at least 1). */
+Test(cuda_device, smvm_against_the_interpreter)
+{
+    enum { NNZ = 200000, COLS = 5000 };
+    static int64_t segd[2000], inds[NNZ];
+    static float vals[NNZ], vec[COLS];
+    for (int i = 0; i < NNZ; i++)
+        inds[i] = (i * 7919) % COLS, vals[i] = (float)(i % 13) * 0.25f - 1.5f;
+    for (int j = 0; j < COLS; j++)
+        vec[j] = (float)(j % 17) * 0.5f;
+    int64_t rows = 0, sum = 0;
+    for (; rows < 2000 && sum + (rows * 37) % 23 <= NNZ - 9; rows++)
+        sum += segd[rows] = (rows * 37) % 23;
+    int64_t one = 1, long_row = NNZ - 123, nnz = NNZ, cols = COLS;
+    acc_array in[4] = {ts_host(ACC_I64, 1, &rows, segd),
+                       ts_host(ACC_I64, 1, &nnz, inds),
+                       ts_host(ACC_F32, 1, &nnz, vals),
+                       ts_host(ACC_F32, 1, &cols, vec)};
+    matches_interpreter(ts_language4_source(), "smvm", 4, in, 1e-5);
+    in[0] = ts_host(ACC_I64, 1, &one, &long_row);
+    matches_interpreter(ts_language4_source(), "smvm", 4, in, 1e-5);
+}
+
+/* ---- every scan kind ---------------------------------------------------------- */
+
+static const struct scan_kind {
+    const char *name;
+    int seeded, primed;
+} scan_kinds[10] = {
+    {"scanl", 1, 0}, {"scanl'", 1, 1}, {"scanl1", 0, 0}, {"scanr", 1, 0},
+    {"scanr'", 1, 1}, {"scanr1", 0, 0}, {"prescanl", 1, 0},
+    {"postscanl", 1, 0}, {"prescanr", 1, 0}, {"postscanr", 1, 0}};
+
+/* Entries plain0..plain9 and seg0..seg9: each scan kind, plain and
+ * segmented, with cat over the digits of an i64 matrix (an embedded
+ * producer); then a few over manifest arrays. */
+static const char *scan_source(void)
+{
+    static char src[8192];
+    size_t at = (size_t)snprintf(src, sizeof src, "%s",
+        "cat p q = (rem (fst p * snd q + fst q) 1000000007,\n"
+        "           rem (snd p * snd q) 1000000007)\n\n"
+        "plainSum (xs : Matrix i64) : Matrix i64 = postscanr (+) 3 xs\n\n"
+        "segSum (xs : Matrix i64) (s : Vector i64) : (Matrix i64, Matrix i64)"
+        " =\n  scanr'Seg (+) 3 xs s\n\n"
+        "plainF64 (xs : Matrix f64) : Matrix f64 = scanl (+) 0.5 xs\n\n"
+        "segF32 (xs : Matrix f32) (s : Vector i64) : Matrix f32 =\n"
+        "  scanl1Seg (+) xs s\n\n");
+    for (int seg = 0; seg < 2; seg++)
+        for (int k = 0; k < 10; k++) {
+            const struct scan_kind *K = &scan_kinds[k];
+            const char *pair = "Matrix (i64, i64)";
+            char type[96];
+            snprintf(type, sizeof type, K->primed ? "(%s, %s (i64, i64))"
+                     : "%s", pair, seg ? "Matrix" : "Vector");
+            at += (size_t)snprintf(src + at, sizeof src - at,
+                "%s%d (xs : Matrix i64)%s : %s =\n"
+                "  %s%s cat %s (map (\\x -> (rem (abs x) 10, 10)) xs)%s\n\n",
+                seg ? "seg" : "plain", k, seg ? " (s : Vector i64)" : "",
+                type, K->name, seg ? "Seg" : "", K->seeded ? "(7, 10)" : "",
+                seg ? " s" : "");
+        }
+    cr_assert_lt(at, sizeof src);
+    return src;
+}
+
+/* Many short rows (a warp each) and a few long ones (the three passes). */
+Test(cuda_device, every_scan_kind_short_and_long_rows)
+{
+    static const int64_t shapes[3][2] = {{300, 37}, {2, 300001}, {5, 0}};
+    const char *src = scan_source();
+    for (int sh = 0; sh < 3; sh++) {
+        int64_t rows = shapes[sh][0], cols = shapes[sh][1];
+        int64_t *xs = test_values(rows * cols);
+        acc_array in = matrix_i64(xs, rows, cols);
+        for (int k = 0; k < 10; k++) {
+            char entry[16];
+            snprintf(entry, sizeof entry, "plain%d", k);
+            matches_interpreter(src, entry, 1, &in, 0);
+        }
+        matches_interpreter(src, "plainSum", 1, &in, 0);
+        free(xs);
+    }
+}
+
+/* Short segments (a thread each, zeros included) and long ones (a warp
+ * each), each leaving a tail of the row. */
+Test(cuda_device, every_segmented_scan_kind_short_and_long_segments)
+{
+    static int64_t seg[4096];
+    const char *src = scan_source();
+    for (int long_ones = 0; long_ones < 2; long_ones++) {
+        int64_t cols = long_ones ? 250000 : 1000, rows = long_ones ? 2 : 300;
+        int64_t *xs = test_values(rows * cols);
+        int64_t k = segment_lengths(seg, 4096, cols - 17, long_ones);
+        acc_array in[2] = {matrix_i64(xs, rows, cols), ts_host(ACC_I64, 1, &k,
+                                                               seg)};
+        for (int kind = 0; kind < 10; kind++) {
+            char entry[16];
+            snprintf(entry, sizeof entry, "seg%d", kind);
+            matches_interpreter(src, entry, 2, in, 0);
+        }
+        matches_interpreter(src, "segSum", 2, in, 0);
+        free(xs);
+    }
+}
+
+/* Floats: f64 sums of fractions regrouped by the three passes (within
+ * 1e-9 relative), f32 sums of small integers (exact in any order below
+ * 2^24). */
+Test(cuda_device, float_scans)
+{
+    static double d[2 * 300001];
+    static float f[300 * 1000];
+    static int64_t seg[4096];
+    for (int i = 0; i < 2 * 300001; i++)
+        d[i] = (double)(i % 1000) / 7.0;
+    for (int i = 0; i < 300 * 1000; i++)
+        f[i] = (float)(i % 16);
+    int64_t ext[2] = {2, 300001}, fext[2] = {300, 1000};
+    acc_array in = ts_host(ACC_F64, 2, ext, d);
+    matches_interpreter(scan_source(), "plainF64", 1, &in, 1e-9);
+    int64_t k = segment_lengths(seg, 4096, 1000, 0);
+    acc_array two[2] = {ts_host(ACC_F32, 2, fext, f), ts_host(ACC_I64, 1, &k,
+                                                              seg)};
+    matches_interpreter(scan_source(), "segF32", 2, two, 0);
+}
+
+/* A division by zero in the producer past the last segment: the tail
+ * finds it, and the interpreter reports it. */
+Test(cuda_device, segmented_scan_error_in_the_tail)
+{
+    static int32_t q[1000];
+    for (int i = 0; i < 1000; i++)
+        q[i] = i == 700 ? 0 : i + 1;
+    int64_t n = 1000, two = 2, seg[2] = {100, 200};
+    acc_array in[2] = {ts_host(ACC_I32, 1, &n, q), ts_host(ACC_I64, 1, &two,
+                                                            seg)};
+    matches_interpreter(seg_programs, "segQuotients", 2, in, 0);
+    acc_context *ctx = cuda();
+    acc_program *p = compile_from(ctx, seg_programs, "segQuotients");
+    acc_array out;
+    cr_expect_eq(ts_run_program(p, 2, in, 1, &out), ACC_ERR_RUNTIME);
+    cr_expect_str_eq(acc_last_error(), "quot: division by zero");
     acc_program_free(p);
     acc_context_destroy(ctx);
 }
