@@ -219,13 +219,19 @@ static const char programs[] =
     "viaForeign (xs : Vector f32) : Vector f32 =\n"
     "  foreign \"test.twice\" (\\a -> map (\\x -> x * 2.0) a) xs\n";
 
-static acc_program *compile(acc_context *ctx, const char *entry)
+static acc_program *compile_from(acc_context *ctx, const char *src,
+                                 const char *entry)
 {
     acc_program *p = NULL;
-    acc_status st = acc_compile_text(ctx, programs, (size_t)-1, entry, &p);
+    acc_status st = acc_compile_text(ctx, src, (size_t)-1, entry, &p);
     cr_assert_eq(st, ACC_OK, "%s: %s: %s", entry, acc_status_string(st),
                  acc_last_error());
     return p;
+}
+
+static acc_program *compile(acc_context *ctx, const char *entry)
+{
+    return compile_from(ctx, programs, entry);
 }
 
 static acc_array vec_f32(float *data, int64_t n)
@@ -1240,13 +1246,9 @@ _Static_assert(FAKE_KARGS_INNER_OFFSET == offsetof(cuda_kargs, inner),
 /* Entry `entry` of scan_programs, or of LANGUAGE.md §4 when it is "smvm". */
 static acc_program *compile_scan(acc_context *ctx, const char *entry)
 {
-    acc_program *p = NULL;
-    const char *src = strcmp(entry, "smvm") == 0 ? ts_language4_source()
-                                                 : scan_programs;
-    acc_status st = acc_compile_text(ctx, src, (size_t)-1, entry, &p);
-    cr_assert_eq(st, ACC_OK, "%s: %s: %s", entry, acc_status_string(st),
-                 acc_last_error());
-    return p;
+    return compile_from(ctx, strcmp(entry, "smvm") == 0
+                                 ? ts_language4_source() : scan_programs,
+                        entry);
 }
 
 static acc_array vec_i64(int64_t *data, int64_t n)
@@ -1447,6 +1449,8 @@ Test(cuda_runtime_fake, scan_launches_by_rows_and_row_length)
     expect_launch("accel_scan_finish", 1, 1, 32);
     expect_launch("accel_scan_block", 128, 1, 256);
     expect_args("accel_scan_finish", 0, (1 << 20) + 1, 1 << 20, 128);
+    cr_expect_eq(count(FAKE_ALLOC, 0), 5, "the input, the result, the "
+                 "argument block and the partials (values and flags)");
     long allocs = counters().allocs;
     cr_assert_eq(ts_run_program(p, 1, &in, 1, &out), ACC_OK);
     acc_array_release(&out);

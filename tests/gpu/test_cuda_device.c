@@ -381,17 +381,28 @@ static acc_array matrix_i64(int64_t *data, int64_t rows, int64_t cols)
     return ts_host(ACC_I64, 2, ext, data);
 }
 
+/* The inputs of a segmented test: an i64 matrix (300 rows of 1000, or 2
+ * of 250000: test_values) and the lengths (in seg, 4096 at most) of short
+ * segments, zeros included, or long ones, leaving a tail of at least 17
+ * elements in every row.  Returns the matrix's data, to be freed. */
+static int64_t *segmented_inputs(int long_ones, int64_t *seg, acc_array *in)
+{
+    int64_t cols = long_ones ? 250000 : 1000, rows = long_ones ? 2 : 300;
+    int64_t *xs = test_values(rows * cols);
+    int64_t k = segment_lengths(seg, 4096, cols - 17, long_ones);
+    in[0] = matrix_i64(xs, rows, cols);
+    in[1] = ts_host(ACC_I64, 1, &k, seg);
+    return xs;
+}
+
 /* foldSeg over an embedded producer, short segments (a thread each) and
  * long ones (a warp each), with a tail past the last segment. */
 Test(cuda_device, segmented_folds_short_and_long_segments)
 {
     static int64_t seg[4096];
     for (int long_ones = 0; long_ones < 2; long_ones++) {
-        int64_t cols = long_ones ? 250000 : 1000, rows = long_ones ? 2 : 300;
-        int64_t *xs = test_values(rows * cols);
-        int64_t k = segment_lengths(seg, 4096, cols - 17, long_ones);
-        acc_array in[2] = {matrix_i64(xs, rows, cols), ts_host(ACC_I64, 1, &k,
-                                                               seg)};
+        acc_array in[2];
+        int64_t *xs = segmented_inputs(long_ones, seg, in);
         matches_interpreter(seg_programs, "foldSegCat", 2, in, 0);
         free(xs);
     }
@@ -509,11 +520,8 @@ Test(cuda_device, every_segmented_scan_kind_short_and_long_segments)
     static int64_t seg[4096];
     const char *src = scan_source();
     for (int long_ones = 0; long_ones < 2; long_ones++) {
-        int64_t cols = long_ones ? 250000 : 1000, rows = long_ones ? 2 : 300;
-        int64_t *xs = test_values(rows * cols);
-        int64_t k = segment_lengths(seg, 4096, cols - 17, long_ones);
-        acc_array in[2] = {matrix_i64(xs, rows, cols), ts_host(ACC_I64, 1, &k,
-                                                               seg)};
+        acc_array in[2];
+        int64_t *xs = segmented_inputs(long_ones, seg, in);
         for (int kind = 0; kind < 10; kind++) {
             char entry[16];
             snprintf(entry, sizeof entry, "seg%d", kind);

@@ -278,25 +278,29 @@ unsigned cuda_grid_for(const cuda_run *run, const cuda_fn *fn, int64_t n,
 /* ---- scans (drive_scan.c, drive_scan_seg.c) ----------------------------- */
 
 /* A scan step, plain or segmented: its run and kernel, the scan node
- * (kn->k.fold), the seed, its launch, the results a and, for a primed
- * scan, the totals t (whose leaves follow a's in A.out). */
+ * (kn->k.fold), what the host evaluated (extents, offsets, seed), its
+ * launch, the results a and, for a primed scan, the totals t (whose
+ * leaves follow a's in A.out). */
+struct cpu_source; /* core/backend/cpu/cpu_launch.h: host-side evaluation */
+
 typedef struct cuda_scan {
     cuda_run *run;
     const cuda_node *kn;
     const ir_node *scan;
-    ir_value seed[ACC_MAX_COMPONENTS];
+    const struct cpu_source *src;
     cuda_launch l;
     rt_array *a, *t;
 } cuda_scan;
 
-/* Evaluates the seed, binds the kernel's arrays (and the offsets off[0..k]
- * when off is not NULL), allocates the results of step n (the scan or
- * maps over it) for a source of extents ext: rows of out_len outputs and
- * k totals per row (1 for a plain scan), and sets A.src_ext and A.inner.
- * 1, or 0 after an error; finish with cuda_scan_finish either way. */
+/* Binds the kernel's arrays (and src's offsets, when segmented),
+ * allocates the results of step n (the scan or maps over it): rows of
+ * out_len outputs and k totals per row (1 for a plain scan), and sets
+ * A.src_ext and A.inner.  src must outlive the step.  1, or 0 after an
+ * error; finish with cuda_scan_finish either way. */
 int cuda_scan_begin(cuda_scan *s, cuda_run *run, const cuda_node *kn,
-                    interp *st, const ir_node *n, const int64_t *ext,
-                    int64_t out_len, const int64_t *off, int64_t k);
+                    interp *st, const ir_node *n,
+                    const struct cpu_source *src, int64_t out_len,
+                    int64_t k);
 /* Whether the results have any element to compute. */
 int cuda_scan_has_results(const cuda_scan *s);
 /* cuda_launch_upload of the step's results, seed and partials (NULL:

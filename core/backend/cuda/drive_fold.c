@@ -1,9 +1,9 @@
 /*
  * drive_fold.c — launching fold and fold1 kernels, and map g over them
  * (core/skeletons/cuda/fold.cu.in).  The host evaluates the shape and the
- * seed with the interpreter (cpu_source_extents, cpu_eval_seed: shared
- * host-side evaluation), refuses an empty fold1 row to the interpreter
- * (which names it), and picks one of two launch shapes:
+ * seed with the interpreter and refuses an empty fold1 row to the
+ * interpreter, which names it (cpu_consumer_source: host-side evaluation
+ * shared with the CPU drivers), and picks one of two launch shapes:
  *
  *  - rows: accel_fold_rows, one block per row (grid-stride over rows), a
  *    block of about the row's length (whole warps, at most the occupancy
@@ -91,25 +91,20 @@ int cuda_drive_fold(cuda_run *run, const cuda_node *kn, interp *st,
 {
     const ir_node *fold = kn->k.fold, *xs = kn->k.src;
     int32_t r = xs->type->rank;
-    int64_t ext[ACC_MAX_RANK] = {0};
-    ir_value seed[ACC_MAX_COMPONENTS];
+    cpu_source src;
     cuda_launch l;
     memset(&l, 0, sizeof l);
-    int ok = cpu_source_extents(st, xs, ext);
+    int ok = cpu_consumer_source(st, fold, xs, &src);
     if (ok <= 0)
-        return ok;
-    if (fold->op == IR_FOLD1 && ext[r - 1] == 0 && rt_shape_size(r - 1, ext))
-        return -1; /* an empty row: the interpreter names it */
-    if (fold->op == IR_FOLD &&
-        !cpu_eval_seed(st, fold->args[1], xs->type->elem, seed))
-        return 0;
+        return ok; /* -1: an empty fold1 row, the interpreter names it */
+    const int64_t *ext = src.ext;
     rt_array *a = NULL;
     if (cuda_launch_bind(run, &kn->k, st, n->type->elem->n_leaves,
                          xs->type->elem->n_leaves, &l))
         a = cuda_result(run, n, n->type->elem, r - 1, ext, ir_op_name(n->op),
                         st->d);
     fold_step s = {run, kn, &l, xs->type->elem, a,
-                   fold->op == IR_FOLD ? seed : NULL};
+                   src.seeded ? src.seed : NULL};
     ok = a ? (a->size > 0 ? launch(&s, ext, r, st->d) : 1) : 0;
     cuda_launch_free(run, &l);
     if (ok != 1) {

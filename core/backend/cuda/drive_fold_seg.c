@@ -1,11 +1,11 @@
 /*
  * drive_fold_seg.c — launching the segmented folds foldSeg, foldSeg' and
  * fold1Seg, and maps over them (core/skeletons/cuda/fold_seg.cu.in).
- * The host evaluates the shape and the seed, reads and checks the segment
- * descriptor with the CPU driver's code (cpu_fold_segments: a refused
- * descriptor or an empty fold1Seg segment goes back to the interpreter,
- * which names it), and puts the k + 1 offsets in the kernel's argument
- * block (one upload).  Then:
+ * The host evaluates the shape and the seed and reads and checks the
+ * segment descriptor with the CPU drivers' code (cpu_consumer_source: a
+ * refused descriptor or an empty fold1Seg segment goes back to the
+ * interpreter, which names it), and puts the k + 1 offsets in the
+ * kernel's argument block (one upload).  Then:
  *
  *  - one launch over the rows x k result positions: accel_fold_seg_thread,
  *    a thread per segment, when segments average fewer than
@@ -72,21 +72,16 @@ int cuda_drive_fold_seg(cuda_run *run, const cuda_node *kn, interp *st,
                         const ir_node *n, rt_array **out)
 {
     const ir_node *fold = kn->k.fold, *xs = kn->k.src;
-    int seeded = fold->u.seg.seeded;
     int32_t r = xs->type->rank;
-    int64_t ext[ACC_MAX_RANK] = {0}, k = 0, *off = NULL;
-    ir_value seed[ACC_MAX_COMPONENTS];
+    cpu_source src;
     cuda_launch l;
     memset(&l, 0, sizeof l);
-    int ok = cpu_source_extents(st, xs, ext);
+    int ok = cpu_consumer_source(st, fold, xs, &src);
     if (ok <= 0)
-        return ok;
-    int64_t inner = ext[r - 1], rows = rt_shape_size(r - 1, ext);
-    if ((ok = cpu_fold_segments(st, fold, inner, rows, &off, &k)) <= 0)
         return ok; /* -1: a refused descriptor, the interpreter names it */
+    int64_t *ext = src.ext, inner = src.inner, k = src.k, *off = src.off;
     rt_array *a = NULL;
-    if ((!seeded || cpu_eval_seed(st, fold->args[1], xs->type->elem, seed)) &&
-        cuda_launch_bind_segments(run, &kn->k, st, n->type->elem->n_leaves,
+    if (cuda_launch_bind_segments(run, &kn->k, st, n->type->elem->n_leaves,
                                   xs->type->elem->n_leaves, off, k, &l)) {
         ext[r - 1] = k;
         a = cuda_result(run, n, n->type->elem, r, ext, n == fold
@@ -95,8 +90,8 @@ int cuda_drive_fold_seg(cuda_run *run, const cuda_node *kn, interp *st,
     }
     memcpy(l.A.src_ext, ext, sizeof l.A.src_ext);
     l.A.inner = inner;
-    seg_step s = {run, kn, &l, off, k, rows};
-    ok = a ? launch(&s, a, seeded ? seed : NULL, st->d) : 0;
+    seg_step s = {run, kn, &l, off, k, src.rows};
+    ok = a ? launch(&s, a, src.seeded ? src.seed : NULL, st->d) : 0;
     cuda_launch_free(run, &l);
     free(off);
     if (ok != 1) {

@@ -68,28 +68,26 @@ static int scan_results(cuda_scan *s, interp *st, const ir_node *n,
 }
 
 int cuda_scan_begin(cuda_scan *s, cuda_run *run, const cuda_node *kn,
-                    interp *st, const ir_node *n, const int64_t *ext,
-                    int64_t out_len, const int64_t *off, int64_t k)
+                    interp *st, const ir_node *n, const cpu_source *src,
+                    int64_t out_len, int64_t k)
 {
     memset(s, 0, sizeof *s);
     s->run = run;
     s->kn = kn;
     s->scan = kn->k.fold;
+    s->src = src;
     const acc_type *elem = kn->k.src->type->elem;
-    int32_t r = kn->k.src->type->rank;
     int primed = ir_scan_form_of(s->scan->u.scan.kind) == IR_SCAN_PRIMED;
     size_t outs = primed ? 2 * elem->n_leaves : n->type->elem->n_leaves;
-    if (ir_scan_seeded(s->scan->u.scan.kind) &&
-        !cpu_eval_seed(st, s->scan->args[1], elem, s->seed))
+    int ok = src->off ? cuda_launch_bind_segments(run, &kn->k, st, outs,
+                                                  elem->n_leaves, src->off, k,
+                                                  &s->l)
+                      : cuda_launch_bind(run, &kn->k, st, outs,
+                                         elem->n_leaves, &s->l);
+    if (!ok || !scan_results(s, st, n, src->ext, out_len, k))
         return 0;
-    int ok = off ? cuda_launch_bind_segments(run, &kn->k, st, outs,
-                                             elem->n_leaves, off, k, &s->l)
-                 : cuda_launch_bind(run, &kn->k, st, outs, elem->n_leaves,
-                                    &s->l);
-    if (!ok || !scan_results(s, st, n, ext, out_len, k))
-        return 0;
-    memcpy(s->l.A.src_ext, ext, sizeof s->l.A.src_ext);
-    s->l.A.inner = ext[r - 1];
+    memcpy(s->l.A.src_ext, src->ext, sizeof s->l.A.src_ext);
+    s->l.A.inner = src->inner;
     return 1;
 }
 
@@ -100,8 +98,7 @@ int cuda_scan_has_results(const cuda_scan *s)
 
 int cuda_scan_upload(cuda_scan *s, const cuda_parts *parts, diag *d)
 {
-    const ir_value *seed = ir_scan_seeded(s->scan->u.scan.kind) ? s->seed
-                                                                : NULL;
+    const ir_value *seed = s->src->seeded ? s->src->seed : NULL;
     return cuda_launch_upload(s->run, &s->l, s->a, seed,
                               parts ? parts->leaf : NULL,
                               parts ? parts->has : 0, d);
@@ -177,21 +174,16 @@ static int launch(cuda_scan *s, int64_t rows, diag *d)
 int cuda_drive_scan(cuda_run *run, const cuda_node *kn, interp *st,
                     const ir_node *n, rt_array **out)
 {
-    const ir_node *xs = kn->k.src;
     ir_scan_form form = ir_scan_form_of(kn->k.fold->u.scan.kind);
-    int32_t r = xs->type->rank;
-    int64_t ext[ACC_MAX_RANK] = {0};
+    cpu_source src;
     cuda_scan s;
     memset(&s, 0, sizeof s);
-    int ok = cpu_source_extents(st, xs, ext);
+    int ok = cpu_consumer_source(st, kn->k.fold, kn->k.src, &src);
     if (ok <= 0)
-        return ok;
-    int64_t inner = ext[r - 1], rows = rt_shape_size(r - 1, ext);
-    if (form == IR_SCAN_INCLUSIVE && inner == 0 && rows > 0)
-        return -1; /* an empty row: the interpreter names it */
-    ok = cuda_scan_begin(&s, run, kn, st, n, ext,
-                         inner + (form == IR_SCAN_FULL), NULL, 1);
+        return ok; /* -1: an empty scanl1 row, the interpreter names it */
+    ok = cuda_scan_begin(&s, run, kn, st, n, &src,
+                         src.inner + (form == IR_SCAN_FULL), 1);
     if (ok && cuda_scan_has_results(&s))
-        ok = launch(&s, rows, st->d);
+        ok = launch(&s, src.rows, st->d);
     return cuda_scan_finish(&s, ok, out);
 }

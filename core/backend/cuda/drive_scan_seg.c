@@ -1,9 +1,10 @@
 /*
  * drive_scan_seg.c — launching the segmented scans (scanlSeg, scanl'Seg,
  * ...: core/skeletons/cuda/scan.cu.in with ACC_SEGMENTED).  The host reads
- * and checks the segment lengths with the CPU driver's code (cpu_segments:
- * a refused descriptor goes back to the interpreter, which names it) and
- * puts the k + 1 offsets in the kernel's argument block.  The work items
+ * and checks the segment lengths with the CPU drivers' code
+ * (cpu_consumer_source: a refused descriptor goes back to the
+ * interpreter, which names it) and puts the k + 1 offsets in the kernel's
+ * argument block.  The work items
  * are (row, segment) pairs: per row its k segments and, for an embedded
  * producer, its elements past the last segment (computed for their runtime
  * checks, as the interpreter computes the whole producer; the kernel's
@@ -46,25 +47,19 @@ static int launch_pairs(cuda_scan *s, const int64_t *off, int64_t k,
 int cuda_drive_scan_seg(cuda_run *run, const cuda_node *kn, interp *st,
                         const ir_node *n, rt_array **out)
 {
-    const ir_node *scan = kn->k.fold, *xs = kn->k.src;
-    acc_scan_kind kind = scan->u.scan.kind;
-    int32_t r = xs->type->rank;
-    int64_t ext[ACC_MAX_RANK] = {0}, k = 0, *off = NULL;
+    const ir_node *scan = kn->k.fold;
+    cpu_source src;
     cuda_scan s;
     memset(&s, 0, sizeof s);
-    int ok = cpu_source_extents(st, xs, ext);
-    if (ok <= 0)
-        return ok;
-    int64_t inner = ext[r - 1], rows = rt_shape_size(r - 1, ext);
-    ok = cpu_segments(st, scan->args[ir_scan_seeded(kind) ? 3 : 2], 0, inner,
-                      ir_scan_name(kind, 1), &off, &k);
+    int ok = cpu_consumer_source(st, scan, kn->k.src, &src);
     if (ok <= 0)
         return ok; /* -1: a refused descriptor, the interpreter names it */
-    int full = ir_scan_form_of(kind) == IR_SCAN_FULL;
-    ok = cuda_scan_begin(&s, run, kn, st, n, ext, off[k] + (full ? k : 0),
-                         off, k);
+    int64_t k = src.k, *off = src.off;
+    int full = ir_scan_form_of(scan->u.scan.kind) == IR_SCAN_FULL;
+    ok = cuda_scan_begin(&s, run, kn, st, n, &src, off[k] + (full ? k : 0),
+                         k);
     if (ok)
-        ok = launch_pairs(&s, off, k, rows, st->d);
+        ok = launch_pairs(&s, off, k, src.rows, st->d);
     free(off);
     return cuda_scan_finish(&s, ok, out);
 }
