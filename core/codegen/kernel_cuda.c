@@ -193,6 +193,8 @@ static const cg_cuda_entry entries[CG_CUDA_N_ENTRIES] = {
                                NULL, CG_CUDA_GRID_WARPS, 1, 0},
     [CG_CUDA_SCAN_SEG_THREAD] = {"accel_scan_seg_thread", CG_KERNEL_SCAN_SEG,
                                  NULL, CG_CUDA_GRID_THREADS, 0, 0},
+    [CG_CUDA_SCAN_THREAD] = {"accel_scan_thread", CG_KERNEL_SCAN, NULL,
+                             CG_CUDA_GRID_THREADS, 0, 0},
 };
 
 const cg_cuda_entry *cg_cuda_entry_of(cg_cuda_entry_id id)
@@ -213,8 +215,10 @@ cg_cuda_entry_id cg_cuda_fold_seg_entry(int64_t elems, int64_t k)
                ? CG_CUDA_SEG_THREAD : CG_CUDA_SEG_WARP;
 }
 
-cg_cuda_entry_id cg_cuda_scan_seg_entry(int64_t elems, int64_t pairs)
+cg_cuda_entry_id cg_cuda_scan_seg_entry(int regroup, int64_t elems,
+                                        int64_t pairs)
 {
-    return short_segments(elems, pairs, CG_CUDA_SCAN_SEG_WARP_MIN_AVG)
+    return !regroup ||
+                   short_segments(elems, pairs, CG_CUDA_SCAN_SEG_WARP_MIN_AVG)
                ? CG_CUDA_SCAN_SEG_THREAD : CG_CUDA_SCAN_SEG_WARP;
 }

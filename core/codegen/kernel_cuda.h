@@ -54,6 +54,7 @@ typedef enum cg_cuda_entry_id {
     CG_CUDA_SCAN_BLOCK,  /* accel_scan_block(args)         pass 3 of 3    */
     CG_CUDA_SCAN_SEG_WARP,   /* accel_scan_seg_warp(args)                 */
     CG_CUDA_SCAN_SEG_THREAD, /* accel_scan_seg_thread(args)               */
+    CG_CUDA_SCAN_THREAD,     /* accel_scan_thread(args)                   */
     CG_CUDA_N_ENTRIES
 } cg_cuda_entry_id;
 
@@ -99,8 +100,10 @@ enum { CG_CUDA_SCAN_SEG_WARP_MIN_AVG = 32 };
 
 /* The segmented-scan entry for `pairs` work items of a row (its segments
  * and, for an embedded producer, its tail) holding `elems` elements in
- * all. */
-cg_cuda_entry_id cg_cuda_scan_seg_entry(int64_t elems, int64_t pairs);
+ * all: always a thread per pair when f may not be regrouped (regroup is
+ * cg_kernel.reassociable), else by the average. */
+cg_cuda_entry_id cg_cuda_scan_seg_entry(int regroup, int64_t elems,
+                                        int64_t pairs);
 
 /* ACC_ITEMS of scan.cu.in: the elements of type elem a thread holds per
  * tile (a tile is blockDim.x x ACC_ITEMS elements). */

@@ -57,7 +57,8 @@ static const char *const expected_entries[9][5] = {
     [CG_KERNEL_FOLD_SEG] = {"accel_fold_seg_warp", "accel_fold_seg_thread",
                             "accel_fold_seg_tail"},
     [CG_KERNEL_SCAN] = {"accel_scan_rows", "accel_scan_part",
-                        "accel_scan_finish", "accel_scan_block"},
+                        "accel_scan_finish", "accel_scan_block",
+                        "accel_scan_thread"},
     [CG_KERNEL_SCAN_SEG] = {"accel_scan_seg_warp", "accel_scan_seg_thread"},
 };
 
@@ -662,9 +663,12 @@ Test(cuda_kernels, segment_length_picks_the_variant)
     /* segments of 7.9 elements on average: a thread each; of 8, a warp */
     cr_expect_eq(cg_cuda_fold_seg_entry(79, 10), CG_CUDA_SEG_THREAD);
     cr_expect_eq(cg_cuda_fold_seg_entry(80, 10), CG_CUDA_SEG_WARP);
-    /* scans: a thread per pair below 32 elements on average */
-    cr_expect_eq(cg_cuda_scan_seg_entry(319, 10), CG_CUDA_SCAN_SEG_THREAD);
-    cr_expect_eq(cg_cuda_scan_seg_entry(320, 10), CG_CUDA_SCAN_SEG_WARP);
+    /* scans: a thread per pair below 32 elements on average, and always
+     * when f may not be regrouped */
+    cr_expect_eq(cg_cuda_scan_seg_entry(1, 319, 10), CG_CUDA_SCAN_SEG_THREAD);
+    cr_expect_eq(cg_cuda_scan_seg_entry(1, 320, 10), CG_CUDA_SCAN_SEG_WARP);
+    cr_expect_eq(cg_cuda_scan_seg_entry(0, 1 << 20, 10),
+                 CG_CUDA_SCAN_SEG_THREAD);
     cr_expect_null(cg_cuda_entry_of(CG_CUDA_N_ENTRIES));
 }
 

@@ -1234,7 +1234,12 @@ static const char scan_programs[] =
     "  scanl'Seg (+) 0 xs s\n"
     "\n"
     "segQuotients (xs : Vector i32) (s : Vector i64) : Vector i32 =\n"
-    "  postscanlSeg (+) 0 (map (\\x -> quot 100 x) xs) s\n";
+    "  postscanlSeg (+) 0 (map (\\x -> quot 100 x) xs) s\n"
+    "\n"
+    "rowDiffs (m : Matrix i64) : Matrix i64 = scanl (-) 0 m\n"
+    "\n"
+    "segDiffs (xs : Vector i64) (s : Vector i64) : Vector i64 =\n"
+    "  scanlSeg (-) 0 xs s\n";
 
 _Static_assert(FAKE_KARGS_ERR_OFFSET == offsetof(cuda_kargs, err),
                "the fake reads the error slot where acc_kargs has it");
@@ -1459,6 +1464,30 @@ Test(cuda_runtime_fake, scan_launches_by_rows_and_row_length)
     acc_program_free(p);
     acc_context_destroy(ctx);
     expect_all_released();
+}
+
+/* (-) is not associative: a scan by it is applied in order, a thread per
+ * row or per segment, however long they are. */
+Test(cuda_runtime_fake, scans_by_a_combiner_that_may_not_be_regrouped)
+{
+    static int64_t m[1 << 20];
+    int64_t thousands[10];
+    for (int i = 0; i < 10; i++)
+        thousands[i] = 1000;
+    int64_t ext[2] = {1, 1 << 20};
+    acc_array in = ts_host(ACC_I64, 2, ext, m);
+    run_on_device("rowDiffs", 1, &in, 1); /* one long row: one thread */
+    expect_sequence("accel_scan_thread");
+    expect_launch("accel_scan_thread", 1, 1, 32);
+    expect_args("accel_scan_thread", 0, (1 << 20) + 1, 1 << 20, -1);
+    ext[0] = 1000, ext[1] = 8;
+    in = ts_host(ACC_I64, 2, ext, m);
+    run_on_device("rowDiffs", 1, &in, 1); /* 1000 rows: 1000 threads */
+    expect_launch("accel_scan_thread", 4, 1, 256);
+    acc_array seg[2] = {vec_i64(m, 10000), vec_i64(thousands, 10)};
+    run_on_device("segDiffs", 2, seg, 1); /* long segments, a thread each */
+    expect_sequence("accel_scan_seg_thread");
+    expect_launch("accel_scan_seg_thread", 1, 1, 32);
 }
 
 static void warp_blocks(fake_config *c) { c->occupancy_block = 32; }

@@ -461,73 +461,84 @@ static const struct scan_kind {
     {"scanr'", 1, 1}, {"scanr1", 0, 0}, {"prescanl", 1, 0},
     {"postscanl", 1, 0}, {"prescanr", 1, 0}, {"postscanr", 1, 0}};
 
-/* Entries plain0..plain9 and seg0..seg9: each scan kind, plain and
- * segmented, with cat over the digits of an i64 matrix (an embedded
- * producer); then a few over manifest arrays. */
+/* Entry `name`K of scan kind K, plain or segmented: with cat over the
+ * digits of an i64 matrix (an embedded producer; applied in order, a
+ * thread per row or segment), or with (+) over the matrix itself (a
+ * commutative primitive, so regrouped: warps, the three passes). */
+static size_t scan_entry(char *src, size_t size, int k, int seg, int add)
+{
+    const struct scan_kind *K = &scan_kinds[k];
+    const char *e = add ? "i64" : "(i64, i64)";
+    char type[96];
+    if (K->primed)
+        snprintf(type, sizeof type, "(Matrix %s, %s %s)", e,
+                 seg ? "Matrix" : "Vector", e);
+    else
+        snprintf(type, sizeof type, "Matrix %s", e);
+    return (size_t)snprintf(src, size,
+        "%s%s%d (xs : Matrix i64)%s : %s =\n  %s%s %s %s %s%s\n\n",
+        seg ? "seg" : "plain", add ? "Add" : "", k,
+        seg ? " (s : Vector i64)" : "", type, K->name, seg ? "Seg" : "",
+        add ? "(+)" : "cat", K->seeded ? (add ? "7" : "(7, 10)") : "",
+        add ? "xs" : "(map (\\x -> (rem (abs x) 10, 10)) xs)",
+        seg ? " s" : "");
+}
+
+/* Entries plainK, segK, plainAddK and segAddK for every scan kind K, and
+ * two float scans. */
 static const char *scan_source(void)
 {
-    static char src[8192];
+    static char src[16384];
     size_t at = (size_t)snprintf(src, sizeof src, "%s",
         "cat p q = (rem (fst p * snd q + fst q) 1000000007,\n"
         "           rem (snd p * snd q) 1000000007)\n\n"
-        "plainSum (xs : Matrix i64) : Matrix i64 = postscanr (+) 3 xs\n\n"
-        "segSum (xs : Matrix i64) (s : Vector i64) : (Matrix i64, Matrix i64)"
-        " =\n  scanr'Seg (+) 3 xs s\n\n"
         "plainF64 (xs : Matrix f64) : Matrix f64 = scanl (+) 0.5 xs\n\n"
         "segF32 (xs : Matrix f32) (s : Vector i64) : Matrix f32 =\n"
         "  scanl1Seg (+) xs s\n\n");
-    for (int seg = 0; seg < 2; seg++)
-        for (int k = 0; k < 10; k++) {
-            const struct scan_kind *K = &scan_kinds[k];
-            const char *pair = "Matrix (i64, i64)";
-            char type[96];
-            snprintf(type, sizeof type, K->primed ? "(%s, %s (i64, i64))"
-                     : "%s", pair, seg ? "Matrix" : "Vector");
-            at += (size_t)snprintf(src + at, sizeof src - at,
-                "%s%d (xs : Matrix i64)%s : %s =\n"
-                "  %s%s cat %s (map (\\x -> (rem (abs x) 10, 10)) xs)%s\n\n",
-                seg ? "seg" : "plain", k, seg ? " (s : Vector i64)" : "",
-                type, K->name, seg ? "Seg" : "", K->seeded ? "(7, 10)" : "",
-                seg ? " s" : "");
-        }
+    for (int v = 0; v < 4; v++)
+        for (int k = 0; k < 10 && at < sizeof src; k++)
+            at += scan_entry(src + at, sizeof src - at, k, v & 1, v >> 1);
     cr_assert_lt(at, sizeof src);
     return src;
 }
 
-/* Many short rows (a warp each) and a few long ones (the three passes). */
+/* Every scan kind, in order (cat) and regrouped ((+)), plain or
+ * segmented, against the interpreter on the inputs in. */
+static void every_kind(int seg, size_t n_in, const acc_array *in)
+{
+    const char *src = scan_source();
+    for (int add = 0; add < 2; add++)
+        for (int k = 0; k < 10; k++) {
+            char entry[24];
+            snprintf(entry, sizeof entry, "%s%s%d", seg ? "seg" : "plain",
+                     add ? "Add" : "", k);
+            matches_interpreter(src, entry, n_in, in, 0);
+        }
+}
+
+/* Many short rows (a warp each when regrouped), a few long ones (the
+ * three passes), empty rows. */
 Test(cuda_device, every_scan_kind_short_and_long_rows)
 {
     static const int64_t shapes[3][2] = {{300, 37}, {2, 300001}, {5, 0}};
-    const char *src = scan_source();
     for (int sh = 0; sh < 3; sh++) {
         int64_t rows = shapes[sh][0], cols = shapes[sh][1];
         int64_t *xs = test_values(rows * cols);
         acc_array in = matrix_i64(xs, rows, cols);
-        for (int k = 0; k < 10; k++) {
-            char entry[16];
-            snprintf(entry, sizeof entry, "plain%d", k);
-            matches_interpreter(src, entry, 1, &in, 0);
-        }
-        matches_interpreter(src, "plainSum", 1, &in, 0);
+        every_kind(0, 1, &in);
         free(xs);
     }
 }
 
 /* Short segments (a thread each, zeros included) and long ones (a warp
- * each), each leaving a tail of the row. */
+ * each when regrouped), each leaving a tail of the row. */
 Test(cuda_device, every_segmented_scan_kind_short_and_long_segments)
 {
     static int64_t seg[4096];
-    const char *src = scan_source();
     for (int long_ones = 0; long_ones < 2; long_ones++) {
         acc_array in[2];
         int64_t *xs = segmented_inputs(long_ones, seg, in);
-        for (int kind = 0; kind < 10; kind++) {
-            char entry[16];
-            snprintf(entry, sizeof entry, "seg%d", kind);
-            matches_interpreter(src, entry, 2, in, 0);
-        }
-        matches_interpreter(src, "segSum", 2, in, 0);
+        every_kind(1, 2, in);
         free(xs);
     }
 }

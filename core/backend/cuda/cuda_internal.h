@@ -63,7 +63,7 @@ void cuda_modules_unload(cuda_backend *be);
 
 /* ---- programs and launchers --------------------------------------------------- */
 
-enum { CUDA_MAX_ENTRIES = 4 };
+enum { CUDA_MAX_ENTRIES = 5 };
 
 /* One entry point of a loaded kernel and its launch configuration from
  * cuOccupancyMaxPotentialBlockSize (block rounded down to whole warps). */

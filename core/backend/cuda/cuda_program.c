@@ -20,8 +20,8 @@ static const cuda_launcher launchers[] = {
     [CG_KERNEL_FOLD_SEG] = {{"accel_fold_seg_warp", "accel_fold_seg_thread",
                              "accel_fold_seg_tail"}, cuda_drive_fold_seg},
     [CG_KERNEL_SCAN] = {{"accel_scan_rows", "accel_scan_part",
-                         "accel_scan_finish", "accel_scan_block"},
-                        cuda_drive_scan},
+                         "accel_scan_finish", "accel_scan_block",
+                         "accel_scan_thread"}, cuda_drive_scan},
     [CG_KERNEL_SCAN_SEG] = {{"accel_scan_seg_warp", "accel_scan_seg_thread"},
                             cuda_drive_scan_seg},
 };

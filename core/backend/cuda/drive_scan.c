@@ -3,8 +3,11 @@
  * scan.cu.in): what plain and segmented scans share (the seed, the
  * arguments, the results and the step's outcome), and the plain scans'
  * launch.  The host evaluates the shape and the seed and refuses a
- * scanl1/scanr1 of empty rows to the interpreter (which names it); then
- * either
+ * scanl1/scanr1 of empty rows to the interpreter (which names it).  A
+ * scan's f need not be associative (scanl (-) is defined element after
+ * element), so unless it is a commutative primitive (cg_kernel.
+ * reassociable, the CPU's rule for its blocked scan) each row is scanned
+ * in order by one thread: accel_scan_thread.  Otherwise either
  *
  *  - rows: accel_scan_rows, one warp per row (warps grid-stride over
  *    rows), when there are rows enough to fill the device with warps or
@@ -157,17 +160,24 @@ static int by_parts(cuda_scan *s, int64_t rows, int64_t p, diag *d)
     return ok;
 }
 
+/* One launch over the rows: a warp each, or, when f may not be
+ * regrouped, a thread each. */
+static int by_rows(cuda_scan *s, int64_t rows, diag *d)
+{
+    int regroup = s->kn->k.reassociable;
+    const cuda_fn *fn = cuda_fn_of(s->kn, regroup ? CG_CUDA_SCAN_ROWS
+                                                  : CG_CUDA_SCAN_THREAD);
+    return cuda_scan_upload(s, NULL, d) &&
+           cuda_launch_threads(s->run, &s->l, fn, regroup ? rows * 32 : rows,
+                               NULL, d);
+}
+
 /* The launches (rows > 0): 1, 0 after an error, -1 when a kernel
  * reported a runtime error. */
 static int launch(cuda_scan *s, int64_t rows, diag *d)
 {
-    int64_t p = parts_of(s, rows, s->l.A.inner);
-    int ok = p > 1 ? by_parts(s, rows, p, d)
-                   : cuda_scan_upload(s, NULL, d) &&
-                         cuda_launch_threads(
-                             s->run, &s->l,
-                             cuda_fn_of(s->kn, CG_CUDA_SCAN_ROWS), rows * 32,
-                             NULL, d);
+    int64_t p = s->kn->k.reassociable ? parts_of(s, rows, s->l.A.inner) : 1;
+    int ok = p > 1 ? by_parts(s, rows, p, d) : by_rows(s, rows, d);
     return ok ? cuda_launch_outcome(s->run, s->kn, &s->l, d) : 0;
 }
 

@@ -9,9 +9,10 @@
  * producer, its elements past the last segment (computed for their runtime
  * checks, as the interpreter computes the whole producer; the kernel's
  * ACC_TAIL).  One launch over them: accel_scan_seg_thread, a thread per
- * pair scanning element by element, when pairs average fewer than
- * CG_CUDA_SCAN_SEG_WARP_MIN_AVG elements, else accel_scan_seg_warp, a
- * warp per pair (cg_cuda_scan_seg_entry).  Each segment is scanned in
+ * pair scanning element by element, when f may not be regrouped (it is
+ * not a commutative primitive: a scan's f need not be associative) or
+ * pairs average fewer than CG_CUDA_SCAN_SEG_WARP_MIN_AVG elements, else
+ * accel_scan_seg_warp, a warp per pair (cg_cuda_scan_seg_entry).  Each segment is scanned in
  * order; the error slot is read back after the launch.
  */
 #include "core/backend/cuda/cuda_internal.h"
@@ -35,7 +36,8 @@ static int launch_pairs(cuda_scan *s, const int64_t *off, int64_t k,
         return -1;
     if (pairs == 0 || !(cuda_scan_has_results(s) || checks))
         return 1;
-    cg_cuda_entry_id id = cg_cuda_scan_seg_entry(tail ? inner : off[k], q);
+    cg_cuda_entry_id id = cg_cuda_scan_seg_entry(s->kn->k.reassociable,
+                                                 tail ? inner : off[k], q);
     int64_t threads = id == CG_CUDA_SCAN_SEG_WARP ? pairs * 32 : pairs;
     if (!cuda_scan_upload(s, NULL, d) ||
         !cuda_launch_threads(s->run, &s->l, cuda_fn_of(s->kn, id), threads,
