@@ -1340,6 +1340,9 @@ Test(cuda_runtime_fake, segmented_fold_launches)
     expect_sequence("accel_fold_seg_thread");
     expect_launch("accel_fold_seg_thread", 391, 1, 256);
     expect_args("accel_fold_seg_thread", 0, 100 * 1000, 1000, -1);
+    in[0] = mat_f32(m, 0, 1000); /* no rows: no result, no launch */
+    run_on_device("segSums", 2, in, 1);
+    cr_expect_eq(count(FAKE_LAUNCH, 0), 0);
 }
 
 /* SMVM: foldSeg over an embedded producer with bounds checks; its
