@@ -7,7 +7,6 @@
 #include "core/codegen/kernel_fill.h"
 #include "core/codegen/kernel_permute.h"
 #include "core/codegen/kernel_stencil.h"
-#include "core/ir/scan_kind.h"
 #include "core/ir/types.h"
 
 #include <stdio.h>
@@ -76,8 +75,8 @@ static const cg_builder *builder_of(const ir_node *n)
     case IR_FOLD1: return &fold_builder;
     case IR_FOLD_SEG: return &fold_seg_builder;
     case IR_SCAN:
-    case IR_SCAN_SEG: /* a map over a primed scan's tuple cannot type */
-        if (post_map && ir_scan_form_of(c->u.scan.kind) == IR_SCAN_PRIMED)
+    case IR_SCAN_SEG:
+        if (post_map && !cg_maps_into(c))
             return NULL;
         return c->op == IR_SCAN ? &scan_builder : &scan_seg_builder;
     case IR_STENCIL:

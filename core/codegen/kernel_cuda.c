@@ -68,7 +68,7 @@ static int build_fold(cg_inst *in, const ir_node *n, cg_kernel *k)
 
 /* Elements a thread holds per scan tile: about 32 bytes of them, in
  * registers. */
-static size_t scan_items(const acc_type *elem)
+int64_t cg_cuda_scan_items(const acc_type *elem)
 {
     size_t bytes = 0;
     for (size_t l = 0; l < elem->n_leaves; l++)
@@ -76,11 +76,13 @@ static size_t scan_items(const acc_type *elem)
     return bytes >= 32 ? 1 : bytes >= 16 ? 2 : bytes >= 8 ? 4 : 8;
 }
 
+/* scan.cu.in, plain and segmented. */
 static int build_scan(cg_inst *in, const ir_node *n, cg_kernel *k)
 {
     if (!cg_fill_scan(in, n, k))
         return 0;
-    sb_printf(cg_fill_hole(in, "ITEMS"), "%zu", scan_items(k->src->type->elem));
+    sb_printf(cg_fill_hole(in, "ITEMS"), "%lld",
+              (long long)cg_cuda_scan_items(k->src->type->elem));
     return group_holes(in, k, k->reassociable);
 }
 
@@ -127,7 +129,8 @@ static const cuda_step steps[] = {
     {IR_FOLD, 1, {CG_KERNEL_FOLD, "cuda/fold.cu.in", build_fold}},
     {IR_FOLD1, 1, {CG_KERNEL_FOLD, "cuda/fold.cu.in", build_fold}},
     {IR_FOLD_SEG, 1, {CG_KERNEL_FOLD_SEG, "cuda/fold_seg.cu.in", build_fold}},
-    {IR_SCAN, 0, {CG_KERNEL_SCAN, "cuda/scan.cu.in", build_scan}},
+    {IR_SCAN, 1, {CG_KERNEL_SCAN, "cuda/scan.cu.in", build_scan}},
+    {IR_SCAN_SEG, 1, {CG_KERNEL_SCAN_SEG, "cuda/scan.cu.in", build_scan}},
     {IR_STENCIL, 0, {CG_KERNEL_STENCIL, "cuda/stencil.cu.in", cg_fill_stencil}},
     {IR_STENCIL2, 0, {CG_KERNEL_STENCIL, "cuda/stencil.cu.in", cg_fill_stencil}},
     {IR_PERMUTE, 1, {CG_KERNEL_PERMUTE, "cuda/permute.cu.in", build_permute}},
@@ -148,16 +151,12 @@ static const cg_builder *builder_of(const ir_node *n)
 {
     int post_map = n->op == IR_MAP;
     const ir_node *c = cg_post_map_base(n);
-    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-        if (steps[i].op != c->op)
-            continue;
-        if (!post_map || steps[i].post_map)
-            return &steps[i].builder;
-        /* a map over a primed scan's tuple cannot type */
-        return c->op == IR_SCAN &&
-               ir_scan_form_of(c->u.scan.kind) == IR_SCAN_PRIMED
-                   ? NULL : &map_over_builder;
-    }
+    if (post_map && !cg_maps_into(c))
+        return NULL; /* a map over a primed scan's tuple cannot type */
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+        if (steps[i].op == c->op)
+            return !post_map || steps[i].post_map ? &steps[i].builder
+                                                  : &map_over_builder;
     return post_map ? &map_over_builder : NULL;
 }
 
@@ -282,6 +281,12 @@ static const cg_cuda_entry entries[CG_CUDA_N_ENTRIES] = {
                                 NULL, CG_CUDA_GRID_THREADS, 0, 1},
     [CG_CUDA_EXPAND_BLOCKS] = {"accel_expand_blocks", CG_KERNEL_EXPAND, NULL,
                                CG_CUDA_GRID_BLOCKS, 0, 1},
+    [CG_CUDA_SCAN_SEG_WARP] = {"accel_scan_seg_warp", CG_KERNEL_SCAN_SEG,
+                               NULL, CG_CUDA_GRID_WARPS, 1, 0},
+    [CG_CUDA_SCAN_SEG_THREAD] = {"accel_scan_seg_thread", CG_KERNEL_SCAN_SEG,
+                                 NULL, CG_CUDA_GRID_THREADS, 0, 0},
+    [CG_CUDA_SCAN_THREAD] = {"accel_scan_thread", CG_KERNEL_SCAN, NULL,
+                             CG_CUDA_GRID_THREADS, 0, 0},
 };
 
 const cg_cuda_entry *cg_cuda_entry_of(cg_cuda_entry_id id)
@@ -289,10 +294,25 @@ const cg_cuda_entry *cg_cuda_entry_of(cg_cuda_entry_id id)
     return (int)id >= 0 && id < CG_CUDA_N_ENTRIES ? &entries[id] : NULL;
 }
 
+/* Whether k segments of `elems` elements in all average fewer than
+ * `least` elements (without overflowing least * k). */
+static int short_segments(int64_t elems, int64_t k, int64_t least)
+{
+    return k > 0 && elems / k < least;
+}
+
 cg_cuda_entry_id cg_cuda_fold_seg_entry(int64_t elems, int64_t k)
 {
-    return elems < (int64_t)CG_CUDA_SEG_WARP_MIN_AVG * k ? CG_CUDA_SEG_THREAD
-                                                         : CG_CUDA_SEG_WARP;
+    return short_segments(elems, k, CG_CUDA_SEG_WARP_MIN_AVG)
+               ? CG_CUDA_SEG_THREAD : CG_CUDA_SEG_WARP;
+}
+
+cg_cuda_entry_id cg_cuda_scan_seg_entry(int regroup, int64_t elems,
+                                        int64_t pairs)
+{
+    return !regroup ||
+                   short_segments(elems, pairs, CG_CUDA_SCAN_SEG_WARP_MIN_AVG)
+               ? CG_CUDA_SCAN_SEG_THREAD : CG_CUDA_SCAN_SEG_WARP;
 }
 
 int64_t cg_cuda_expand_parts(int64_t n)

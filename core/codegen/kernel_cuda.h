@@ -13,18 +13,20 @@
  * Steps with a CUDA skeleton: a manifest generate (generate.cu.in), fold
  * and fold1 (fold.cu.in) and foldSeg, foldSeg' and fold1Seg
  * (fold_seg.cu.in) whose array is manifest or an embedded generate, and
- * map g over any of those folds; the ten scans of IR_SCAN (scan.cu.in);
- * stencil and stencil2 over manifest arrays or embedded generates
- * (stencil.cu.in, the holes of the CPU's stencil.c.in); permute and
- * permute' (permute.cu.in; source manifest, an embedded generate or, for
- * permute', an embedded expand: kind CG_KERNEL_PERMUTE_EXPAND) and expand
- * (expand.cu.in), each also under maps, which take expansion.cuh.in into
- * their EXPANSION hole; a map (or a chain of maps) over any other array
- * (a component of a tuple of arrays, a reshape, a unit, a control node, a
- * stencil or another consumer whose skeleton does not apply the map: the
- * host evaluates it) as a generate reading it (generate.cu.in), as
- * kernel_cpu.c does.  A chain of maps over a consumer counts as one map,
- * as on the CPU.  Generating needs no device; nothing here launches
+ * maps over any of those folds; the ten scans, plain (IR_SCAN) and
+ * segmented (IR_SCAN_SEG), and maps over those with one result
+ * (scan.cu.in); stencil and stencil2 over manifest arrays or embedded
+ * generates (stencil.cu.in, the holes of the CPU's stencil.c.in); permute
+ * and permute' (permute.cu.in; source manifest, an embedded generate or,
+ * for permute', an embedded expand: kind CG_KERNEL_PERMUTE_EXPAND) and
+ * expand (expand.cu.in), each also under maps, which take
+ * expansion.cuh.in into their EXPANSION hole; a map (or a chain of maps)
+ * over any other array (a component of a tuple of arrays, a reshape, a
+ * unit, a control node, a stencil or another consumer whose skeleton does
+ * not apply the map: the host evaluates it) as a generate reading it
+ * (generate.cu.in), as kernel_cpu.c does.  A chain of maps over a
+ * consumer counts as one map, as on the CPU.  Generating needs no device;
+ * nothing here launches
  * anything.
  */
 #ifndef ACC_CORE_CODEGEN_KERNEL_CUDA_H
@@ -40,9 +42,10 @@
 int cg_cuda_has_skeleton(const ir_node *n);
 
 /* Builds the CUDA kernel of step n of program p into *out (kind
- * CG_KERNEL_GENERATE, _FOLD, _FOLD_SEG, _SCAN, _STENCIL, _PERMUTE,
- * _PERMUTE_EXPAND or _EXPAND; free with cg_kernel_free).  Returns 1; 0
- * when n has no CUDA kernel (the reason in why); -1 when out of memory. */
+ * CG_KERNEL_GENERATE, _FOLD, _FOLD_SEG, _SCAN, _SCAN_SEG, _STENCIL,
+ * _PERMUTE, _PERMUTE_EXPAND or _EXPAND; free with cg_kernel_free).
+ * Returns 1; 0 when n has no CUDA kernel (the reason in why); -1 when out
+ * of memory. */
 int cg_cuda_kernel(const ir_program *p, const ir_node *n, cg_kernel *out,
                    char *why, size_t why_len);
 
@@ -83,6 +86,9 @@ typedef enum cg_cuda_entry_id {
     CG_CUDA_EXPAND_OFFSETS,   /* accel_expand_offsets(args, parts)        */
     CG_CUDA_EXPAND_THREADS,   /* accel_expand_threads(args)               */
     CG_CUDA_EXPAND_BLOCKS,    /* accel_expand_blocks(args)                */
+    CG_CUDA_SCAN_SEG_WARP,   /* accel_scan_seg_warp(args)                 */
+    CG_CUDA_SCAN_SEG_THREAD, /* accel_scan_seg_thread(args)               */
+    CG_CUDA_SCAN_THREAD,     /* accel_scan_thread(args)                   */
     CG_CUDA_N_ENTRIES
 } cg_cuda_entry_id;
 
@@ -162,5 +168,22 @@ int cg_cuda_expand_per_thread(int64_t n, int64_t total, int64_t largest);
  * cells of leaf_bytes each and n source elements; 0: do not privatise. */
 int64_t cg_cuda_permute_private_blocks(int64_t cells, int64_t n,
                                        size_t leaf_bytes);
+/* Segmented scans whose pairs average fewer elements than this go one
+ * thread per pair (accel_scan_seg_thread), others one warp per pair
+ * (accel_scan_seg_warp): a warp scans tiles of 32 x ACC_ITEMS elements,
+ * so shorter segments leave most of its lanes idle.  A first guess, never
+ * measured on a device. */
+enum { CG_CUDA_SCAN_SEG_WARP_MIN_AVG = 32 };
+
+/* The segmented-scan entry for `pairs` work items of a row (its segments
+ * and, for an embedded producer, its tail) holding `elems` elements in
+ * all: always a thread per pair when f may not be regrouped (regroup is
+ * cg_kernel.reassociable), else by the average. */
+cg_cuda_entry_id cg_cuda_scan_seg_entry(int regroup, int64_t elems,
+                                        int64_t pairs);
+
+/* ACC_ITEMS of scan.cu.in: the elements of type elem a thread holds per
+ * tile (a tile is blockDim.x x ACC_ITEMS elements). */
+int64_t cg_cuda_scan_items(const acc_type *elem);
 
 #endif

@@ -179,6 +179,12 @@ const ir_node *cg_post_map_base(const ir_node *n)
     return n;
 }
 
+int cg_maps_into(const ir_node *c)
+{
+    return !((c->op == IR_SCAN || c->op == IR_SCAN_SEG) &&
+             ir_scan_form_of(c->u.scan.kind) == IR_SCAN_PRIMED);
+}
+
 /* The maps of step n (a chain of maps) applied, the innermost first, to
  * the leaves `base` of its argument's element (NULL: those of *v, copied
  * to locals), into out. */
@@ -355,9 +361,9 @@ int cg_fill_scan(cg_inst *in, const ir_node *n, cg_kernel *k)
                                       : form == IR_SCAN_PRIMED ? 1
                                       : form == IR_SCAN_INCLUSIVE ? 2
                                       : form == IR_SCAN_EXCLUSIVE ? 3 : 4);
-    /* segmented scans (CPU only): the offsets follow the arrays the scalar
-     * code reads; TAIL computes an embedded producer's elements past the
-     * last segment for their checks */
+    /* segmented scans: the offsets follow the arrays the scalar code
+     * reads; TAIL computes an embedded producer's elements past the last
+     * segment for their checks */
     cg_fill_value(in, "SEGMENTED", segmented ? "1" : "0");
     sb_printf(cg_fill_hole(in, "SEG_ARG"), "%zu", cg_n_arrays(in->e));
     cg_fill_value(in, "TAIL", segmented && xs->op == IR_GENERATE ? "1" : "0");

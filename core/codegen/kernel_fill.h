@@ -63,6 +63,10 @@ int cg_fold_combine(cg_inst *in, const ir_node *f);
 /* The consumer of a step: n, or under fusion's maps after a consumer
  * (map h (map g c)) the consumer c. */
 const ir_node *cg_post_map_base(const ir_node *n);
+/* Whether maps over consumer c can be applied as c stores its result:
+ * not over a primed scan, whose pair of results no map can take (the
+ * type checker refuses it; the generators refuse it too). */
+int cg_maps_into(const ir_node *c);
 /* The store of a fold's result (with the post-maps when n is a map). */
 int cg_fold_store(cg_inst *in, const ir_node *n);
 

@@ -707,6 +707,18 @@ static void poke_launch(void **params)
            config.poke_bytes, config.poke_len);
 }
 
+/* What a launch's parameters say (fake_driver.h: fake_event). */
+static void record_args(fake_event *e, void **params)
+{
+    const unsigned char *args = params[0];
+    memcpy(&e->out_size, args + FAKE_KARGS_OUT_SIZE_OFFSET,
+           sizeof e->out_size);
+    memcpy(&e->inner, args + FAKE_KARGS_INNER_OFFSET, sizeof e->inner);
+    e->has_arg1 = params[1] != NULL;
+    if (e->has_arg1)
+        memcpy(&e->arg1, params[1], sizeof e->arg1);
+}
+
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
                                 unsigned int gz, unsigned int bx,
                                 unsigned int by, unsigned int bz,
@@ -726,6 +738,7 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
         snprintf(e->function, sizeof e->function, "%s", f->name);
         e->grid[0] = gx, e->grid[1] = gy, e->grid[2] = gz;
         e->block[0] = bx, e->block[1] = by, e->block[2] = bz;
+        record_args(e, params);
         counters.launches++;
         if (config.fail_launches > 0)
             fail_launch(params);

@@ -28,6 +28,13 @@ typedef struct fake_event {
     size_t bytes;        /* allocations and copies */
     char function[64];   /* launches: the kernel's name */
     unsigned grid[3], block[3];
+    /* launches: acc_kargs.out_size and .inner (read from the argument at
+     * FAKE_KARGS_OUT_SIZE_OFFSET and FAKE_KARGS_INNER_OFFSET), and the
+     * int64_t second parameter when the launch passes one (has_arg1):
+     * accel's launches always pass two parameter pointers, the second
+     * NULL for kernels with one parameter (cuda_launch.c) */
+    int64_t out_size, inner, arg1;
+    int has_arg1;
 } fake_event;
 
 typedef struct fake_counters {
@@ -71,8 +78,10 @@ typedef struct fake_config {
 /* Where the error slot's device pointer lies in a kernel's argument block
  * (acc_kargs.err in core/skeletons/cuda/prelude.cuh.in); the fake writes
  * a failure there when asked to, as a failing kernel would.  The same for
- * the partial pointers (acc_kargs.part), for poke_function. */
-enum { FAKE_KARGS_ERR_OFFSET = 184, FAKE_KARGS_PART_OFFSET = 168 };
+ * the partial pointers (acc_kargs.part), for poke_function; out_size and
+ * inner are recorded with each launch. */
+enum { FAKE_KARGS_ERR_OFFSET = 184, FAKE_KARGS_PART_OFFSET = 168,
+       FAKE_KARGS_OUT_SIZE_OFFSET = 80, FAKE_KARGS_INNER_OFFSET = 152 };
 
 /* The defaults: init ok, one device of compute capability 9.0, no
  * failures, block size 256, no pokes.  Records and counters are

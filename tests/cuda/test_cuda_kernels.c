@@ -48,6 +48,7 @@ typedef struct counts {
     int stencil, map_over; /* map_over: generates mapping a host array */
     int permute, permute_expand, expand, mapped; /* mapped: maps after a
                                                     permute or an expand */
+    int map_scan, scan_seg, map_scan_seg;
 } counts;
 
 enum { MAX_KINDS = 10, MAX_ENTRIES = 8 };
@@ -60,7 +61,9 @@ static const char *const expected_entries[MAX_KINDS][MAX_ENTRIES] = {
     [CG_KERNEL_FOLD_SEG] = {"accel_fold_seg_warp", "accel_fold_seg_thread",
                             "accel_fold_seg_tail"},
     [CG_KERNEL_SCAN] = {"accel_scan_rows", "accel_scan_part",
-                        "accel_scan_finish", "accel_scan_block"},
+                        "accel_scan_finish", "accel_scan_block",
+                        "accel_scan_thread"},
+    [CG_KERNEL_SCAN_SEG] = {"accel_scan_seg_warp", "accel_scan_seg_thread"},
     [CG_KERNEL_STENCIL] = {"accel_stencil_interior", "accel_stencil_border",
                            "accel_stencil_checks"},
     [CG_KERNEL_PERMUTE] = {"accel_permute_defaults", "accel_permute_map",
@@ -257,8 +260,10 @@ static void check_source(const cg_kernel *k, const ir_node *n, counts *c)
     }
     case CG_KERNEL_SCAN:
         c->scan++;
+        c->map_scan += n->op == IR_MAP;
         cr_expect(strstr(k->source, "__shfl_up_sync") != NULL);
         cr_expect(strstr(k->source, "__syncthreads_or") != NULL);
+        cr_expect(strstr(k->source, "#define ACC_SEGMENTED 0\n") != NULL);
         break;
     case CG_KERNEL_STENCIL:
         c->stencil++;
@@ -269,6 +274,21 @@ static void check_source(const cg_kernel *k, const ir_node *n, counts *c)
     case CG_KERNEL_EXPAND:
         check_permute_source(k, n, c);
         break;
+    case CG_KERNEL_SCAN_SEG: {
+        char arg[64];
+        c->scan_seg++;
+        c->map_scan_seg += n->op == IR_MAP;
+        cr_expect(strstr(k->source, "__shfl_up_sync") != NULL);
+        cr_expect(strstr(k->source, "#define ACC_SEGMENTED 1\n") != NULL);
+        /* the offsets come right after the arrays the scalar code reads;
+         * the tail pair exactly when the producer is embedded */
+        snprintf(arg, sizeof arg, "#define ACC_SEG_ARG %zu\n", k->n_arrays);
+        cr_expect(strstr(k->source, arg) != NULL, "%s", arg);
+        snprintf(arg, sizeof arg, "#define ACC_TAIL %d\n",
+                 k->src->op == IR_GENERATE);
+        cr_expect(strstr(k->source, arg) != NULL, "%s", arg);
+        break;
+    }
     default: /* a kind the CUDA target has no skeleton for */
         cr_expect(0, "kind %d generated for CUDA", (int)k->kind);
         break;
@@ -549,8 +569,46 @@ static const char seg_scan_programs[] =
     "mapAfterFoldSeg (m : Matrix i32) (s : Vector i64) : Matrix f64 =\n"
     "  map (\\x -> f64 x * 0.5) (foldSeg (+) 0 m s)\n"
     "\n"
-    "segmentedScan (xs : Vector i32) (s : Vector i64) : Vector i32 =\n"
-    "  scanlSeg (+) 0 xs s\n";
+    "scanlSegRank3 (xs : Array 3 f64) (s : Vector i64) : Array 3 f64 =\n"
+    "  scanlSeg (+) 1.5 xs s\n"
+    "\n"
+    "scanlPrimedSeg (xs : Vector (f32, f32)) (s : Vector i64)\n"
+    "  : (Vector (f32, f32), Vector (f32, f32)) =\n"
+    "  scanl'Seg affine (1.0, 0.0) xs s\n"
+    "\n"
+    "scanl1SegMax (xs : Matrix i16) (s : Vector i64) : Matrix i16 =\n"
+    "  scanl1Seg max xs s\n"
+    "\n"
+    "scanrSegAffine (xs : Matrix (f64, f64)) (s : Vector i64)\n"
+    "  : Matrix (f64, f64) = scanrSeg affine (1.0, 0.0) xs s\n"
+    "\n"
+    "scanrPrimedSeg (xs : Matrix i64) (s : Vector i64)\n"
+    "  : (Matrix i64, Matrix i64) = scanr'Seg (+) 0 xs s\n"
+    "\n"
+    "scanr1SegAnd (xs : Vector bool) (s : Vector i64) : Vector bool =\n"
+    "  scanr1Seg (&&) xs s\n"
+    "\n"
+    "prescanlSegXor (xs : Matrix u8) (s : Vector i64) : Matrix u8 =\n"
+    "  prescanlSeg xor 0 xs s\n"
+    "\n"
+    "postscanlSegAffine (xs : Vector (f64, f64)) (s : Vector i64)\n"
+    "  : Vector (f64, f64) = postscanlSeg affine (2.0, 1.0) xs s\n"
+    "\n"
+    "prescanrSegMin (xs : Array 3 i32) (s : Vector i64) : Array 3 i32 =\n"
+    "  prescanrSeg min 100 xs s\n"
+    "\n"
+    "postscanrSegEmbedded (n : i64) (ys : Vector i32) (s : Vector i64)\n"
+    "  : Matrix i32 =\n"
+    "  postscanrSeg (+) 5 (generate [n, 7] (\\[i, j] -> quot (ys ! [j]) (i32 i))) s\n"
+    "\n"
+    "mapAfterScan (xs : Matrix i32) : Matrix f64 =\n"
+    "  map (\\x -> f64 x * 0.5) (scanl (+) 0 xs)\n"
+    "\n"
+    "mapsAfterScanr (xs : Vector i64) : Vector i64 =\n"
+    "  map (\\(a, b) -> a - 2 * b) (map (\\v -> (v * 3 + 1, v)) (scanr (-) 0 xs))\n"
+    "\n"
+    "mapAfterScanSeg (xs : Vector i32) (s : Vector i64) : Vector i32 =\n"
+    "  map (\\x -> quot 100 x) (scanl1Seg (+) xs s)\n";
 
 /* The CUDA kernel of entry point `entry` of text `src`: its only step
  * with a skeleton. */
@@ -580,12 +638,12 @@ static acc_program *only_kernel(const char *entry, cg_kernel *k)
 /* The kernel of `entry`: its kind and the values of its configuration
  * macros (names[i] is values[i]); then every step compiled. */
 static counts check_config(const char *entry, cg_kind kind,
-                           const char *const names[3], const int values[3])
+                           const char *const names[4], const int values[4])
 {
     cg_kernel k;
     acc_program *p = only_kernel(entry, &k);
     cr_expect_eq(k.kind, kind, "%s", entry);
-    for (int i = 0; i < 3 && names[i]; i++)
+    for (int i = 0; i < 4 && names[i]; i++)
         expect_define(&k, names[i], values[i], entry);
     cg_kernel_free(&k);
     counts c = check_program(p, entry);
@@ -599,8 +657,9 @@ static counts check_config(const char *entry, cg_kind kind,
  * interleaved elements. */
 static void check_scan(const char *entry, int left, int form, int strided)
 {
-    static const char *const names[3] = {"ACC_LEFT", "ACC_FORM", "ACC_STRIDED"};
-    const int values[3] = {left, form, strided};
+    static const char *const names[4] = {"ACC_LEFT", "ACC_FORM",
+                                         "ACC_STRIDED", NULL};
+    const int values[4] = {left, form, strided, 0};
     check_config(entry, CG_KERNEL_SCAN, names, values);
 }
 
@@ -654,8 +713,9 @@ Test(cuda_kernels, scan_over_embedded_producers)
 
 static counts check_seg(const char *entry, int seeded, int strided)
 {
-    static const char *const names[3] = {"ACC_SEEDED", "ACC_STRIDED", NULL};
-    const int values[3] = {seeded, strided, 0};
+    static const char *const names[4] = {"ACC_SEEDED", "ACC_STRIDED", NULL,
+                                         NULL};
+    const int values[4] = {seeded, strided, 0, 0};
     return check_config(entry, CG_KERNEL_FOLD_SEG, names, values);
 }
 
@@ -694,24 +754,28 @@ Test(cuda_kernels, smvm_is_one_segmented_fold_over_a_producer)
 
 Test(cuda_kernels, steps_without_a_cuda_skeleton_are_refused)
 {
+    /* every kernel of the language reference's programs has a skeleton */
+    static const char *const programs4[] = {"histogram", "blur", "smvm",
+                                            "dotp", "mandelbrot"};
+    for (size_t i = 0; i < sizeof programs4 / sizeof *programs4; i++) {
+        counts c = check_text(ts_language4_source(), programs4[i]);
+        cr_expect_eq(c.none, 0, "%s: every kernel compiled", programs4[i]);
+    }
+    /* a step that is not a kernel (a reshape: a host step) is refused with
+     * the reason */
     acc_program *p = NULL;
-    cr_assert_eq(acc_compile_text(ctx, ts_language4_source(), (size_t)-1,
-                                  "histogram", &p), ACC_OK, "%s",
-                 acc_last_error());
-    counts c = check_program(p, "histogram");
-    cr_expect_eq(c.none, 0, "histogram: the permute is compiled");
-    cr_expect_eq(c.permute, 1);
-    acc_program_free(p);
-    /* stencils have a skeleton now (the stencil tests below) */
-    c = check_text(ts_language4_source(), "blur");
-    cr_expect_eq(c.none, 0, "blur: the stencil is compiled");
-    cr_expect_eq(c.stencil, 1);
-    cr_assert_eq(acc_compile_text(ctx, seg_scan_programs, (size_t)-1,
-                                  "segmentedScan", &p), ACC_OK, "%s",
-                 acc_last_error());
-    c = check_program(p, "segmentedScan");
-    cr_expect_eq(c.none, 1, "a segmented scan");
-    cr_expect_eq(c.steps, 0);
+    cr_assert_eq(acc_compile_text(ctx, "r (xs : Vector f32) : Matrix f32 =\n"
+                                  "  reshape [2, 3] xs\n", (size_t)-1, "r",
+                                  &p), ACC_OK, "%s", acc_last_error());
+    const ir_node *reshape = NULL;
+    for (uint32_t i = 0; i < p->ir.n_nodes; i++)
+        if (p->ir.nodes[i]->op == IR_RESHAPE)
+            reshape = p->ir.nodes[i];
+    cr_assert_not_null(reshape);
+    cg_kernel k;
+    char why[256];
+    cr_expect_eq(cg_cuda_kernel(&p->ir, reshape, &k, why, sizeof why), 0);
+    cr_expect_str_eq(why, "reshape has no CUDA skeleton");
     acc_program_free(p);
 }
 
@@ -720,6 +784,12 @@ Test(cuda_kernels, segment_length_picks_the_variant)
     /* segments of 7.9 elements on average: a thread each; of 8, a warp */
     cr_expect_eq(cg_cuda_fold_seg_entry(79, 10), CG_CUDA_SEG_THREAD);
     cr_expect_eq(cg_cuda_fold_seg_entry(80, 10), CG_CUDA_SEG_WARP);
+    /* scans: a thread per pair below 32 elements on average, and always
+     * when f may not be regrouped */
+    cr_expect_eq(cg_cuda_scan_seg_entry(1, 319, 10), CG_CUDA_SCAN_SEG_THREAD);
+    cr_expect_eq(cg_cuda_scan_seg_entry(1, 320, 10), CG_CUDA_SCAN_SEG_WARP);
+    cr_expect_eq(cg_cuda_scan_seg_entry(0, 1 << 20, 10),
+                 CG_CUDA_SCAN_SEG_THREAD);
     cr_expect_null(cg_cuda_entry_of(CG_CUDA_N_ENTRIES));
 }
 
@@ -1140,4 +1210,76 @@ Test(cuda_kernels, expansion_and_privatisation_choices)
     cr_expect_eq(cg_cuda_permute_private_blocks(4097, 1 << 20, 4), 0);
     cr_expect_eq(cg_cuda_permute_private_blocks(2049, 1 << 20, 8), 0);
     cr_expect_eq(cg_cuda_permute_private_blocks(0, 1 << 20, 8), 0);
+}
+/* ---- segmented scans, maps after scans ---------------------------------------- */
+
+/* The segmented scan of `entry`: its direction and form, and whether it
+ * has the tail pair (an embedded producer). */
+static void check_scan_seg(const char *entry, int left, int form, int tail)
+{
+    static const char *const names[4] = {"ACC_LEFT", "ACC_FORM",
+                                         "ACC_SEGMENTED", "ACC_TAIL"};
+    const int values[4] = {left, form, 1, tail};
+    counts c = check_config(entry, CG_KERNEL_SCAN_SEG, names, values);
+    cr_expect_eq(c.scan_seg, 1, "%s", entry);
+}
+
+Test(cuda_kernels, every_segmented_scan_kind)
+{
+    check_scan_seg("scanlSegRank3", 1, 0, 0);
+    check_scan_seg("scanlPrimedSeg", 1, 1, 0);
+    check_scan_seg("scanl1SegMax", 1, 2, 0);
+    check_scan_seg("scanrSegAffine", 0, 0, 0);
+    check_scan_seg("scanrPrimedSeg", 0, 1, 0);
+    check_scan_seg("scanr1SegAnd", 0, 2, 0);
+    check_scan_seg("prescanlSegXor", 1, 3, 0);
+    check_scan_seg("postscanlSegAffine", 1, 4, 0);
+    check_scan_seg("prescanrSegMin", 0, 3, 0);
+    check_scan_seg("postscanrSegEmbedded", 0, 4, 1);
+}
+
+Test(cuda_kernels, segmented_scan_over_an_embedded_producer)
+{
+    cg_kernel k;
+    acc_program *p = only_kernel("postscanrSegEmbedded", &k);
+    cr_expect_eq(k.src->op, IR_GENERATE, "the generate is computed in the "
+                 "scan");
+    cr_expect(strstr(k.source, "ACC_FAIL(ACC_KERR_DIV_ZERO") != NULL);
+    cr_expect(strstr(k.source, "ACC_FAIL(ACC_KERR_BOUNDS") != NULL);
+    cr_expect_gt(k.checks, 0);
+    /* ys is the only array the producer reads: the offsets are in[1] */
+    cr_expect_eq(k.n_arrays, 1);
+    expect_define(&k, "ACC_SEG_ARG", 1, "postscanrSegEmbedded");
+    cg_kernel_free(&k);
+    acc_program_free(p);
+}
+
+Test(cuda_kernels, maps_after_scans_are_applied_as_they_store)
+{
+    static const char *const entries[3] = {"mapAfterScan", "mapsAfterScanr",
+                                           "mapAfterScanSeg"};
+    for (int i = 0; i < 3; i++) {
+        cg_kernel k;
+        acc_program *p = only_kernel(entries[i], &k);
+        cr_expect_eq(k.kind, i < 2 ? CG_KERNEL_SCAN : CG_KERNEL_SCAN_SEG,
+                     "%s", entries[i]);
+        cg_kernel_free(&k);
+        counts c = check_program(p, entries[i]);
+        cr_expect_eq(c.steps, 1, "%s: one kernel", entries[i]);
+        cr_expect_eq(c.map_scan + c.map_scan_seg, 1, "%s: the maps are the "
+                     "scan's store", entries[i]);
+        cr_expect_eq(c.generate, 0, "%s", entries[i]);
+        acc_program_free(p);
+    }
+    cg_kernel k; /* the map's division is checked as the scan stores */
+    acc_program *p = only_kernel("mapAfterScanSeg", &k);
+    const char *store = strstr(k.source, "ACC_FN int acc_store(");
+    const char *next = store ? strstr(store, "ACC_FN int acc_store_total(")
+                             : NULL;
+    cr_assert(store && next);
+    char *body = strndup(store, (size_t)(next - store));
+    cr_expect(strstr(body, "ACC_FAIL(ACC_KERR_DIV_ZERO") != NULL, "%s", body);
+    free(body);
+    cg_kernel_free(&k);
+    acc_program_free(p);
 }

@@ -1,10 +1,12 @@
 /*
  * test_cuda_device.c — the CUDA backend on a real device, against the
  * reference interpreter: device-pointer inputs and outputs, a caller's
- * stream with an asynchronous run, the two fold launch shapes, the error
- * slot, running out of device memory; stencils (the blur, every boundary,
- * width 9, rank 3, stencil2, tuples, producer errors: bit for bit) and
- * maps over host arrays.  Part of the device suite (ctest
+ * stream with an asynchronous run, the two fold launch shapes, SMVM and
+ * the segmented folds, every scan and segmented scan kind on short and
+ * long rows and segments, the error slot, running out of device memory;
+ * stencils (the blur, every boundary, width 9, rank 3, stencil2, tuples,
+ * producer errors: bit for bit) and maps over host arrays; permute,
+ * permute' over expand and expand.  Part of the device suite (ctest
  * label gpu, make test-gpu): it is registered only with
  * -DACC_GPU_TESTS=ON, runs with ACC_TEST_BACKEND=cuda, and where no GPU
  * can be used the whole executable is skipped with one line saying why
@@ -16,6 +18,7 @@
 #include <criterion/criterion.h>
 
 #include "accel.h"
+#include "cpu_support.h"
 #include "support.h"
 #include "text_sources.h"
 
@@ -89,56 +92,34 @@ static acc_array device_output(void)
     return out;
 }
 
-/* Leaf l of outputs a (CUDA) and b (interpreter): equal byte for byte, or
- * within rel for floats. */
-static void same_leaf(const char *entry, const acc_array *a,
-                      const acc_array *b, size_t l, double rel)
+/* Both backends run `entry` of `src` on the same host inputs: the same
+ * status (and message), and the same outputs: integers bit for bit,
+ * floats within relative error rel (ts_expect_same_outputs; rel 0:
+ * exactly). */
+static void matches_interpreter(const char *src, const char *entry,
+                                size_t n_in, const acc_array *in, double rel)
 {
-    int64_t n = acc_array_size(a);
-    acc_scalar s = acc_type_leaf(a->type, l);
-    size_t w = acc_scalar_size(s);
-    for (int64_t i = 0; i < n; i++) {
-        const char *x = (const char *)a->data[l] + i * w;
-        const char *y = (const char *)b->data[l] + i * w;
-        if (s == ACC_F32 || s == ACC_F64) {
-            double u = s == ACC_F32 ? *(const float *)x : *(const double *)x;
-            double v = s == ACC_F32 ? *(const float *)y : *(const double *)y;
-            cr_expect_leq(fabs(u - v), rel * fabs(v) + 1e-30,
-                          "%s[%lld].%zu: %g vs %g", entry, (long long)i, l, u,
-                          v);
-        } else {
-            cr_expect(memcmp(x, y, w) == 0, "%s[%lld].%zu differs", entry,
-                      (long long)i, l);
-        }
-    }
-}
-
-/* Both backends on the same host inputs, entry `entry` of text src: the
- * same status, message and shape, and every leaf the same (same_leaf). */
-static void same_in(const char *src, const char *entry, size_t n_in,
-                    const acc_array *in, double rel)
-{
+    enum { MAX_OUT = 2 };
+    char message[1024];
     acc_context *dev = cuda(), *ref = reference();
     acc_program *p = compile_from(dev, src, entry);
     acc_program *q = compile_from(ref, src, entry);
-    acc_array a, b;
-    char message[512];
-    acc_status sa = ts_run_program(p, n_in, in, 1, &a);
+    size_t n = acc_program_num_outputs(q);
+    acc_array a[MAX_OUT], b[MAX_OUT];
+    cr_assert_leq(n, MAX_OUT);
+    acc_status sb = ts_run_program(q, n_in, in, n, b);
     snprintf(message, sizeof message, "%s", acc_last_error());
-    acc_status sb = ts_run_program(q, n_in, in, 1, &b);
-    cr_assert_eq(sa, sb, "%s: cuda %s, interpreter %s (%s)", entry,
-                 acc_status_string(sa), acc_status_string(sb), message);
+    acc_status sa = ts_run_program(p, n_in, in, n, a);
+    cr_assert_eq(sa, sb, "%s: cuda %s (%s), interpreter %s (%s)", entry,
+                 acc_status_string(sa), acc_last_error(),
+                 acc_status_string(sb), message);
     if (sa != ACC_OK)
-        cr_expect_str_eq(message, acc_last_error(), "%s", entry);
-    if (sa == ACC_OK) {
-        cr_assert_eq(acc_array_size(&a), acc_array_size(&b), "%s", entry);
-        cr_assert_eq(a.rank, b.rank);
-        for (int32_t k = 0; k < a.rank; k++)
-            cr_expect_eq(a.extents[k], b.extents[k], "%s", entry);
-        for (size_t l = 0; l < acc_type_leaf_count(a.type); l++)
-            same_leaf(entry, &a, &b, l, rel);
-        acc_array_release(&a);
-        acc_array_release(&b);
+        cr_expect_str_eq(acc_last_error(), message, "%s", entry);
+    else
+        ts_expect_same_outputs(a, b, n, 0, rel);
+    for (size_t i = 0; sa == ACC_OK && i < n; i++) {
+        acc_array_release(&a[i]);
+        acc_array_release(&b[i]);
     }
     acc_program_free(p);
     acc_program_free(q);
@@ -149,7 +130,7 @@ static void same_in(const char *src, const char *entry, size_t n_in,
 static void same_as_interpreter(const char *entry, size_t n_in,
                                 const acc_array *in, double rel)
 {
-    same_in(programs, entry, n_in, in, rel);
+    matches_interpreter(programs, entry, n_in, in, rel);
 }
 
 Test(cuda_device, dot_product)
@@ -359,9 +340,9 @@ Test(cuda_device, out_of_device_memory)
 static void identical_to_interpreter(const char *entry, size_t n_in,
                                      const acc_array *in)
 {
-    same_in(strcmp(entry, "blur") == 0 ? ts_language4_source()
-                                       : ts_stencil_source(),
-            entry, n_in, in, 0);
+    matches_interpreter(strcmp(entry, "blur") == 0 ? ts_language4_source()
+                                                   : ts_stencil_source(),
+                        entry, n_in, in, 0);
 }
 
 /* Sizes with many blocks, one row, and arrays narrower than the window
@@ -529,14 +510,14 @@ Test(cuda_device, histograms)
     for (int i = 0; i < 3; i++) {
         acc_array in[2] = {ts_host(ACC_I64, 0, NULL, &ks[i]),
                            ts_host(ACC_I32, 1, &n, x)};
-        same_in(ts_permute_source(), "histogram", 2, in, 0);
-        same_in(ts_permute_source(), "xorBits", 2, in, 0);
+        matches_interpreter(ts_permute_source(), "histogram", 2, in, 0);
+        matches_interpreter(ts_permute_source(), "xorBits", 2, in, 0);
         in[1] = ts_host(ACC_I64, 1, &n, v);
-        same_in(ts_permute_source(), "histo64", 2, in, 0);
+        matches_interpreter(ts_permute_source(), "histo64", 2, in, 0);
         in[1] = ts_host(ACC_U32, 1, &n, u);
-        same_in(ts_permute_source(), "andBits", 2, in, 0);
+        matches_interpreter(ts_permute_source(), "andBits", 2, in, 0);
         in[1] = ts_host(ACC_U64, 1, &n, w);
-        same_in(ts_permute_source(), "orBits", 2, in, 0);
+        matches_interpreter(ts_permute_source(), "orBits", 2, in, 0);
     }
 }
 
@@ -551,9 +532,9 @@ Test(cuda_device, float_combiners)
         f[i] = (float)((i * 37) % 101) * 0.25f, d[i] = sin((double)i) * 1e3;
     int64_t n = N, k = 17;
     acc_array in[2] = {ts_host(ACC_I64, 0, NULL, &k), ts_host(ACC_F32, 1, &n, f)};
-    same_in(ts_permute_source(), "sumF32", 2, in, 1e-4);
+    matches_interpreter(ts_permute_source(), "sumF32", 2, in, 1e-4);
     in[1] = ts_host(ACC_F64, 1, &n, d);
-    same_in(ts_permute_source(), "maxF64", 2, in, 0);
+    matches_interpreter(ts_permute_source(), "maxF64", 2, in, 0);
 }
 
 /* The striped locks: a tuple, an 8-bit leaf, bool; few cells, much
@@ -574,11 +555,11 @@ Test(cuda_device, tuple_narrow_and_bool_targets)
     acc_context *types = reference();
     acc_array in[2] = {ts_host(ACC_I64, 0, NULL, &k),
                        ts_host_array(acc_type_tuple(types, 2, f), 1, &n, ab)};
-    same_in(ts_permute_source(), "tupleTarget", 2, in, 0);
+    matches_interpreter(ts_permute_source(), "tupleTarget", 2, in, 0);
     in[1] = ts_host(ACC_I8, 1, &n, c);
-    same_in(ts_permute_source(), "sumI8", 2, in, 0);
+    matches_interpreter(ts_permute_source(), "sumI8", 2, in, 0);
     in[1] = ts_host(ACC_BOOL, 1, &n, t);
-    same_in(ts_permute_source(), "anyBool", 2, in, 0);
+    matches_interpreter(ts_permute_source(), "anyBool", 2, in, 0);
     acc_context_destroy(types);
 }
 
@@ -596,22 +577,22 @@ Test(cuda_device, ignore_ranks_and_maps)
         d[i] = 1000 * i;
     int64_t n = N, none = 0, k = 64;
     acc_array in = ts_host(ACC_I32, 1, &n, x);
-    same_in(ts_permute_source(), "ignoring", 1, &in, 0);
-    same_in(ts_permute_source(), "pairs", 1, &in, 0);
+    matches_interpreter(ts_permute_source(), "ignoring", 1, &in, 0);
+    matches_interpreter(ts_permute_source(), "pairs", 1, &in, 0);
     acc_array dv[2] = {ts_host(ACC_I64, 2, dext, d), ts_host(ACC_I64, 1, &n, v)};
-    same_in(ts_permute_source(), "toMatrix", 2, dv, 0);
+    matches_interpreter(ts_permute_source(), "toMatrix", 2, dv, 0);
     in = ts_host(ACC_I64, 2, mext, v);
-    same_in(ts_permute_source(), "fromMatrix", 1, &in, 0);
+    matches_interpreter(ts_permute_source(), "fromMatrix", 1, &in, 0);
     in = ts_host(ACC_I64, 1, &n, v);
-    same_in(ts_permute_source(), "toScalar", 1, &in, 0);
+    matches_interpreter(ts_permute_source(), "toScalar", 1, &in, 0);
     in = ts_host(ACC_I64, 1, &none, v);
-    same_in(ts_permute_source(), "toScalar", 1, &in, 0);
+    matches_interpreter(ts_permute_source(), "toScalar", 1, &in, 0);
     for (int i = 0; i < N; i++)
         x[i] = i % 50;
     acc_array two[2] = {ts_host(ACC_I64, 0, NULL, &k),
                         ts_host(ACC_I32, 1, &n, x)};
-    same_in(ts_permute_source(), "emptyBins", 2, two, 0);
-    same_in(ts_permute_source(), "twoMapsAfter", 2, two, 0);
+    matches_interpreter(ts_permute_source(), "emptyBins", 2, two, 0);
+    matches_interpreter(ts_permute_source(), "twoMapsAfter", 2, two, 0);
 }
 
 /* The sieve of LANGUAGE.md §3.6 (irregular sizes: blocks over results),
@@ -630,13 +611,13 @@ Test(cuda_device, sieve_and_pairs_over_expand)
     }
     acc_array in[2] = {ts_host(ACC_I64, 1, &np, ps),
                        ts_host(ACC_I64, 0, NULL, &n)};
-    same_in(ts_sieve_source(), "sieveMarks", 2, in, 0);
+    matches_interpreter(ts_sieve_source(), "sieveMarks", 2, in, 0);
     int64_t m = 30000;
     for (int64_t i = 0; i < m; i++)
         xs[i] = (i * 13) % 101;
     acc_array x = ts_host(ACC_I64, 1, &m, xs);
-    same_in(ts_permute_source(), "tupleSieve", 1, &x, 0);
-    same_in(ts_permute_source(), "mappedSieve", 2, in, 0);
+    matches_interpreter(ts_permute_source(), "tupleSieve", 1, &x, 0);
+    matches_interpreter(ts_permute_source(), "mappedSieve", 2, in, 0);
 }
 
 /* Expand: small uniform sizes, one huge size among zeros (blocks), all
@@ -649,15 +630,15 @@ Test(cuda_device, expand)
     for (int i = 0; i < N; i++)
         x[i] = i % 4;
     acc_array in = ts_host(ACC_I64, 1, &n, x);
-    same_in(ts_permute_source(), "spread", 1, &in, 0);
-    same_in(ts_permute_source(), "spreadMapped", 1, &in, 0);
+    matches_interpreter(ts_permute_source(), "spread", 1, &in, 0);
+    matches_interpreter(ts_permute_source(), "spreadMapped", 1, &in, 0);
     memset(x, 0, sizeof x);
     x[N / 2] = 5000000;
-    same_in(ts_permute_source(), "spread", 1, &in, 0);
+    matches_interpreter(ts_permute_source(), "spread", 1, &in, 0);
     x[N / 2] = 0;
-    same_in(ts_permute_source(), "spread", 1, &in, 0);
+    matches_interpreter(ts_permute_source(), "spread", 1, &in, 0);
     in = ts_host(ACC_I64, 1, &none, x);
-    same_in(ts_permute_source(), "spread", 1, &in, 0);
+    matches_interpreter(ts_permute_source(), "spread", 1, &in, 0);
 }
 
 /* Errors reported through the error slot: the interpreter's message. */
@@ -668,11 +649,267 @@ Test(cuda_device, out_of_range_and_negative_sizes)
     int64_t n = 20, k = 10, sizes[4] = {3, 2, -3, 1}, four = 4;
     acc_array in[2] = {ts_host(ACC_I64, 0, NULL, &k),
                        ts_host(ACC_I32, 1, &n, xs)};
-    same_in(ts_permute_source(), "histogram", 2, in, 0);
+    matches_interpreter(ts_permute_source(), "histogram", 2, in, 0);
     cr_expect(strstr(acc_last_error(), "source element [14] has target "
                      "index [-1]"), "%s", acc_last_error());
     acc_array s = ts_host(ACC_I64, 1, &four, sizes);
-    same_in(ts_permute_source(), "spread", 1, &s, 0);
+    matches_interpreter(ts_permute_source(), "spread", 1, &s, 0);
     cr_expect(strstr(acc_last_error(), "expand: the size function gives -3 "
                      "for element 2"), "%s", acc_last_error());
+}
+
+/* ---- segmented folds and SMVM ------------------------------------------------- */
+
+/* cat: associative, not commutative (the digits of two numbers written
+ * one after the other, modulo a prime), on (digits, 10^count) pairs: any
+ * regrouping is exact, any reordering shows. */
+static const char seg_programs[] =
+    "cat p q = (rem (fst p * snd q + fst q) 1000000007,\n"
+    "           rem (snd p * snd q) 1000000007)\n"
+    "\n"
+    "foldSegCat (xs : Matrix i64) (s : Vector i64) : Matrix (i64, i64) =\n"
+    "  foldSeg cat (7, 10) (map (\\x -> (rem (abs x) 10, 10)) xs) s\n"
+    "\n"
+    "foldSegOffsets (xs : Vector i64) (o : Vector i64) : Vector i64 =\n"
+    "  foldSeg' (+) 1 xs o\n"
+    "\n"
+    "fold1SegMin (xs : Array 3 i32) (s : Vector i64) : Array 3 i32 =\n"
+    "  fold1Seg min xs s\n"
+    "\n"
+    "segQuotients (xs : Vector i32) (s : Vector i64) : Vector i32 =\n"
+    "  postscanlSeg (+) 0 (map (\\x -> quot 100 x) xs) s\n";
+
+/* xs[i] = (i * 7919) % 1000 - 300 (as ts_differ_segmented fills it). */
+static int64_t *test_values(int64_t n)
+{
+    int64_t *xs = malloc((size_t)(n ? n : 1) * sizeof *xs);
+    cr_assert_not_null(xs);
+    for (int64_t i = 0; i < n; i++)
+        xs[i] = (i * 7919) % 1000 - 300;
+    return xs;
+}
+
+/* Segment lengths: short ones (0 to 9, zeros included) or long ones,
+ * covering `cover` elements of a row, the rest of the row a tail. */
+static int64_t segment_lengths(int64_t *seg, int64_t max, int64_t cover,
+                               int long_ones)
+{
+    int64_t k = 0, sum = 0;
+    for (int64_t i = 0; k < max; i++) {
+        int64_t len = long_ones ? 5000 + (i * 7919) % 40000 : (i * 7) % 10;
+        if (sum + len > cover)
+            break;
+        seg[k++] = len;
+        sum += len;
+    }
+    return k;
+}
+
+static acc_array matrix_i64(int64_t *data, int64_t rows, int64_t cols)
+{
+    int64_t ext[2] = {rows, cols};
+    return ts_host(ACC_I64, 2, ext, data);
+}
+
+/* The inputs of a segmented test: an i64 matrix (300 rows of 1000, or 2
+ * of 250000: test_values) and the lengths (in seg, 4096 at most) of short
+ * segments, zeros included, or long ones, leaving a tail of at least 17
+ * elements in every row.  Returns the matrix's data, to be freed. */
+static int64_t *segmented_inputs(int long_ones, int64_t *seg, acc_array *in)
+{
+    int64_t cols = long_ones ? 250000 : 1000, rows = long_ones ? 2 : 300;
+    int64_t *xs = test_values(rows * cols);
+    int64_t k = segment_lengths(seg, 4096, cols - 17, long_ones);
+    in[0] = matrix_i64(xs, rows, cols);
+    in[1] = ts_host(ACC_I64, 1, &k, seg);
+    return xs;
+}
+
+/* foldSeg over an embedded producer, short segments (a thread each) and
+ * long ones (a warp each), with a tail past the last segment. */
+Test(cuda_device, segmented_folds_short_and_long_segments)
+{
+    static int64_t seg[4096];
+    for (int long_ones = 0; long_ones < 2; long_ones++) {
+        acc_array in[2];
+        int64_t *xs = segmented_inputs(long_ones, seg, in);
+        matches_interpreter(seg_programs, "foldSegCat", 2, in, 0);
+        free(xs);
+    }
+}
+
+Test(cuda_device, segmented_fold_offsets_and_fold1seg)
+{
+    int64_t *xs = test_values(3 * 4 * 500);
+    int64_t n = 500, off[5] = {0, 0, 120, 499, 500};
+    int64_t five = 5, lens[4] = {1, 100, 7, 392};
+    acc_array in[2] = {ts_host(ACC_I64, 1, &n, xs), ts_host(ACC_I64, 1, &five,
+                                                            off)};
+    matches_interpreter(seg_programs, "foldSegOffsets", 2, in, 0);
+    static int32_t m[3 * 4 * 500];
+    for (int i = 0; i < 3 * 4 * 500; i++)
+        m[i] = (int32_t)xs[i];
+    int64_t ext[3] = {3, 4, 500}, four = 4;
+    in[0] = ts_host(ACC_I32, 3, ext, m);
+    in[1] = ts_host(ACC_I64, 1, &four, lens);
+    matches_interpreter(seg_programs, "fold1SegMin", 2, in, 0);
+    free(xs);
+}
+
+/* SMVM (LANGUAGE.md §4): short rows, and one long row, each leaving a
+ * tail of the producer past the last segment; f32 sums regrouped, so
+ * within 1e-5 relative (of the larger magnitude, at least 1). */
+Test(cuda_device, smvm_against_the_interpreter)
+{
+    enum { NNZ = 200000, COLS = 5000 };
+    static int64_t segd[2000], inds[NNZ];
+    static float vals[NNZ], vec[COLS];
+    for (int i = 0; i < NNZ; i++)
+        inds[i] = (i * 7919) % COLS, vals[i] = (float)(i % 13) * 0.25f - 1.5f;
+    for (int j = 0; j < COLS; j++)
+        vec[j] = (float)(j % 17) * 0.5f;
+    int64_t rows = 0, sum = 0;
+    for (; rows < 2000 && sum + (rows * 37) % 23 <= NNZ - 9; rows++)
+        sum += segd[rows] = (rows * 37) % 23;
+    int64_t one = 1, long_row = NNZ - 123, nnz = NNZ, cols = COLS;
+    acc_array in[4] = {ts_host(ACC_I64, 1, &rows, segd),
+                       ts_host(ACC_I64, 1, &nnz, inds),
+                       ts_host(ACC_F32, 1, &nnz, vals),
+                       ts_host(ACC_F32, 1, &cols, vec)};
+    matches_interpreter(ts_language4_source(), "smvm", 4, in, 1e-5);
+    in[0] = ts_host(ACC_I64, 1, &one, &long_row);
+    matches_interpreter(ts_language4_source(), "smvm", 4, in, 1e-5);
+}
+
+/* ---- every scan kind ---------------------------------------------------------- */
+
+static const struct scan_kind {
+    const char *name;
+    int seeded, primed;
+} scan_kinds[10] = {
+    {"scanl", 1, 0}, {"scanl'", 1, 1}, {"scanl1", 0, 0}, {"scanr", 1, 0},
+    {"scanr'", 1, 1}, {"scanr1", 0, 0}, {"prescanl", 1, 0},
+    {"postscanl", 1, 0}, {"prescanr", 1, 0}, {"postscanr", 1, 0}};
+
+/* Entry `name`K of scan kind K, plain or segmented: with cat over the
+ * digits of an i64 matrix (an embedded producer; applied in order, a
+ * thread per row or segment), or with (+) over the matrix itself (a
+ * commutative primitive, so regrouped: warps, the three passes). */
+static size_t scan_entry(char *src, size_t size, int k, int seg, int add)
+{
+    const struct scan_kind *K = &scan_kinds[k];
+    const char *e = add ? "i64" : "(i64, i64)";
+    char type[96];
+    if (K->primed)
+        snprintf(type, sizeof type, "(Matrix %s, %s %s)", e,
+                 seg ? "Matrix" : "Vector", e);
+    else
+        snprintf(type, sizeof type, "Matrix %s", e);
+    return (size_t)snprintf(src, size,
+        "%s%s%d (xs : Matrix i64)%s : %s =\n  %s%s %s %s %s%s\n\n",
+        seg ? "seg" : "plain", add ? "Add" : "", k,
+        seg ? " (s : Vector i64)" : "", type, K->name, seg ? "Seg" : "",
+        add ? "(+)" : "cat", K->seeded ? (add ? "7" : "(7, 10)") : "",
+        add ? "xs" : "(map (\\x -> (rem (abs x) 10, 10)) xs)",
+        seg ? " s" : "");
+}
+
+/* Entries plainK, segK, plainAddK and segAddK for every scan kind K, and
+ * two float scans. */
+static const char *scan_source(void)
+{
+    static char src[16384];
+    size_t at = (size_t)snprintf(src, sizeof src, "%s",
+        "cat p q = (rem (fst p * snd q + fst q) 1000000007,\n"
+        "           rem (snd p * snd q) 1000000007)\n\n"
+        "plainF64 (xs : Matrix f64) : Matrix f64 = scanl (+) 0.5 xs\n\n"
+        "segF32 (xs : Matrix f32) (s : Vector i64) : Matrix f32 =\n"
+        "  scanl1Seg (+) xs s\n\n");
+    for (int v = 0; v < 4; v++)
+        for (int k = 0; k < 10 && at < sizeof src; k++)
+            at += scan_entry(src + at, sizeof src - at, k, v & 1, v >> 1);
+    cr_assert_lt(at, sizeof src);
+    return src;
+}
+
+/* Every scan kind, in order (cat) and regrouped ((+)), plain or
+ * segmented, against the interpreter on the inputs in. */
+static void every_kind(int seg, size_t n_in, const acc_array *in)
+{
+    const char *src = scan_source();
+    for (int add = 0; add < 2; add++)
+        for (int k = 0; k < 10; k++) {
+            char entry[24];
+            snprintf(entry, sizeof entry, "%s%s%d", seg ? "seg" : "plain",
+                     add ? "Add" : "", k);
+            matches_interpreter(src, entry, n_in, in, 0);
+        }
+}
+
+/* Many short rows (a warp each when regrouped), a few long ones (the
+ * three passes), empty rows. */
+Test(cuda_device, every_scan_kind_short_and_long_rows)
+{
+    static const int64_t shapes[3][2] = {{300, 37}, {2, 300001}, {5, 0}};
+    for (int sh = 0; sh < 3; sh++) {
+        int64_t rows = shapes[sh][0], cols = shapes[sh][1];
+        int64_t *xs = test_values(rows * cols);
+        acc_array in = matrix_i64(xs, rows, cols);
+        every_kind(0, 1, &in);
+        free(xs);
+    }
+}
+
+/* Short segments (a thread each, zeros included) and long ones (a warp
+ * each when regrouped), each leaving a tail of the row. */
+Test(cuda_device, every_segmented_scan_kind_short_and_long_segments)
+{
+    static int64_t seg[4096];
+    for (int long_ones = 0; long_ones < 2; long_ones++) {
+        acc_array in[2];
+        int64_t *xs = segmented_inputs(long_ones, seg, in);
+        every_kind(1, 2, in);
+        free(xs);
+    }
+}
+
+/* Floats: f64 sums of fractions regrouped by the three passes (within
+ * 1e-9 relative), f32 sums of small integers (exact in any order below
+ * 2^24). */
+Test(cuda_device, float_scans)
+{
+    static double d[2 * 300001];
+    static float f[300 * 1000];
+    static int64_t seg[4096];
+    for (int i = 0; i < 2 * 300001; i++)
+        d[i] = (double)(i % 1000) / 7.0;
+    for (int i = 0; i < 300 * 1000; i++)
+        f[i] = (float)(i % 16);
+    int64_t ext[2] = {2, 300001}, fext[2] = {300, 1000};
+    acc_array in = ts_host(ACC_F64, 2, ext, d);
+    matches_interpreter(scan_source(), "plainF64", 1, &in, 1e-9);
+    int64_t k = segment_lengths(seg, 4096, 1000, 0);
+    acc_array two[2] = {ts_host(ACC_F32, 2, fext, f), ts_host(ACC_I64, 1, &k,
+                                                              seg)};
+    matches_interpreter(scan_source(), "segF32", 2, two, 0);
+}
+
+/* A division by zero in the producer past the last segment: the tail
+ * finds it, and the interpreter reports it. */
+Test(cuda_device, segmented_scan_error_in_the_tail)
+{
+    static int32_t q[1000];
+    for (int i = 0; i < 1000; i++)
+        q[i] = i == 700 ? 0 : i + 1;
+    int64_t n = 1000, two = 2, seg[2] = {100, 200};
+    acc_array in[2] = {ts_host(ACC_I32, 1, &n, q), ts_host(ACC_I64, 1, &two,
+                                                            seg)};
+    matches_interpreter(seg_programs, "segQuotients", 2, in, 0);
+    acc_context *ctx = cuda();
+    acc_program *p = compile_from(ctx, seg_programs, "segQuotients");
+    acc_array out;
+    cr_expect_eq(ts_run_program(p, 2, in, 1, &out), ACC_ERR_RUNTIME);
+    cr_expect_str_eq(acc_last_error(), "quot: division by zero");
+    acc_program_free(p);
+    acc_context_destroy(ctx);
 }

@@ -149,12 +149,25 @@ static void compare_leaf(const acc_array *c, const acc_array *r, size_t leaf,
             double a = s == ACC_F32 ? *(const float *)x : *(const double *)x;
             double b = s == ACC_F32 ? *(const float *)y : *(const double *)y;
             cr_assert(float_close(a, b, s == ACC_F32, ulps, rel),
-                      "leaf %zu element %lld: cpu %.17g, interp %.17g", leaf,
+                      "leaf %zu element %lld: %.17g, interp %.17g", leaf,
                       (long long)i, a, b);
         } else {
             cr_assert(memcmp(x, y, w) == 0, "leaf %zu (%s) element %lld "
                       "differs", leaf, acc_scalar_name(s), (long long)i);
         }
+    }
+}
+
+void ts_expect_same_outputs(const acc_array *got, const acc_array *want,
+                            size_t n, int ulps, double rel)
+{
+    for (size_t i = 0; i < n; i++) {
+        cr_assert_eq(got[i].rank, want[i].rank, "output %zu: rank", i);
+        for (int32_t d = 0; d < want[i].rank; d++)
+            cr_assert_eq(got[i].extents[d], want[i].extents[d], "output %zu: "
+                         "extent %d", i, (int)d);
+        for (size_t l = 0; l < acc_type_leaf_count(want[i].type); l++)
+            compare_leaf(&got[i], &want[i], l, ulps, rel);
     }
 }
 
@@ -173,13 +186,8 @@ acc_status ts_differ(ts_build_fn build, const void *arg, size_t n_in,
                  acc_status_string(r.st), r.message);
     if (c.st != ACC_OK)
         cr_assert_str_eq(c.message, r.message);
-    for (size_t i = 0; c.st == ACC_OK && i < r.n; i++) {
-        cr_assert_eq(c.out[i].rank, r.out[i].rank);
-        for (int32_t d = 0; d < r.out[i].rank; d++)
-            cr_assert_eq(c.out[i].extents[d], r.out[i].extents[d]);
-        for (size_t l = 0; l < acc_type_leaf_count(r.out[i].type); l++)
-            compare_leaf(&c.out[i], &r.out[i], l, ulps, rel);
-    }
+    else
+        ts_expect_same_outputs(c.out, r.out, r.n, ulps, rel);
     acc_status st = c.st;
     if (st != ACC_OK)
         cr_log_info("both backends: %s (%s)", acc_status_string(st), c.message);

@@ -27,6 +27,11 @@ typedef acc_node *(*ts_build_fn)(acc_graph *g, const void *arg);
 acc_status ts_differ(ts_build_fn build, const void *arg, size_t n_in,
                      const acc_array *in, int ulps, double rel);
 
+/* Outputs got[0..n) equal want[0..n) (the interpreter's): the same
+ * shapes, integers bit for bit, floats as ts_differ compares them. */
+void ts_expect_same_outputs(const acc_array *got, const acc_array *want,
+                            size_t n, int ulps, double rel);
+
 /* ts_differ on two inputs: an i64 array of rank `rank` and extents ext
  * holding (i * 7919) % 1000 - 300 at linear position i, and the Vector i64
  * seg[0 .. n_seg - 1] (a segment descriptor). */

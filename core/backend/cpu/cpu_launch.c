@@ -3,6 +3,8 @@
  */
 #include "core/backend/cpu/cpu_launch.h"
 
+#include "core/ir/scan_kind.h"
+
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,6 +211,56 @@ int cpu_segments(interp *st, const ir_node *seg, int offsets, int64_t inner,
     if (ok == 0)
         diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
                   op);
+    return ok;
+}
+
+/* A segmented fold's offsets, and its other refusal: an empty fold1Seg
+ * segment in a non-empty array. */
+static int fold_segments(interp *st, const ir_node *fold, cpu_source *src)
+{
+    int seeded = fold->u.seg.seeded;
+    int ok = cpu_segments(st, fold->args[seeded ? 3 : 2], fold->u.seg.offsets,
+                          src->inner, ir_fold_seg_name(fold), &src->off,
+                          &src->k);
+    for (int64_t s = 0; ok > 0 && !seeded && src->rows != 0 && s < src->k; s++)
+        if (src->off[s] == src->off[s + 1]) {
+            free(src->off);
+            src->off = NULL;
+            ok = -1;
+        }
+    return ok;
+}
+
+int cpu_consumer_source(interp *st, const ir_node *c, const ir_node *xs,
+                        cpu_source *src)
+{
+    int32_t r = xs->type->rank;
+    memset(src, 0, sizeof *src);
+    int ok = cpu_source_extents(st, xs, src->ext);
+    if (ok <= 0)
+        return ok;
+    src->inner = src->ext[r - 1];
+    src->rows = rt_shape_size(r - 1, src->ext);
+    int empty_rows = src->inner == 0 && src->rows != 0;
+    int scan = c->op == IR_SCAN || c->op == IR_SCAN_SEG;
+    src->seeded = scan ? ir_scan_seeded(c->u.scan.kind)
+                : c->op == IR_FOLD_SEG ? c->u.seg.seeded : c->op == IR_FOLD;
+    if (c->op == IR_FOLD_SEG)
+        ok = fold_segments(st, c, src);
+    else if (c->op == IR_SCAN_SEG)
+        ok = cpu_segments(st, c->args[src->seeded ? 3 : 2], 0, src->inner,
+                          ir_scan_name(c->u.scan.kind, 1), &src->off,
+                          &src->k);
+    else if (empty_rows && (c->op == IR_FOLD1 ||
+                            (c->op == IR_SCAN && !src->seeded)))
+        ok = -1; /* fold1, scanl1, scanr1: nothing to start a row from */
+    if (ok > 0 && src->seeded &&
+        !cpu_eval_seed(st, c->args[1], xs->type->elem, src->seed))
+        ok = 0;
+    if (ok <= 0) {
+        free(src->off);
+        src->off = NULL;
+    }
     return ok;
 }
 

@@ -47,24 +47,46 @@ int cpu_drive_scan(pool *pl, const cpu_node *kn, interp *st,
 int cpu_drive_scan_seg(pool *pl, const cpu_node *kn, interp *st,
                        const ir_node *n, rt_array **out);
 
+/* What a consumer's driver evaluates on the host before any kernel runs:
+ * the extents of its source, a segmented consumer's offsets, the seed. */
+typedef struct cpu_source {
+    int64_t ext[ACC_MAX_RANK];
+    int64_t inner, rows; /* the innermost extent; the others' product */
+    int64_t k, *off;     /* segmented: k segments, off[0..k] (malloc'd) */
+    int seeded;          /* the seed's leaves are in seed */
+    ir_value seed[ACC_MAX_COMPONENTS];
+} cpu_source;
+
+/* The source xs of consumer c (fold, fold1, foldSeg..., the scans, plain
+ * and segmented): cpu_source_extents, then the descriptor of a segmented
+ * one (cpu_segments), refusing what the interpreter refuses before it
+ * computes (an empty fold1, scanl1 or scanr1 row, an empty fold1Seg
+ * segment in a non-empty array, a bad descriptor), then the seed of a
+ * seeded one (cpu_eval_seed).  1; 0 after an error; -1 to hand the step
+ * to the interpreter, which names the error.  src->off is to be freed
+ * (NULL unless 1 for a segmented consumer).  Shared with the CUDA
+ * backend's drivers. */
+int cpu_consumer_source(interp *st, const ir_node *c, const ir_node *xs,
+                        cpu_source *src);
+
 /* A scan step (plain or segmented, drive_scan.c): its launch, the scan
- * node (kn->k.fold), the seed, the results a and, for a primed scan, the
- * totals t; outs holds a's leaves then t's. */
+ * node (kn->k.fold), the results a and, for a primed scan, the totals t;
+ * outs holds a's leaves then t's. */
 typedef struct cpu_scan {
     cpu_launch l;
     const ir_node *scan;
-    ir_value seed[ACC_MAX_COMPONENTS];
     rt_array *a, *t;
     void *outs[2 * ACC_MAX_COMPONENTS];
 } cpu_scan;
 
-/* Evaluates the seed, binds the kernel's arrays and `extra` slots after
- * them, allocates the results of step n (the scan or a map over it) for a
- * source of extents ext: rows of out_len outputs, and k totals per row
- * (segmented primed scans), and fills s->l.A.  1; 0 after an error; -1
- * as cpu_bind_arrays.  Finish with cpu_scan_finish either way. */
+/* Binds the kernel's arrays and `extra` slots after them, allocates the
+ * results of step n (the scan or a map over it) for source src (which
+ * must outlive the launch: A.seed points into it): rows of out_len
+ * outputs, and k totals per row (segmented primed scans), and fills
+ * s->l.A.  1; 0 after an error; -1 as cpu_bind_arrays.  Finish with
+ * cpu_scan_finish either way. */
 int cpu_scan_begin(cpu_scan *s, interp *st, const cpu_node *kn,
-                   const ir_node *n, const int64_t *ext, int64_t out_len,
+                   const ir_node *n, const cpu_source *src, int64_t out_len,
                    int64_t k, size_t extra);
 /* The driver's result after the launch (began: what cpu_scan_begin
  * returned; oom: the launch ran out of memory): 1 with the results in

@@ -53,18 +53,13 @@ int cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
 {
     const ir_node *fold = kn->k.fold, *xs = kn->k.src;
     int32_t r = xs->type->rank;
-    int64_t ext[ACC_MAX_RANK] = {0};
-    ir_value seed[ACC_MAX_COMPONENTS];
+    cpu_source src;
     cpu_launch l;
     memset(&l, 0, sizeof l);
-    int ok = cpu_source_extents(st, xs, ext);
+    int ok = cpu_consumer_source(st, fold, xs, &src);
     if (ok <= 0)
-        return ok;
-    if (fold->op == IR_FOLD1 && ext[r - 1] == 0 && rt_shape_size(r - 1, ext))
-        return -1; /* an empty row: the interpreter names it */
-    if (fold->op == IR_FOLD &&
-        !cpu_eval_seed(st, fold->args[1], xs->type->elem, seed))
-        return 0;
+        return ok; /* -1: an empty fold1 row, the interpreter names it */
+    const int64_t *ext = src.ext;
     if ((ok = cpu_bind_arrays(st, &kn->k, &l, 0)) <= 0) {
         free(l.in);
         return ok;
@@ -77,9 +72,9 @@ int cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
         l.A.out = a->data;
         memcpy(l.A.out_ext, a->extents, sizeof a->extents);
         l.A.out_size = a->size;
-        memcpy(l.A.src_ext, ext, sizeof ext);
+        memcpy(l.A.src_ext, ext, sizeof l.A.src_ext);
         l.A.inner = ext[r - 1];
-        l.A.seed = seed;
+        l.A.seed = src.seed;
         fold_launch(pl, &l, xs->type->elem, a->size, &oom);
     }
     free(l.in);
@@ -114,29 +109,15 @@ int cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
                        const ir_node *n, rt_array **out)
 {
     const ir_node *fold = kn->k.fold, *xs = kn->k.src;
-    int seeded = fold->u.seg.seeded;
     int32_t r = xs->type->rank;
-    int64_t ext[ACC_MAX_RANK] = {0}, k = 0, *off = NULL;
-    ir_value seed[ACC_MAX_COMPONENTS];
+    cpu_source src;
     cpu_launch l;
     memset(&l, 0, sizeof l);
-    int ok = cpu_source_extents(st, xs, ext);
+    int ok = cpu_consumer_source(st, fold, xs, &src);
     if (ok <= 0)
-        return ok;
-    int64_t inner = ext[r - 1], rows = rt_shape_size(r - 1, ext);
-    ok = cpu_segments(st, fold->args[seeded ? 3 : 2], fold->u.seg.offsets,
-                      inner, ir_fold_seg_name(fold), &off, &k);
-    if (ok <= 0)
-        return ok;
-    for (int64_t s = 0; !seeded && rows > 0 && s < k; s++)
-        if (off[s] == off[s + 1]) {
-            free(off);
-            return -1; /* an empty fold1Seg segment: the interpreter names it */
-        }
-    if (seeded && !cpu_eval_seed(st, fold->args[1], xs->type->elem, seed)) {
-        free(off);
-        return 0;
-    }
+        return ok; /* -1: a refused descriptor, the interpreter names it */
+    int64_t *ext = src.ext, inner = src.inner, rows = src.rows, k = src.k;
+    int64_t *off = src.off;
     if ((ok = cpu_bind_arrays(st, &kn->k, &l, 1)) <= 0) {
         free(l.in);
         free(off);
@@ -148,9 +129,9 @@ int cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
                                 ? ir_fold_seg_name(fold) : ir_op_name(n->op));
     ext[r - 1] = inner;
     l.entry = kn->entry;
-    memcpy(l.A.src_ext, ext, sizeof ext);
+    memcpy(l.A.src_ext, ext, sizeof l.A.src_ext);
     l.A.inner = inner;
-    l.A.seed = seed;
+    l.A.seed = src.seed;
     if (a && a->size > 0) {
         l.A.out = a->data;
         memcpy(l.A.out_ext, a->extents, sizeof a->extents);

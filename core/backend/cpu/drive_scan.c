@@ -46,16 +46,14 @@ static int scan_results(cpu_scan *s, interp *st, const ir_node *n,
 }
 
 int cpu_scan_begin(cpu_scan *s, interp *st, const cpu_node *kn,
-                   const ir_node *n, const int64_t *ext, int64_t out_len,
+                   const ir_node *n, const cpu_source *src, int64_t out_len,
                    int64_t k, size_t extra)
 {
     memset(s, 0, sizeof *s);
     s->scan = kn->k.fold;
     const acc_type *elem = kn->k.src->type->elem;
+    const int64_t *ext = src->ext;
     int32_t r = kn->k.src->type->rank;
-    if (ir_scan_seeded(s->scan->u.scan.kind) &&
-        !cpu_eval_seed(st, s->scan->args[1], elem, s->seed))
-        return 0;
     int ok = cpu_bind_arrays(st, &kn->k, &s->l, extra);
     if (ok <= 0)
         return ok;
@@ -72,7 +70,7 @@ int cpu_scan_begin(cpu_scan *s, interp *st, const cpu_node *kn,
     s->l.A.out_size = s->a->size;
     memcpy(s->l.A.src_ext, ext, sizeof s->l.A.src_ext);
     s->l.A.inner = ext[r - 1];
-    s->l.A.seed = s->seed;
+    s->l.A.seed = src->seed;
     return 1;
 }
 
@@ -123,17 +121,14 @@ int cpu_drive_scan(pool *pl, const cpu_node *kn, interp *st,
 {
     const ir_node *xs = kn->k.src;
     ir_scan_form form = ir_scan_form_of(kn->k.fold->u.scan.kind);
-    int32_t r = xs->type->rank;
-    int64_t ext[ACC_MAX_RANK] = {0};
+    cpu_source src;
     cpu_scan s;
-    int ok = cpu_source_extents(st, xs, ext);
+    int ok = cpu_consumer_source(st, kn->k.fold, xs, &src);
     if (ok <= 0)
-        return ok;
-    int64_t inner = ext[r - 1], rows = rt_shape_size(r - 1, ext);
-    if (form == IR_SCAN_INCLUSIVE && inner == 0 && rows > 0)
-        return -1; /* an empty row: the interpreter names it */
+        return ok; /* -1: an empty scanl1 row, the interpreter names it */
+    int64_t inner = src.inner, rows = src.rows;
     int oom = 0;
-    ok = cpu_scan_begin(&s, st, kn, n, ext, inner + (form == IR_SCAN_FULL),
+    ok = cpu_scan_begin(&s, st, kn, n, &src, inner + (form == IR_SCAN_FULL),
                         1, 0);
     if (ok > 0 && rows > 0) {
         cpu_launch *l = &s.l;

@@ -34,23 +34,17 @@ int cpu_drive_scan_seg(pool *pl, const cpu_node *kn, interp *st,
                        const ir_node *n, rt_array **out)
 {
     const ir_node *scan = kn->k.fold, *xs = kn->k.src;
-    acc_scan_kind kind = scan->u.scan.kind;
-    int32_t r = xs->type->rank;
-    int64_t ext[ACC_MAX_RANK] = {0}, k = 0, *off = NULL;
+    cpu_source src;
     cpu_scan s;
-    int ok = cpu_source_extents(st, xs, ext);
-    if (ok <= 0)
-        return ok;
-    int64_t inner = ext[r - 1], rows = rt_shape_size(r - 1, ext);
-    ok = cpu_segments(st, scan->args[ir_scan_seeded(kind) ? 3 : 2], 0, inner,
-                      ir_scan_name(kind, 1), &off, &k);
+    int ok = cpu_consumer_source(st, scan, xs, &src);
     if (ok <= 0)
         return ok; /* -1: a refused descriptor, the interpreter names it */
-    int full = ir_scan_form_of(kind) == IR_SCAN_FULL;
-    ok = cpu_scan_begin(&s, st, kn, n, ext, off[k] + (full ? k : 0), k, 1);
+    int64_t k = src.k, *off = src.off;
+    int full = ir_scan_form_of(scan->u.scan.kind) == IR_SCAN_FULL;
+    ok = cpu_scan_begin(&s, st, kn, n, &src, off[k] + (full ? k : 0), k, 1);
     if (ok > 0) {
         cpu_bind_segments(&s.l, kn->k.n_arrays, off, k);
-        scan_pairs(pl, &s.l, xs, off, k, rows);
+        scan_pairs(pl, &s.l, xs, off, k, src.rows);
     }
     ok = cpu_scan_finish(&s, st, n, ok, 0, out);
     free(off);

@@ -102,6 +102,12 @@ int cuda_drive_permute(cuda_run *run, const cuda_node *kn, interp *st,
 int cuda_drive_expand(cuda_run *run, const cuda_node *kn, interp *st,
                       const ir_node *n, rt_array **out);
 
+int cuda_drive_fold_seg(cuda_run *run, const cuda_node *kn, interp *st,
+                        const ir_node *n, rt_array **out);
+int cuda_drive_scan(cuda_run *run, const cuda_node *kn, interp *st,
+                    const ir_node *n, rt_array **out);
+int cuda_drive_scan_seg(cuda_run *run, const cuda_node *kn, interp *st,
+                        const ir_node *n, rt_array **out);
 
 struct cuda_program {
     cuda_backend *be;
@@ -114,6 +120,9 @@ struct cuda_program {
 /* The loaded kernel of node n, and its launcher; NULL when none. */
 const cuda_node *cuda_program_node(const cuda_program *cp, const ir_node *n,
                                    const cuda_launcher **launcher);
+/* Entry point `id` of the launch contract (kernel_cuda.h) in kn; id must
+ * be one its launcher lists. */
+const cuda_fn *cuda_fn_of(const cuda_node *kn, cg_cuda_entry_id id);
 
 /* ---- runs (cuda_run.c, cuda_memory.c, cuda_deliver.c) -------------------- */
 
@@ -192,6 +201,7 @@ typedef struct cuda_launch {
     size_t n_arrays, out_leaves, acc_leaves;
     unsigned char *host; /* its host image */
     size_t at_out, at_seed, at_part, at_err;
+    size_t at_seg;       /* the segment offsets (0: none) */
 } cuda_launch;
 
 /* Binds the kernel's arrays (made valid on the device) and lays out the
@@ -208,10 +218,21 @@ int cuda_launch_bind_extra(cuda_run *run, const cg_kernel *k, interp *st,
                            cuda_launch *l);
 /* Argument array i of the block (device pointers in a->data). */
 void cuda_launch_array(cuda_launch *l, size_t i, const cuda_karray *a);
-/* Sets the result buffers (out may be NULL: none yet, see
- * cuda_launch_retarget), seed (may be NULL) and partials (may be NULL) in
- * the host image, arms the error slot, uploads the block in one copy and
- * points l->A into it.  The caller sets A.src_ext and A.inner. */
+/* cuda_launch_bind for a segmented kernel: the k + 1 offsets off[0..k]
+ * (copied) travel in the argument block and are the extra array
+ * A.in[n_arrays] (data[0] their device address, ext[0] = k + 1,
+ * size = k), as fold_seg.cu.in and scan.cu.in read them. */
+int cuda_launch_bind_segments(cuda_run *run, const cg_kernel *k, interp *st,
+                              size_t out_leaves, size_t acc_leaves,
+                              const int64_t *off, int64_t n_seg,
+                              cuda_launch *l);
+/* Result leaf i (after out's own, which upload sets: a primed scan's
+ * totals) in the host image; before cuda_launch_upload. */
+void cuda_launch_set_out(cuda_launch *l, size_t i, cu_deviceptr ptr);
+/* Sets out's buffers (the first result leaves; out may be NULL: none
+ * yet, see cuda_launch_retarget), seed (may be NULL) and partials (may be
+ * NULL) in the host image, arms the error slot, uploads the block in one
+ * copy and points l->A into it.  The caller sets A.src_ext and A.inner. */
 int cuda_launch_upload(cuda_run *run, cuda_launch *l, const rt_array *out,
                        const ir_value *seed, const cu_deviceptr *parts,
                        cu_deviceptr part_has, diag *d);
@@ -239,7 +260,39 @@ int cuda_launch_retarget(cuda_run *run, cuda_launch *l, const rt_array *out,
  * grid of cuda_block_for and cuda_grid_for; extra as cuda_launch_run. */
 int cuda_launch_threads(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
                         int64_t items, int64_t *extra, diag *d);
+/* A driver's result after its last launch (cuda_launch_failed): 1, -1
+ * when a kernel recorded a runtime error (the interpreter reports it), 0
+ * after an error recorded on d. */
+int cuda_launch_outcome(cuda_run *run, const cuda_node *kn, cuda_launch *l,
+                        diag *d);
 void cuda_launch_free(cuda_run *run, cuda_launch *l);
+
+/* A 1-D launch of fn covering `threads` threads (whole warps, blocks of
+ * at most fn's occupancy block, the grid as cuda_grid_for caps it: fn's
+ * loops are grid-stride). */
+int cuda_launch_threads(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
+                        int64_t threads, int64_t *extra, diag *d);
+
+/* A (parts, rows) launch of fn's occupancy block (the grid's y capped at
+ * the device's limit: fn strides over rows), as the launch contract's
+ * CG_CUDA_GRID_PARTS entries take it. */
+int cuda_launch_parts(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
+                      int64_t parts, int64_t rows, diag *d);
+
+/* The partial results of a multi-pass kernel, in the run's memory: n
+ * values per leaf of the accumulator type, and n `has` flags (ints).
+ * Freed when the step ends (stream order keeps them until its kernels
+ * are done). */
+typedef struct cuda_parts {
+    cu_deviceptr leaf[ACC_MAX_COMPONENTS], has;
+    size_t n;
+} cuda_parts;
+
+/* 0 after recording ACC_ERR_OUT_OF_DEVICE_MEMORY naming `what`;
+ * cuda_parts_free either way. */
+int cuda_parts_alloc(cuda_run *run, const acc_type *acc, size_t n,
+                     const char *what, cuda_parts *p, diag *d);
+void cuda_parts_free(cuda_run *run, const acc_type *acc, cuda_parts *p);
 
 /* Threads per block for n items: a whole number of warps, at most fn's
  * occupancy block.  Grid for a grid-stride loop over n items. */
@@ -276,5 +329,39 @@ int cuda_expansion_scan(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
 int cuda_expansion_values(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
                           const cuda_expansion *x, diag *d);
 void cuda_expansion_free(cuda_run *run, cuda_expansion *x);
+/* ---- scans (drive_scan.c, drive_scan_seg.c) ----------------------------- */
+
+/* A scan step, plain or segmented: its run and kernel, the scan node
+ * (kn->k.fold), what the host evaluated (extents, offsets, seed), its
+ * launch, the results a and, for a primed scan, the totals t (whose
+ * leaves follow a's in A.out). */
+struct cpu_source; /* core/backend/cpu/cpu_launch.h: host-side evaluation */
+
+typedef struct cuda_scan {
+    cuda_run *run;
+    const cuda_node *kn;
+    const ir_node *scan;
+    const struct cpu_source *src;
+    cuda_launch l;
+    rt_array *a, *t;
+} cuda_scan;
+
+/* Binds the kernel's arrays (and src's offsets, when segmented),
+ * allocates the results of step n (the scan or maps over it): rows of
+ * out_len outputs and k totals per row (1 for a plain scan), and sets
+ * A.src_ext and A.inner.  src must outlive the step.  1, or 0 after an
+ * error; finish with cuda_scan_finish either way. */
+int cuda_scan_begin(cuda_scan *s, cuda_run *run, const cuda_node *kn,
+                    interp *st, const ir_node *n,
+                    const struct cpu_source *src, int64_t out_len,
+                    int64_t k);
+/* Whether the results have any element to compute. */
+int cuda_scan_has_results(const cuda_scan *s);
+/* cuda_launch_upload of the step's results, seed and partials (NULL:
+ * none). */
+int cuda_scan_upload(cuda_scan *s, const cuda_parts *parts, diag *d);
+/* The driver's result, ok (1, 0 after an error, -1 to hand the step to
+ * the interpreter): with 1 the results are in out[], else released. */
+int cuda_scan_finish(cuda_scan *s, int ok, rt_array **out);
 
 #endif

@@ -32,6 +32,13 @@ static const cuda_launcher launchers[] = {
                                    "accel_expand_scan", "accel_expand_offsets",
                                    "accel_expand_threads",
                                    "accel_expand_blocks"}, cuda_drive_permute},
+    [CG_KERNEL_FOLD_SEG] = {{"accel_fold_seg_warp", "accel_fold_seg_thread",
+                             "accel_fold_seg_tail"}, cuda_drive_fold_seg},
+    [CG_KERNEL_SCAN] = {{"accel_scan_rows", "accel_scan_part",
+                         "accel_scan_finish", "accel_scan_block",
+                         "accel_scan_thread"}, cuda_drive_scan},
+    [CG_KERNEL_SCAN_SEG] = {{"accel_scan_seg_warp", "accel_scan_seg_thread"},
+                            cuda_drive_scan_seg},
 };
 
 static const cuda_launcher *launcher_of(cg_kind kind)
@@ -48,6 +55,15 @@ const cuda_node *cuda_program_node(const cuda_program *cp, const ir_node *n,
     const cuda_node *kn = n->id < cp->n_nodes ? cp->by_id[n->id] : NULL;
     *launcher = kn ? launcher_of(kn->k.kind) : NULL;
     return *launcher ? kn : NULL;
+}
+
+const cuda_fn *cuda_fn_of(const cuda_node *kn, cg_cuda_entry_id id)
+{
+    const char *name = cg_cuda_entry_of(id)->name;
+    for (size_t i = 0; i < CUDA_MAX_ENTRIES && kn->fn[i].name; i++)
+        if (strcmp(kn->fn[i].name, name) == 0)
+            return &kn->fn[i];
+    return NULL;
 }
 
 /* ---- compiling ---------------------------------------------------------------------- */

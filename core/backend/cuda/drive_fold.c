@@ -1,9 +1,9 @@
 /*
  * drive_fold.c — launching fold and fold1 kernels, and map g over them
  * (core/skeletons/cuda/fold.cu.in).  The host evaluates the shape and the
- * seed with the interpreter (cpu_source_extents, cpu_eval_seed: shared
- * host-side evaluation), refuses an empty fold1 row to the interpreter
- * (which names it), and picks one of two launch shapes:
+ * seed with the interpreter and refuses an empty fold1 row to the
+ * interpreter, which names it (cpu_consumer_source: host-side evaluation
+ * shared with the CPU drivers), and picks one of two launch shapes:
  *
  *  - rows: accel_fold_rows, one block per row (grid-stride over rows), a
  *    block of about the row's length (whole warps, at most the occupancy
@@ -55,30 +55,21 @@ static int by_rows(fold_step *s, int64_t rows, diag *d)
                            1, block, NULL, d);
 }
 
-/* The partials (P per row, per leaf) and their `has` flags, freed when
- * the step ends (stream order keeps them until the kernels are done). */
+/* P partials per row, freed when the step ends. */
 static int by_parts(fold_step *s, int64_t rows, int64_t p, diag *d)
 {
     cuda_run *run = s->run;
-    cu_deviceptr parts[ACC_MAX_COMPONENTS] = {0}, has = 0;
-    size_t n = (size_t)(rows * p), leaves = s->acc->n_leaves;
+    cuda_parts parts;
     int64_t count = p;
-    int ok = cuda_run_alloc(run, n * sizeof(int), &has, "fold: partial "
-                            "results", d);
-    for (size_t i = 0; ok && i < leaves; i++)
-        ok = cuda_run_alloc(run, n * acc_scalar_size(s->acc->leaves[i]),
-                            &parts[i], "fold: partial results", d);
-    int64_t grid_y = rows < run->be->dev.max_grid_y ? rows
-                                                    : run->be->dev.max_grid_y;
+    int ok = cuda_parts_alloc(run, s->acc, (size_t)(rows * p), "fold: "
+                              "partial results", &parts, d);
     const cuda_fn *fin = &s->kn->fn[FINISH];
-    ok = ok && cuda_launch_upload(run, s->l, s->out, s->seed, parts, has, d) &&
-         cuda_launch_run(run, s->l, &s->kn->fn[PART], (unsigned)p,
-                         (unsigned)grid_y, s->kn->fn[PART].block, NULL, d) &&
+    ok = ok && cuda_launch_upload(run, s->l, s->out, s->seed, parts.leaf,
+                                  parts.has, d) &&
+         cuda_launch_parts(run, s->l, &s->kn->fn[PART], p, rows, d) &&
          cuda_launch_run(run, s->l, fin, cuda_grid_for(run, fin, rows, 1), 1,
                          cuda_block_for(fin, p), &count, d);
-    for (size_t i = 0; i < leaves; i++)
-        cuda_run_free(run, parts[i], n * acc_scalar_size(s->acc->leaves[i]));
-    cuda_run_free(run, has, n * sizeof(int));
+    cuda_parts_free(run, s->acc, &parts);
     return ok;
 }
 
@@ -92,8 +83,7 @@ static int launch(fold_step *s, const int64_t *ext, int32_t r, diag *d)
     int64_t rows = s->out->size, p = parts_of(s->run, rows, l->A.inner);
     if (!(p > 1 ? by_parts(s, rows, p, d) : by_rows(s, rows, d)))
         return 0;
-    int failed = cuda_launch_failed(s->run, s->kn, l, d);
-    return failed < 0 ? 0 : failed ? -1 : 1;
+    return cuda_launch_outcome(s->run, s->kn, l, d);
 }
 
 int cuda_drive_fold(cuda_run *run, const cuda_node *kn, interp *st,
@@ -101,25 +91,20 @@ int cuda_drive_fold(cuda_run *run, const cuda_node *kn, interp *st,
 {
     const ir_node *fold = kn->k.fold, *xs = kn->k.src;
     int32_t r = xs->type->rank;
-    int64_t ext[ACC_MAX_RANK] = {0};
-    ir_value seed[ACC_MAX_COMPONENTS];
+    cpu_source src;
     cuda_launch l;
     memset(&l, 0, sizeof l);
-    int ok = cpu_source_extents(st, xs, ext);
+    int ok = cpu_consumer_source(st, fold, xs, &src);
     if (ok <= 0)
-        return ok;
-    if (fold->op == IR_FOLD1 && ext[r - 1] == 0 && rt_shape_size(r - 1, ext))
-        return -1; /* an empty row: the interpreter names it */
-    if (fold->op == IR_FOLD &&
-        !cpu_eval_seed(st, fold->args[1], xs->type->elem, seed))
-        return 0;
+        return ok; /* -1: an empty fold1 row, the interpreter names it */
+    const int64_t *ext = src.ext;
     rt_array *a = NULL;
     if (cuda_launch_bind(run, &kn->k, st, n->type->elem->n_leaves,
                          xs->type->elem->n_leaves, &l))
         a = cuda_result(run, n, n->type->elem, r - 1, ext, ir_op_name(n->op),
                         st->d);
     fold_step s = {run, kn, &l, xs->type->elem, a,
-                   fold->op == IR_FOLD ? seed : NULL};
+                   src.seeded ? src.seed : NULL};
     ok = a ? (a->size > 0 ? launch(&s, ext, r, st->d) : 1) : 0;
     cuda_launch_free(run, &l);
     if (ok != 1) {

@@ -23,8 +23,7 @@ static int launch(cuda_run *run, const cuda_node *kn, cuda_launch *l,
     if (!cuda_launch_upload(run, l, a, NULL, NULL, 0, d) ||
         !cuda_launch_threads(run, l, &kn->fn[0], a->size, NULL, d))
         return 0;
-    int failed = cuda_launch_failed(run, kn, l, d);
-    return failed < 0 ? 0 : failed ? -1 : 1;
+    return cuda_launch_outcome(run, kn, l, d);
 }
 
 int cuda_drive_generate(cuda_run *run, const cuda_node *kn, interp *st,

@@ -1,0 +1,67 @@
+/*
+ * drive_scan_seg.c — launching the segmented scans (scanlSeg, scanl'Seg,
+ * ...: core/skeletons/cuda/scan.cu.in with ACC_SEGMENTED).  The host reads
+ * and checks the segment lengths with the CPU drivers' code
+ * (cpu_consumer_source: a refused descriptor goes back to the
+ * interpreter, which names it) and puts the k + 1 offsets in the kernel's
+ * argument block.  The work items
+ * are (row, segment) pairs: per row its k segments and, for an embedded
+ * producer, its elements past the last segment (computed for their runtime
+ * checks, as the interpreter computes the whole producer; the kernel's
+ * ACC_TAIL).  One launch over them: accel_scan_seg_thread, a thread per
+ * pair scanning element by element, when f may not be regrouped (it is
+ * not a commutative primitive: a scan's f need not be associative) or
+ * pairs average fewer than CG_CUDA_SCAN_SEG_WARP_MIN_AVG elements, else
+ * accel_scan_seg_warp, a warp per pair (cg_cuda_scan_seg_entry).  Each segment is scanned in
+ * order; the error slot is read back after the launch.
+ */
+#include "core/backend/cuda/cuda_internal.h"
+
+#include "core/backend/cpu/cpu_launch.h"
+#include "core/ir/scan_kind.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The launch over the pairs: 1, 0 after an error, -1 when the kernel
+ * reported a runtime error or there are too many pairs to count in
+ * int64 (the interpreter then decides). */
+static int launch_pairs(cuda_scan *s, const int64_t *off, int64_t k,
+                        int64_t rows, diag *d)
+{
+    int tail = s->kn->k.src->op == IR_GENERATE; /* the kernel's ACC_TAIL */
+    int64_t inner = s->l.A.inner, q = k + tail, pairs;
+    int checks = tail && s->kn->k.checks > 0 && off[k] < inner;
+    if (__builtin_mul_overflow(rows, q, &pairs) || pairs > INT64_MAX / 32)
+        return -1;
+    if (pairs == 0 || !(cuda_scan_has_results(s) || checks))
+        return 1;
+    cg_cuda_entry_id id = cg_cuda_scan_seg_entry(s->kn->k.reassociable,
+                                                 tail ? inner : off[k], q);
+    int64_t threads = id == CG_CUDA_SCAN_SEG_WARP ? pairs * 32 : pairs;
+    if (!cuda_scan_upload(s, NULL, d) ||
+        !cuda_launch_threads(s->run, &s->l, cuda_fn_of(s->kn, id), threads,
+                             NULL, d))
+        return 0;
+    return cuda_launch_outcome(s->run, s->kn, &s->l, d);
+}
+
+int cuda_drive_scan_seg(cuda_run *run, const cuda_node *kn, interp *st,
+                        const ir_node *n, rt_array **out)
+{
+    const ir_node *scan = kn->k.fold;
+    cpu_source src;
+    cuda_scan s;
+    memset(&s, 0, sizeof s);
+    int ok = cpu_consumer_source(st, scan, kn->k.src, &src);
+    if (ok <= 0)
+        return ok; /* -1: a refused descriptor, the interpreter names it */
+    int64_t k = src.k, *off = src.off;
+    int full = ir_scan_form_of(scan->u.scan.kind) == IR_SCAN_FULL;
+    ok = cuda_scan_begin(&s, run, kn, st, n, &src, off[k] + (full ? k : 0),
+                         k);
+    if (ok)
+        ok = launch_pairs(&s, off, k, src.rows, st->d);
+    free(off);
+    return cuda_scan_finish(&s, ok, out);
+}
