@@ -704,13 +704,16 @@ static const char **load_leaves(cg_emitter *e, strbuf *b, int k,
 }
 
 /* "!(0 <= i0 && i0 < e0 && ...)" for an index against extents. */
+/* The condition that index ix is outside extents ext: one unsigned
+ * comparison a component (0 <= i < e for extents e >= 0, which the host
+ * checks before any launch; one branch, not two, in the loop). */
 static const char *out_of_range(cg_emitter *e, int32_t rank,
                                 const char *const *ix, const char *const *ext)
 {
     strbuf c = {0};
     sb_puts(&c, "!(1");
     for (int32_t d = 0; d < rank; d++)
-        sb_printf(&c, " && %s >= 0 && %s < %s", ix[d], ix[d], ext[d]);
+        sb_printf(&c, " && (uint64_t)%s < (uint64_t)%s", ix[d], ext[d]);
     sb_puts(&c, ")");
     const char *r = str(e, "%s", c.text ? c.text : "0");
     sb_free(&c);
@@ -756,7 +759,7 @@ static const char **em_read_linear(cg_emitter *e, strbuf *b, const ir_node *n,
     if (k < 0)
         return NULL;
     e->arrays[k].size = 1;
-    check(e, b, str(e, "!(%s >= 0 && %s < a%d_n)", pos, pos, k),
+    check(e, b, str(e, "!((uint64_t)%s < (uint64_t)a%d_n)", pos, k),
           "ACC_KERR_BOUNDS");
     return load_leaves(e, b, k, pos, dem);
 }

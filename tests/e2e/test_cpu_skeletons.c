@@ -305,6 +305,33 @@ Test(cpu_skeletons, fold_seg_errors)
     cr_expect_eq(check_seg(&nothing), ACC_ERR_RUNTIME);
 }
 
+/* Many segments: the lengths are summed in parts over the thread pool
+ * (cpu_launch.c, lengths_to_offsets_parallel), with the serial reading's
+ * refusals: a negative length deep inside, a total beyond the row reached
+ * only in the last part. */
+Test(cpu_skeletons, fold_seg_many_segments)
+{
+    enum { K = 100000 };
+    static int64_t seg[K];
+    int64_t ext[1] = {300000}, sum = 0;
+    seg_case sc = {.rank = 1, .ext = {300000}, .form = SEG_LENGTHS};
+    for (int64_t s = 0; s < K; s++)
+        sum += seg[s] = s % 5;
+    cr_assert_leq(sum, ext[0]);
+    cr_expect_eq(ts_differ_segmented(build_seg, &sc, 1, ext, seg, K, 0),
+                 ACC_OK);
+    sc.embedded = 1;
+    cr_expect_eq(ts_differ_segmented(build_seg, &sc, 1, ext, seg, K, 0),
+                 ACC_OK);
+    seg[98765] = -2;
+    cr_expect_eq(ts_differ_segmented(build_seg, &sc, 1, ext, seg, K, 0),
+                 ACC_ERR_RUNTIME);
+    seg[98765] = 0;
+    seg[K - 1] = ext[0] - sum + seg[K - 1] + 1; /* one past the row */
+    cr_expect_eq(ts_differ_segmented(build_seg, &sc, 1, ext, seg, K, 0),
+                 ACC_ERR_SHAPE);
+}
+
 /* SMVM: foldSeg (+) 0 (zipWith (*) (backpermute n (\i -> cols ! i) vec)
  * vals) segd, after fusion a foldSeg over an embedded generate. */
 static acc_node *build_smvm(acc_graph *g, const void *arg)

@@ -62,12 +62,13 @@ typedef struct cpu_source {
  * one (cpu_segments), refusing what the interpreter refuses before it
  * computes (an empty fold1, scanl1 or scanr1 row, an empty fold1Seg
  * segment in a non-empty array, a bad descriptor), then the seed of a
- * seeded one (cpu_eval_seed).  1; 0 after an error; -1 to hand the step
+ * seeded one (cpu_eval_seed).  A long descriptor is read over pool pl
+ * (NULL: on this thread).  1; 0 after an error; -1 to hand the step
  * to the interpreter, which names the error.  src->off is to be freed
  * (NULL unless 1 for a segmented consumer).  Shared with the CUDA
  * backend's drivers. */
-int cpu_consumer_source(interp *st, const ir_node *c, const ir_node *xs,
-                        cpu_source *src);
+int cpu_consumer_source(interp *st, pool *pl, const ir_node *c,
+                        const ir_node *xs, cpu_source *src);
 
 /* A scan step (plain or segmented, drive_scan.c): its launch, the scan
  * node (kn->k.fold), the results a and, for a primed scan, the totals t;
@@ -146,9 +147,10 @@ int cpu_stencil_side(interp *st, const ir_node *n, int i, uint32_t *barg_at,
  * elements, read from descriptor term `seg` (lengths, or offsets for
  * foldSeg') with exactly the checks of interp_read_segments: 1; 0 after
  * an error (out of memory: `op` named); -1 when the descriptor is refused
- * (the interpreter reports why). */
-int cpu_segments(interp *st, const ir_node *seg, int offsets, int64_t inner,
-                 const char *op, int64_t **off, int64_t *k);
+ * (the interpreter reports why).  Many lengths are summed over pool pl
+ * (NULL: on this thread). */
+int cpu_segments(interp *st, pool *pl, const ir_node *seg, int offsets,
+                 int64_t inner, const char *op, int64_t **off, int64_t *k);
 /* The offsets as the extra argument `at` (bound by cpu_bind_arrays) of a
  * segmented kernel: data[0] the k + 1 offsets, size k. */
 void cpu_bind_segments(cpu_launch *l, size_t at, int64_t *off, int64_t k);

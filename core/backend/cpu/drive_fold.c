@@ -56,7 +56,7 @@ int cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
     cpu_source src;
     cpu_launch l;
     memset(&l, 0, sizeof l);
-    int ok = cpu_consumer_source(st, fold, xs, &src);
+    int ok = cpu_consumer_source(st, pl, fold, xs, &src);
     if (ok <= 0)
         return ok; /* -1: an empty fold1 row, the interpreter names it */
     const int64_t *ext = src.ext;
@@ -113,14 +113,14 @@ int cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
     cpu_source src;
     cpu_launch l;
     memset(&l, 0, sizeof l);
-    int ok = cpu_consumer_source(st, fold, xs, &src);
+    int ok = cpu_consumer_source(st, pl, fold, xs, &src);
     if (ok <= 0)
         return ok; /* -1: a refused descriptor, the interpreter names it */
     int64_t *ext = src.ext, inner = src.inner, rows = src.rows, k = src.k;
     int64_t *off = src.off;
     if ((ok = cpu_bind_arrays(st, &kn->k, &l, 1)) <= 0) {
         free(l.in);
-        free(off);
+        pool_scratch_done(pl, off);
         return ok;
     }
     cpu_bind_segments(&l, kn->k.n_arrays, off, k);
@@ -150,7 +150,7 @@ int cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
         pool_for(pl, rows, cpu_grain(pl, rows, least), task_tail, &t);
     }
     free(l.in);
-    free(off);
+    pool_scratch_done(pl, off);
     if (a && cpu_failed(&l)) {
         rt_release(a);
         return -1;

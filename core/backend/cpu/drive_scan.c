@@ -123,7 +123,7 @@ int cpu_drive_scan(pool *pl, const cpu_node *kn, interp *st,
     ir_scan_form form = ir_scan_form_of(kn->k.fold->u.scan.kind);
     cpu_source src;
     cpu_scan s;
-    int ok = cpu_consumer_source(st, kn->k.fold, xs, &src);
+    int ok = cpu_consumer_source(st, pl, kn->k.fold, xs, &src);
     if (ok <= 0)
         return ok; /* -1: an empty scanl1 row, the interpreter names it */
     int64_t inner = src.inner, rows = src.rows;

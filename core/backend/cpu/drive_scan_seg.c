@@ -36,7 +36,7 @@ int cpu_drive_scan_seg(pool *pl, const cpu_node *kn, interp *st,
     const ir_node *scan = kn->k.fold, *xs = kn->k.src;
     cpu_source src;
     cpu_scan s;
-    int ok = cpu_consumer_source(st, scan, xs, &src);
+    int ok = cpu_consumer_source(st, pl, scan, xs, &src);
     if (ok <= 0)
         return ok; /* -1: a refused descriptor, the interpreter names it */
     int64_t k = src.k, *off = src.off;
@@ -47,6 +47,6 @@ int cpu_drive_scan_seg(pool *pl, const cpu_node *kn, interp *st,
         scan_pairs(pl, &s.l, xs, off, k, src.rows);
     }
     ok = cpu_scan_finish(&s, st, n, ok, 0, out);
-    free(off);
+    pool_scratch_done(pl, off);
     return ok;
 }

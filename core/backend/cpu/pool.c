@@ -8,8 +8,13 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+
+enum { POOL_KEPT = 4,                 /* scratch buffers kept at most */
+       SCRATCH_HEADER = 16 };         /* the size, before the buffer */
 
 struct pool {
     pthread_mutex_t lock;
@@ -24,6 +29,8 @@ struct pool {
     void *arg;
     int64_t n, grain;
     atomic_llong next;
+    pthread_mutex_t scratch_lock;
+    void *kept[POOL_KEPT]; /* idle scratch buffers (headers included) */
 };
 
 static void run_chunks(pool *p)
@@ -74,6 +81,7 @@ pool *pool_create(int threads)
         return NULL;
     pthread_mutex_init(&p->lock, NULL);
     pthread_mutex_init(&p->busy, NULL);
+    pthread_mutex_init(&p->scratch_lock, NULL);
     pthread_cond_init(&p->wake, NULL);
     pthread_cond_init(&p->done, NULL);
     p->n_workers = threads > 1 ? threads - 1 : 0;
@@ -100,6 +108,9 @@ void pool_destroy(pool *p)
     for (int i = 0; i < p->started; i++)
         pthread_join(p->threads[i], NULL);
     free(p->threads);
+    for (int i = 0; i < POOL_KEPT; i++)
+        free(p->kept[i]);
+    pthread_mutex_destroy(&p->scratch_lock);
     pthread_cond_destroy(&p->wake);
     pthread_cond_destroy(&p->done);
     pthread_mutex_destroy(&p->busy);
@@ -139,4 +150,57 @@ void pool_for(pool *p, int64_t n, int64_t grain, pool_fn fn, void *arg)
         pthread_cond_wait(&p->done, &p->lock);
     pthread_mutex_unlock(&p->lock);
     pthread_mutex_unlock(&p->busy);
+}
+
+/* ---- scratch buffers ------------------------------------------------------ */
+
+static size_t scratch_size(const void *block)
+{
+    size_t bytes;
+    memcpy(&bytes, block, sizeof bytes);
+    return bytes;
+}
+
+void *pool_scratch(pool *p, size_t bytes)
+{
+    unsigned char *block = NULL;
+    if (p) {
+        pthread_mutex_lock(&p->scratch_lock);
+        for (int i = 0; i < POOL_KEPT && !block; i++)
+            if (p->kept[i] && scratch_size(p->kept[i]) >= bytes) {
+                block = p->kept[i];
+                p->kept[i] = NULL;
+            }
+        pthread_mutex_unlock(&p->scratch_lock);
+    }
+    if (!block && bytes <= SIZE_MAX - SCRATCH_HEADER &&
+        (block = malloc(SCRATCH_HEADER + bytes)) != NULL)
+        memcpy(block, &bytes, sizeof bytes);
+    return block ? block + SCRATCH_HEADER : NULL;
+}
+
+void pool_scratch_done(pool *p, void *buf)
+{
+    if (!buf)
+        return;
+    unsigned char *block = (unsigned char *)buf - SCRATCH_HEADER;
+    if (p) { /* keep it in place of the smallest kept one, if larger */
+        pthread_mutex_lock(&p->scratch_lock);
+        int at = 0; /* an empty slot, else the smallest buffer's */
+        for (int i = 0; i < POOL_KEPT; i++) {
+            if (!p->kept[i]) {
+                at = i;
+                break;
+            }
+            if (scratch_size(p->kept[i]) < scratch_size(p->kept[at]))
+                at = i;
+        }
+        if (!p->kept[at] || scratch_size(p->kept[at]) < scratch_size(block)) {
+            void *old = p->kept[at];
+            p->kept[at] = block;
+            block = old;
+        }
+        pthread_mutex_unlock(&p->scratch_lock);
+    }
+    free(block);
 }

@@ -94,7 +94,7 @@ int cuda_drive_fold(cuda_run *run, const cuda_node *kn, interp *st,
     cpu_source src;
     cuda_launch l;
     memset(&l, 0, sizeof l);
-    int ok = cpu_consumer_source(st, fold, xs, &src);
+    int ok = cpu_consumer_source(st, NULL, fold, xs, &src);
     if (ok <= 0)
         return ok; /* -1: an empty fold1 row, the interpreter names it */
     const int64_t *ext = src.ext;

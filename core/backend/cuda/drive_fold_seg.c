@@ -76,7 +76,7 @@ int cuda_drive_fold_seg(cuda_run *run, const cuda_node *kn, interp *st,
     cpu_source src;
     cuda_launch l;
     memset(&l, 0, sizeof l);
-    int ok = cpu_consumer_source(st, fold, xs, &src);
+    int ok = cpu_consumer_source(st, NULL, fold, xs, &src);
     if (ok <= 0)
         return ok; /* -1: a refused descriptor, the interpreter names it */
     int64_t *ext = src.ext, inner = src.inner, k = src.k, *off = src.off;
@@ -93,7 +93,7 @@ int cuda_drive_fold_seg(cuda_run *run, const cuda_node *kn, interp *st,
     seg_step s = {run, kn, &l, off, k, src.rows};
     ok = a ? launch(&s, a, src.seeded ? src.seed : NULL, st->d) : 0;
     cuda_launch_free(run, &l);
-    free(off);
+    pool_scratch_done(NULL, off);
     if (ok != 1) {
         rt_release(a);
         return ok;

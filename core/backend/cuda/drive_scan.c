@@ -188,7 +188,7 @@ int cuda_drive_scan(cuda_run *run, const cuda_node *kn, interp *st,
     cpu_source src;
     cuda_scan s;
     memset(&s, 0, sizeof s);
-    int ok = cpu_consumer_source(st, kn->k.fold, kn->k.src, &src);
+    int ok = cpu_consumer_source(st, NULL, kn->k.fold, kn->k.src, &src);
     if (ok <= 0)
         return ok; /* -1: an empty scanl1 row, the interpreter names it */
     ok = cuda_scan_begin(&s, run, kn, st, n, &src,

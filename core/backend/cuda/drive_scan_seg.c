@@ -53,7 +53,7 @@ int cuda_drive_scan_seg(cuda_run *run, const cuda_node *kn, interp *st,
     cpu_source src;
     cuda_scan s;
     memset(&s, 0, sizeof s);
-    int ok = cpu_consumer_source(st, scan, kn->k.src, &src);
+    int ok = cpu_consumer_source(st, NULL, scan, kn->k.src, &src);
     if (ok <= 0)
         return ok; /* -1: a refused descriptor, the interpreter names it */
     int64_t k = src.k, *off = src.off;
@@ -62,6 +62,6 @@ int cuda_drive_scan_seg(cuda_run *run, const cuda_node *kn, interp *st,
                          k);
     if (ok)
         ok = launch_pairs(&s, off, k, src.rows, st->d);
-    free(off);
+    pool_scratch_done(NULL, off);
     return cuda_scan_finish(&s, ok, out);
 }
