@@ -253,6 +253,7 @@ static void bench_smvm(bench *b)
     float *vals = bench_alloc(b, (size_t)nnz * 4), *v = bench_alloc(b, (size_t)cols * 4);
     float *mine = bench_alloc(b, (size_t)rows * 4);
     float *got = output_buffer(b, (size_t)rows * 4);
+    float *got_checked = output_buffer(b, (size_t)rows * 4);
     uint64_t seed = 12345;
     for (int64_t r = 0; r <= rows; r++)
         start[r] = r * per_row;
@@ -275,10 +276,16 @@ static void bench_smvm(bench *b)
         bench_run(b, p, 4, in, 1, &out);
         t[r] = bench_now_ms() - s;
     }
+    double tc[64];
+    int checked_ok = 1;
     for (int r = 0; r < b->runs; r++) {
         double s = bench_now_ms();
         bl_smvm(b->threads, rows, start, inds, vals, v, mine);
         tb[r] = bench_now_ms() - s;
+        s = bench_now_ms();
+        checked_ok &= bl_smvm_checked(b->threads, rows, start, inds, vals, v,
+                                      cols, got_checked);
+        tc[r] = bench_now_ms() - s;
     }
     int agree = 1;
     for (int64_t r = 0; r < rows; r++)
@@ -287,6 +294,10 @@ static void bench_smvm(bench *b)
     snprintf(size, sizeof size, "%lld nnz", (long long)nnz);
     bench_report(b, "smvm", size, bench_median(t, b->runs), "C loop (threads)",
            bench_median(tb, b->runs), agree);
+    bench_report(b, "smvm", size, bench_median(t, b->runs),
+                 "C loop, checked reads", bench_median(tc, b->runs),
+                 agree && checked_ok &&
+                     memcmp(got_checked, mine, (size_t)rows * 4) == 0);
     acc_program_free(p);
     free(segd);
     free(start);
@@ -295,6 +306,7 @@ static void bench_smvm(bench *b)
     free(v);
     free(mine);
     free(got);
+    free(got_checked);
 }
 
 /* ---- 3x3 blur (stencil) --------------------------------------------------- */

@@ -197,6 +197,40 @@ static void smvm_body(void *p, int part, int64_t lo, int64_t hi)
     }
 }
 
+typedef struct smvm_checked_ctx {
+    smvm_ctx s;
+    int64_t n_vec;
+    atomic_int bad;
+} smvm_checked_ctx;
+
+static void smvm_checked_body(void *p, int part, int64_t lo, int64_t hi)
+{
+    (void)part;
+    smvm_checked_ctx *c = p;
+    const smvm_ctx *s = &c->s;
+    for (int64_t r = lo; r < hi; r++) {
+        float sum = 0;
+        for (int64_t j = s->row_start[r]; j < s->row_start[r + 1]; j++) {
+            int64_t col = s->cols[j];
+            if ((uint64_t)col >= (uint64_t)c->n_vec) {
+                atomic_store(&c->bad, 1);
+                return;
+            }
+            sum += s->vals[j] * s->vec[col];
+        }
+        s->out[r] = sum;
+    }
+}
+
+int bl_smvm_checked(int threads, int64_t rows, const int64_t *row_start,
+                    const int64_t *cols, const float *vals, const float *vec,
+                    int64_t n_vec, float *out)
+{
+    smvm_checked_ctx c = {{row_start, cols, vals, vec, out}, n_vec, 0};
+    bl_parallel_for(threads, rows, &c, smvm_checked_body);
+    return !atomic_load(&c.bad);
+}
+
 void bl_smvm(int threads, int64_t rows, const int64_t *row_start,
              const int64_t *cols, const float *vals, const float *vec,
              float *out)

@@ -22,6 +22,14 @@ void bl_mandelbrot(int threads, int64_t width, int64_t height, int32_t limit,
 void bl_smvm(int threads, int64_t rows, const int64_t *row_start,
              const int64_t *cols, const float *vals, const float *vec,
              float *out);
+/* The same, checking every column index against the vector's length as
+ * accel must (LANGUAGE.md: an out-of-range read is an error): a row with
+ * a bad index stops its thread's part.  Returns 0 when an index was out of
+ * range.  For comparison only: the check keeps gcc from vectorising the
+ * gather. */
+int bl_smvm_checked(int threads, int64_t rows, const int64_t *row_start,
+                    const int64_t *cols, const float *vals, const float *vec,
+                    int64_t n_vec, float *out);
 /* The 3x3 blur of LANGUAGE.md §4 (weights 1 2 1 / 2 4 2 / 1 2 1, divided
  * by 16, clamped borders) of a height x width image. */
 void bl_blur(int threads, int64_t height, int64_t width, const float *img,
