@@ -6,8 +6,9 @@
  * acc_dot builds a foreign node whose fallback is the array code
  * fold (+) 0 (zipWith (*) xs ys).  The program is compiled twice: in a
  * context without plugins (the fallback runs), and in one that loaded the
- * cblas plugin (OpenBLAS's ddot runs).  Each prints which was used (from
- * the plan) and the result; both must agree.  The plugin is looked up in
+ * cblas plugin (OpenBLAS's ddot runs), both on the backend `auto` picks.
+ * Each prints the backend, which implementation was used (from the plan),
+ * the result and the median time of a few runs; both results must agree.  The plugin is looked up in
  * $ACC_PLUGIN_PATH (`make demo` points it at build/plugins) and the install
  * folder.  Exits non-zero on failure; a missing plugin is reported, not a
  * failure.
@@ -20,8 +21,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-enum { N = 100000 };
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+enum { N = 4000000, RUNS = 7 };
 
 static int failed(const char *what)
 {
@@ -43,7 +58,8 @@ static void print_choice(const acc_program *p)
     acc_free(plan);
 }
 
-/* Compiles dot xs ys in ctx, runs it, prints what ran and the value. */
+/* Compiles dot xs ys in ctx, runs it RUNS times, prints what ran, the
+ * value and the median time. */
 static int run_dot(acc_context *ctx, const double *x, const double *y,
                    double *result)
 {
@@ -67,13 +83,19 @@ static int run_dot(acc_context *ctx, const double *x, const double *y,
     in[0].data[0] = (void *)x;
     in[1].data[0] = (void *)y;
     acc_array_init(&out, f64, 0, NULL);
-    if (acc_run(p, 2, in, 1, &out) != ACC_OK) {
-        failed("acc_run");
-        goto out;
+    out.data[0] = result; /* written by the run */
+    double ms[RUNS];
+    for (int r = 0; r < RUNS; r++) {
+        double start = now_ms();
+        if (acc_run(p, 2, in, 1, &out) != ACC_OK) {
+            failed("acc_run");
+            goto out;
+        }
+        ms[r] = now_ms() - start;
     }
-    *result = *(double *)out.data[0];
-    acc_array_release(&out);
-    printf("  dot = %.6f\n", *result);
+    qsort(ms, RUNS, sizeof *ms, by_value);
+    printf("  dot = %.6f   (n = %d, %.3f ms, median of %d runs)\n", *result,
+           N, ms[RUNS / 2], RUNS);
     rc = 0;
 out:
     acc_program_free(p);
@@ -83,15 +105,15 @@ out:
 
 static int demo(const double *x, const double *y)
 {
-    acc_context_options o;
-    acc_context_options_init(&o);
-    o.backend = ACC_BACKEND_INTERP;
     acc_context *plain = NULL, *blas = NULL;
+    acc_backend backend = ACC_BACKEND_AUTO;
     double a = 0, b = 0;
     int rc = 1;
-    if (acc_context_create(&o, &plain) != ACC_OK ||
-        acc_context_create(&o, &blas) != ACC_OK)
+    if (acc_context_create(NULL, &plain) != ACC_OK ||
+        acc_context_create(NULL, &blas) != ACC_OK)
         return failed("acc_context_create");
+    acc_context_backend(plain, &backend);
+    printf("backend in use: %s\n", acc_backend_name(backend));
     printf("without plugins:\n");
     if (run_dot(plain, x, y, &a) != 0)
         goto out;
