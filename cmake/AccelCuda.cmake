@@ -20,9 +20,21 @@ endif()
 
 # The fake driver (tests/cuda/fake_driver.c): built against cuda.h as a
 # shared object named libcuda.so.1 in fake-cuda/, which the tests of the
-# CUDA runtime load through ACC_CUDA_DRIVER (docs/CUDA.md).  Without the
-# toolkit headers it is not built and those tests skip, saying so.
-if(ACC_CUDA_INCLUDE_DIR AND TARGET test_cuda_test_cuda_runtime_fake)
+# CUDA runtime load through ACC_CUDA_DRIVER (docs/CUDA.md).  Every
+# tests/cuda/test_*fake*.c gets its path (ACC_FAKE_DRIVER) and links
+# tests/cuda/fake_support.c, their shared fixture and helpers (not a test:
+# its name does not start with test_).  Without the toolkit headers the
+# fake is not built and those tests skip, saying so.
+file(GLOB ACC_FAKE_CUDA_TEST_SOURCES CONFIGURE_DEPENDS
+     "${PROJECT_SOURCE_DIR}/tests/cuda/test_*fake*.c")
+set(ACC_FAKE_CUDA_TESTS "")
+foreach(src IN LISTS ACC_FAKE_CUDA_TEST_SOURCES)
+  get_filename_component(stem "${src}" NAME_WE)
+  if(TARGET test_cuda_${stem})
+    list(APPEND ACC_FAKE_CUDA_TESTS test_cuda_${stem})
+  endif()
+endforeach()
+if(ACC_CUDA_INCLUDE_DIR AND ACC_FAKE_CUDA_TESTS)
   add_library(accel_fake_cuda SHARED "${PROJECT_SOURCE_DIR}/tests/cuda/fake_driver.c")
   set_target_properties(accel_fake_cuda PROPERTIES
     PREFIX "lib" OUTPUT_NAME "cuda" SUFFIX ".so.1"
@@ -31,7 +43,17 @@ if(ACC_CUDA_INCLUDE_DIR AND TARGET test_cuda_test_cuda_runtime_fake)
                              "${ACC_CUDA_INCLUDE_DIR}")
   target_compile_definitions(accel_fake_cuda PRIVATE ${ACC_POSIX_DEFS})
   target_link_libraries(accel_fake_cuda PRIVATE Threads::Threads)
-  add_dependencies(test_cuda_test_cuda_runtime_fake accel_fake_cuda)
-  target_compile_definitions(test_cuda_test_cuda_runtime_fake PRIVATE
-    "ACC_FAKE_DRIVER=\"$<TARGET_FILE:accel_fake_cuda>\"")
+  set(ACC_FAKE_DRIVER_DEF "ACC_FAKE_DRIVER=\"$<TARGET_FILE:accel_fake_cuda>\"")
+  add_library(accel_fake_support OBJECT
+              "${PROJECT_SOURCE_DIR}/tests/cuda/fake_support.c")
+  target_include_directories(accel_fake_support PRIVATE ${ACC_TEST_INCLUDES})
+  target_compile_definitions(accel_fake_support PRIVATE ${ACC_POSIX_DEFS}
+                             ${ACC_FAKE_DRIVER_DEF})
+  target_link_libraries(accel_fake_support PRIVATE accel_internal
+                        PkgConfig::CRITERION)
+  foreach(target IN LISTS ACC_FAKE_CUDA_TESTS)
+    add_dependencies(${target} accel_fake_cuda)
+    target_compile_definitions(${target} PRIVATE ${ACC_FAKE_DRIVER_DEF})
+    target_link_libraries(${target} PRIVATE accel_fake_support)
+  endforeach()
 endif()

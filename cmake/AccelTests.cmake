@@ -7,6 +7,8 @@
 # Tests under tests/unit/ and tests/cuda/ link accel_internal (the static archive, so hidden
 # internal functions are callable); all others link the shared libaccel.so.
 # tests/support/*.c are helpers (public API only) linked into every test.
+# tests/cuda/test_*fake*.c also get the fake CUDA driver and its fixture,
+# tests/cuda/fake_support.c (cmake/AccelCuda.cmake).
 #
 # The device suite (label gpu: tests/gpu/ and the language and fusion
 # suites again on the CUDA backend, *.cuda) needs a CUDA GPU.  Its
