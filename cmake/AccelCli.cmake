@@ -21,10 +21,12 @@ if(NOT ACC_BUILD_TESTS)
   return()
 endif()
 
-# tests/unit/test_npy.c tests the .npy module of the tool directly.
+# tests/unit/test_npy.c tests the .npy module of the tool directly, with
+# the module it uses for terminal-safe messages.
 if(TARGET test_unit_test_npy)
   target_sources(test_unit_test_npy PRIVATE
-    "${PROJECT_SOURCE_DIR}/tools/accel/npy.c")
+    "${PROJECT_SOURCE_DIR}/tools/accel/npy.c"
+    "${PROJECT_SOURCE_DIR}/tools/accel/escape.c")
 endif()
 
 # The driver needs a python3 with numpy: Debian's (python3-numpy, installed

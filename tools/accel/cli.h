@@ -22,7 +22,8 @@ enum {
 };
 
 /* Prints "accel: MESSAGE" as one line on stderr (newlines in the message
- * become "; ") and returns `status`. */
+ * become "; ", bytes a terminal would not show as themselves become \xNN:
+ * see escape.h; at most about 2000 bytes) and returns `status`. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif

@@ -8,6 +8,7 @@
  * builds on is.
  */
 #include "npy.h"
+#include "escape.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -17,13 +18,21 @@
 
 static const unsigned char npy_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 
+/* Every message may quote bytes of the file (a dtype, a key, what the
+ * parser found), so it is escaped for the terminal here, in one place. */
 static int fail(char *err, size_t err_size, const char *fmt, ...)
 {
+    char raw[NPY_ERROR_SIZE];
     va_list ap;
     va_start(ap, fmt);
-    if (err && err_size)
-        vsnprintf(err, err_size, fmt, ap);
+    int n = vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    if (err && err_size >= 4)
+        escape_text(raw, n < 0 ? 0 : (size_t)n < sizeof raw ? (size_t)n
+                                                            : sizeof raw - 1,
+                    err, err_size);
+    else if (err && err_size)
+        err[0] = '\0';
     return -1;
 }
 

@@ -6,7 +6,8 @@
  * (or '|', "not applicable", for one-byte types) scalar dtypes
  *   <f4 <f8 <i1 <i2 <i4 <i8 <u1 <u2 <u4 <u8 |b1 |i1 |u1
  * and at most ACC_MAX_RANK dimensions.  Every failure is reported as a short
- * sentence (no file name, no newline) in the caller's message buffer.
+ * sentence (no file name, no newline) in the caller's message buffer, with
+ * any byte quoted from the file escaped for the terminal (escape.h).
  * Written files use version 1.0 (2.0 when the header does not fit), with
  * the header padded to a multiple of 64 bytes as NumPy does.
  */
