@@ -22,10 +22,11 @@ if(NOT ACC_BUILD_TESTS)
 endif()
 
 # tests/unit/test_npy.c tests the .npy module of the tool directly, with
-# the module it uses for terminal-safe messages.
+# the modules it uses (atomic output files, terminal-safe messages).
 if(TARGET test_unit_test_npy)
   target_sources(test_unit_test_npy PRIVATE
     "${PROJECT_SOURCE_DIR}/tools/accel/npy.c"
+    "${PROJECT_SOURCE_DIR}/tools/accel/outfile.c"
     "${PROJECT_SOURCE_DIR}/tools/accel/escape.c")
 endif()
 

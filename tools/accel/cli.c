@@ -187,9 +187,13 @@ int cli_parse_backend(const char *text, acc_backend *out)
 
 char *cli_read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = *path ? fopen(path, "rb") : NULL;
     size_t cap = 4096, n = 0;
     char *buf = NULL;
+    if (!*path) {
+        cli_error(CLI_FAIL, "cannot read the program: empty file name");
+        return NULL;
+    }
     if (!f) {
         cli_error(CLI_FAIL, "cannot read %s: %s", path, strerror(errno));
         return NULL;

@@ -79,7 +79,8 @@ typedef struct cli_program {
 } cli_program;
 
 /* Reads a whole file into a NUL-terminated buffer.  Returns NULL after
- * reporting ("accel: cannot read PATH: ..."). */
+ * reporting ("accel: cannot read PATH: ...", or "accel: cannot read the
+ * program: empty file name" for ""). */
 char *cli_read_file(const char *path, size_t *len);
 
 /* Creates a context for `backend`; NULL after reporting. */

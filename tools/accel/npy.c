@@ -482,9 +482,9 @@ size_t npy_format_header(acc_scalar scalar, int32_t rank,
     return total;
 }
 
-int npy_save(const char *path, acc_scalar scalar, int32_t rank,
-             const int64_t *extents, const void *data, char *err,
-             size_t err_size)
+int npy_stage(outfile *f, acc_scalar scalar, int32_t rank,
+              const int64_t *extents, const void *data, char *err,
+              size_t err_size)
 {
     unsigned char header[512];
     npy_info info = {.scalar = scalar, .rank = rank};
@@ -496,20 +496,21 @@ int npy_save(const char *path, acc_scalar scalar, int32_t rank,
         memcpy(info.extents, extents, (size_t)rank * sizeof *extents);
     if (compute_sizes(&info, err, err_size) != 0)
         return -1;
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return fail(err, err_size, "cannot create: %s", strerror(errno));
-    int ok = fwrite(header, 1, header_len, f) == header_len &&
-             (info.nbytes == 0 ||
-              fwrite(data, 1, info.nbytes, f) == info.nbytes);
-    int e = errno;
-    if (fclose(f) != 0 && ok) {
-        ok = 0;
-        e = errno;
-    }
-    if (!ok) {
-        remove(path);
-        return fail(err, err_size, "cannot write: %s", strerror(e));
-    }
-    return 0;
+    const void *pieces[2] = {header, data};
+    size_t lens[2] = {header_len, info.nbytes};
+    return outfile_stage(f, pieces, lens, 2, err, err_size);
+}
+
+int npy_save(const char *path, acc_scalar scalar, int32_t rank,
+             const int64_t *extents, const void *data, char *err,
+             size_t err_size)
+{
+    outfile f;
+    int rc = outfile_check(path, &f, err, err_size);
+    if (rc == 0)
+        rc = npy_stage(&f, scalar, rank, extents, data, err, err_size);
+    if (rc == 0)
+        rc = outfile_commit(&f, err, err_size);
+    outfile_discard(&f);
+    return rc;
 }

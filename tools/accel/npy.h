@@ -16,6 +16,8 @@
 
 #include <accel.h>
 
+#include "outfile.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -70,9 +72,18 @@ size_t npy_format_header(acc_scalar scalar, int32_t rank,
                          const int64_t *extents, unsigned char *buf,
                          size_t buf_size);
 
-/* Writes an array as a .npy file: `data` holds the product of the extents
- * elements of `scalar`, row-major.  Returns 0, or -1 with a message in err
- * (a partly written file is removed). */
+/* Writes an array as the staged temporary file of a checked output
+ * (outfile_stage): `data` holds the product of the extents elements of
+ * `scalar`, row-major.  The caller commits or discards it.  Returns 0, or
+ * -1 with a message in err and nothing staged. */
+int npy_stage(outfile *f, acc_scalar scalar, int32_t rank,
+              const int64_t *extents, const void *data, char *err,
+              size_t err_size);
+
+/* Writes an array as the .npy file `path`: outfile_check, npy_stage,
+ * outfile_commit.  The target is replaced only by a complete file; on any
+ * failure it is left exactly as it was and nothing else is left behind.
+ * Returns 0, or -1 with a message in err. */
 int npy_save(const char *path, acc_scalar scalar, int32_t rank,
              const int64_t *extents, const void *data, char *err,
              size_t err_size);
