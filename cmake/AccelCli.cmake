@@ -41,7 +41,7 @@ endif()
 
 # One ctest test per group of tests/cli/cli_test.py; the driver exits 77
 # (skipped) when numpy is missing.
-foreach(group basic npy errors programs)
+foreach(group basic npy errors programs outputs)
   add_test(NAME cli.${group}
     COMMAND "${ACC_PYTHON3}" "${PROJECT_SOURCE_DIR}/tests/cli/cli_test.py"
             ${group} "$<TARGET_FILE:accel_cli>"
