@@ -21,10 +21,13 @@ if(NOT ACC_BUILD_TESTS)
   return()
 endif()
 
-# tests/unit/test_npy.c tests the .npy module of the tool directly.
+# tests/unit/test_npy.c tests the .npy module of the tool directly, with
+# the modules it uses (atomic output files, terminal-safe messages).
 if(TARGET test_unit_test_npy)
   target_sources(test_unit_test_npy PRIVATE
-    "${PROJECT_SOURCE_DIR}/tools/accel/npy.c")
+    "${PROJECT_SOURCE_DIR}/tools/accel/npy.c"
+    "${PROJECT_SOURCE_DIR}/tools/accel/outfile.c"
+    "${PROJECT_SOURCE_DIR}/tools/accel/escape.c")
 endif()
 
 # The driver needs a python3 with numpy: Debian's (python3-numpy, installed
@@ -38,7 +41,7 @@ endif()
 
 # One ctest test per group of tests/cli/cli_test.py; the driver exits 77
 # (skipped) when numpy is missing.
-foreach(group basic npy errors programs)
+foreach(group basic npy errors programs outputs)
   add_test(NAME cli.${group}
     COMMAND "${ACC_PYTHON3}" "${PROJECT_SOURCE_DIR}/tests/cli/cli_test.py"
             ${group} "$<TARGET_FILE:accel_cli>"

@@ -11,6 +11,7 @@
  */
 #include "core/text/text_elab.h"
 
+#include <math.h>
 #include <stdint.h>
 
 static acc_scalar default_scalar(text_elab *el, text_type *v, text_pos pos)
@@ -90,6 +91,25 @@ static int fits(acc_scalar s, const text_core *c)
     if (c->neg && c->ival > 0)
         return 0; /* the magnitude was beyond 2^63 */
     return c->ival >= smin[s] && c->ival <= smax[s];
+}
+
+/* The smallest magnitude that rounds to infinity as f32: FLT_MAX plus half
+ * an ulp (2^128 - 2^103). */
+#define F32_OVERFLOW 0x1.ffffffp127
+
+/* A float literal must be finite in its final type.  One beyond f64 reached
+ * here as an infinity (lexer.c), so 1e39 and 1e999 as f32, or 1e309 and
+ * 1e999 as f64, get the same message; a magnitude below the smallest
+ * subnormal rounds to zero, as IEEE 754 rounding does. */
+static acc_node *float_literal(text_elab *el, text_core *c)
+{
+    acc_scalar s = scalar_of(el, c->type, c->pos);
+    if (isinf(c->fval) || (s == ACC_F32 && fabs(c->fval) >= F32_OVERFLOW))
+        text_fail(el->st, ACC_ERR_TYPE, c->pos, "float literal out of range: "
+                  "it does not fit in %s (the largest finite %s is %s)",
+                  acc_scalar_name(s), acc_scalar_name(s),
+                  s == ACC_F32 ? "3.4028235e38" : "1.7976931348623157e308");
+    return acc_const_f64(el->g, s, c->fval);
 }
 
 static acc_node *int_literal(text_elab *el, text_core *c)
@@ -187,8 +207,7 @@ static acc_node *build(text_elab *el, text_core *c, acc_node **a)
     acc_graph *g = el->g;
     switch (c->kind) {
     case CK_INT: return int_literal(el, c);
-    case CK_FLOAT:
-        return acc_const_f64(g, scalar_of(el, c->type, c->pos), c->fval);
+    case CK_FLOAT: return float_literal(el, c);
     case CK_BOOL: return acc_const_bool(g, (int)c->ival);
     case CK_INPUT:
     case CK_PARAM:

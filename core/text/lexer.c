@@ -8,7 +8,6 @@
  */
 #include "core/text/text_lex.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,12 +252,11 @@ static void lex_number(lexer *lx)
         push(lx, TK_INT, pos, start)->ival = v;
         return;
     }
+    /* A literal beyond f64 reads as an infinity (strtod's HUGE_VAL); it is
+     * refused once its type is known (emit.c), like 1e39 as f32, so that
+     * the message names the type whatever the exponent's size. */
     text_token *t = push(lx, TK_FLOAT, pos, start);
-    errno = 0;
     t->fval = strtod(t->text, NULL);
-    if (errno == ERANGE && (t->fval > 1.0 || t->fval < -1.0))
-        text_fail(lx->st, ACC_ERR_PARSE, pos, "float literal '%s' is out of "
-                  "the range of f64", t->text);
 }
 
 static void lex_string(lexer *lx)

@@ -8,9 +8,13 @@ GROUP is one of
   npy       .npy files of every dtype, versions 1.0-3.0, ranks 0-3, through
             `accel run` on identity programs, compared with numpy
   errors    every error path: exit status 1 or 2 and exactly one stderr
-            line starting "accel: "
+            line starting "accel: "; bytes from files escaped in messages;
+            the range of float literals (command line and text programs)
   programs  the LANGUAGE.md section 4 programs, tuples, literals and
             several outputs, compared with numpy; check and explain
+  outputs   how outputs are written: special files refused, colliding
+            names refused before the run, a failed write (RLIMIT_FSIZE)
+            leaves every target as it was, modes, symbolic and hard links
 
 Inputs are written with numpy into a temporary folder; the programs are
 in tests/cli/programs/.  Exits 0 when every case passes, 1 otherwise, 77
@@ -20,6 +24,11 @@ on stderr, so a sanitizer report (a leak, say) fails the case.
 import io
 import json
 import os
+import resource
+import shutil
+import signal
+import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -58,9 +67,10 @@ def tmp(name):
     return os.path.join(TMP, name)
 
 
-def accel(*args):
+def accel(*args, preexec=None):
     p = subprocess.run([ACCEL] + [str(a) for a in args], cwd=TMP,
-                       capture_output=True, text=True, timeout=120)
+                       capture_output=True, text=True, timeout=120,
+                       preexec_fn=preexec)
     if VERBOSE:
         print("  $ accel " + " ".join(str(a) for a in args))
         print("    rc=%d stdout=%r stderr=%r" % (p.returncode, p.stdout[:300],
@@ -68,19 +78,19 @@ def accel(*args):
     return p
 
 
-def ok(*args):
+def ok(*args, preexec=None):
     """Runs accel and requires success with an empty stderr."""
-    p = accel(*args)
+    p = accel(*args, preexec=preexec)
     if p.returncode != 0 or p.stderr:
         raise Failure("accel %s: exit %d, stderr %r" % (
             " ".join(map(str, args)), p.returncode, p.stderr))
     return p.stdout
 
 
-def fails(status, want, *args):
+def fails(status, want, *args, preexec=None):
     """Runs accel and requires exit `status` with one stderr line that
     starts with "accel: " and contains `want`."""
-    p = accel(*args)
+    p = accel(*args, preexec=preexec)
     cmd = "accel " + " ".join(map(str, args))
     if p.returncode != status:
         raise Failure("%s: exit %d, expected %d (stderr %r)" % (
@@ -404,6 +414,147 @@ def check_errors():
           "--in", save("xs.npy", np.zeros(3, dtype=np.float32)))
 
 
+def run_interp(entry, *ins):
+    """run_id on the interpreter: for error cases, where compiling a
+    kernel would only cost time."""
+    return run_id(entry, *ins) + ["--backend", "interp"]
+
+
+def npy_with_dict(text, payload=b""):
+    """A version 1.0 .npy image whose header dictionary is `text` (bytes,
+    padded as numpy pads it), followed by `payload`."""
+    total = (10 + len(text) + 1 + 63) // 64 * 64
+    header_len = total - 10
+    pad = b" " * (header_len - len(text) - 1)
+    return (b"\x93NUMPY\x01\x00" + header_len.to_bytes(2, "little") + text +
+            pad + b"\n" + payload)
+
+
+@case("errors")
+def messages_escape_file_bytes():
+    # bytes of an .npy header that a terminal would obey (ESC sequences,
+    # BEL, a title-setting OSC) are shown as \xNN, never echoed raw
+    cases = [
+        (b"{'descr': '\x1b[2J\x07', 'fortran_order': False, 'shape': (3,)}",
+         "unsupported dtype '\\x1b[2J\\x07'"),
+        (b"{'\x1b]0;pwned\x07': 1}", "unexpected key '\\x1b]0;pwned\\x07'"),
+        (b"{'descr': '<f4', 'fortran_order': \x1b[5mX, 'shape': (3,)}",
+         "expected True or False, found '\\x1b[5mX"),
+        (b"{'descr': '<f4', 'fortran_order': \xc2\x9b31m, 'shape': ()}",
+         "found '\\xc2\\x9b31m"),  # a C1 CSI, even as valid UTF-8
+    ]
+    for i, (text, want) in enumerate(cases):
+        path = write_bytes("esc%d.npy" % i, npy_with_dict(text, b"\0" * 12))
+        line = fails(1, want, *run_interp("id_f32", path))
+        expect(not any(c in line for c in "\x1b\x07\x9b"), repr(line))
+    # what the parser quotes is bounded: 12 bytes of the header, escaped
+    path = write_bytes("long.npy", npy_with_dict(
+        b"{'descr': '<f4', 'fortran_order': " + b"\x1b" * 300 + b"}"))
+    line = fails(1, "found '" + "\\x1b" * 12 + "'",
+                 *run_interp("id_f32", path))
+    expect(len(line) < 200, "unbounded quote: %r" % line)
+    # file names from the command line: controls escaped, UTF-8 kept,
+    # malformed UTF-8 escaped
+    line = fails(1, "e\\x1b[1mx.npy: cannot open",
+                 *run_interp("id_f32", tmp("e\x1b[1mx.npy")))
+    expect("\x1b" not in line, repr(line))
+    fails(1, "donn\u00e9es.npy: cannot open",
+          *run_interp("id_f32", tmp("donn\u00e9es.npy")))
+    bad = os.fsdecode(os.path.join(os.fsencode(TMP), b"x\xff.npy"))
+    fails(1, "x\\xff.npy: cannot open", *run_interp("id_f32", bad))
+
+
+@case("errors")
+def empty_names():
+    xs = save("xs.npy", np.zeros(3, dtype=np.float32))
+    fails(2, "run: --in: empty file name", *run_interp("id_f32", ""))
+    fails(2, "run: --out: empty file name", *run_interp("id_f32", xs),
+          "--out", "")
+    fails(1, "cannot read the program: empty file name", "run", "")
+    fails(1, "cannot read the program: empty file name", "check", "")
+    fails(2, "--out -: writing to standard output is not supported",
+          *run_interp("id_f32", xs), "--out", "-")
+    expect(not os.path.exists(tmp("-")), "--out - wrote a file named '-'")
+
+
+def float_literal_cases():
+    """(literal, numpy type, expected value or None when it must be
+    refused): the reference is numpy's rounding of the decimal, refused
+    when a finite number rounds to an infinity."""
+    lits = ["0.1", "1e39", "1e999", "-1e999", "3.4028235e38",
+            "3.4028236e38", "-3.4028236e38", "1.7976931348623157e308",
+            "1.8e308", "-1e309", "1e-40", "1e-50", "-1e-50", "1e-320",
+            "1e-400"]
+    out = []
+    for npt in (np.float32, np.float64):
+        for lit in lits:
+            with np.errstate(over="ignore"):
+                v = npt(float(lit))
+            out.append((lit, npt, None if np.isinf(v) else v))
+    return out
+
+
+def same_float(got, want):
+    return got.dtype == want.dtype and (
+        (np.isnan(got) and np.isnan(want)) or
+        (got == want and np.signbit(got) == np.signbit(want)))
+
+
+@case("errors")
+def float_literal_range_cli():
+    refused = 0
+    for lit, npt, want in float_literal_cases():
+        name = "f32" if npt is np.float32 else "f64"
+        args = ("run", prog("identity.acc"), "--entry", "ids_" + name,
+                "--in", lit, "--backend", "interp")
+        if want is None:
+            refused += 1
+            fails(1, "input 1 (x): literal %s is out of range for %s"
+                  % (lit, name), *args)
+            continue
+        ok(*args, "--out", tmp("lit.npy"))
+        got = load("lit.npy")[()]
+        expect(same_float(got, want), "%s as %s: %r, expected %r" % (
+            lit, name, got, want))
+    expect(refused == 12, "%d refusals" % refused)  # 8 as f32, 4 as f64
+    for lit, want in (("inf", np.inf), ("-inf", -np.inf), ("nan", np.nan)):
+        ok("run", prog("identity.acc"), "--entry", "ids_f32", "--in", lit,
+           "--out", tmp("lit.npy"), "--backend", "interp")
+        expect(same_float(load("lit.npy")[()], np.float32(want)), lit)
+
+
+@case("errors")
+def float_literal_range_text():
+    # each refused literal alone (the first error wins); the accepted ones
+    # of a type as the outputs of one program
+    path = tmp("lit.acc")
+    accepted = {}
+    for lit, npt, want in float_literal_cases():
+        name = "f32" if npt is np.float32 else "f64"
+        if want is not None:
+            accepted.setdefault(name, []).append((lit, want))
+            continue
+        with open(path, "w") as f:
+            f.write("k (xs : Vector %s) : Vector %s =\n  map (\\x -> %s) xs\n"
+                    % (name, name, lit))
+        fails(1, "lit.acc:2:14: float literal out of range: it does not "
+              "fit in %s" % name, "check", path)
+    for name, cases in accepted.items():
+        with open(path, "w") as f:
+            f.write("k (xs : Vector %s) : (%s) =\n  (%s)\n" % (
+                name, ", ".join(["Vector " + name] * len(cases)),
+                ", ".join("map (\\x -> %s) xs" % lit for lit, _ in cases)))
+        xs = save("x2.npy", np.zeros(2, dtype=NUMPY[name]))
+        outs = []
+        for i in range(len(cases)):
+            outs += ["--out", tmp("lit%d.npy" % i)]
+        ok("run", path, "--in", xs, "--backend", "interp", *outs)
+        for i, (lit, want) in enumerate(cases):
+            got = load("lit%d.npy" % i)
+            expect(got.shape == (2,) and same_float(got[0], want),
+                   "%s as %s: %r, expected %r" % (lit, name, got, want))
+
+
 # --- programs ---------------------------------------------------------------
 
 @case("programs")
@@ -581,10 +732,229 @@ def explain():
         expect(key in doc, "explain --json lacks %r" % key)
 
 
+# --- outputs -----------------------------------------------------------------
+
+def fresh_dir(name):
+    d = tmp(name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    return d
+
+
+def listing(folder):
+    return sorted(os.listdir(folder))
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def make_device(path):
+    """A character device with /dev/full's numbers, made in our own folder
+    so that the real /dev is never at risk; False where mknod is refused
+    (not root, or a container without CAP_MKNOD)."""
+    try:
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.stat("/dev/full").st_rdev)
+        return True
+    except OSError:
+        return False
+
+
+def file_size_limit(max_bytes):
+    """A preexec function: writes beyond max_bytes fail with EFBIG (as on
+    a full disk) instead of killing the process with SIGXFSZ."""
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (max_bytes, max_bytes))
+    return limit
+
+
+@case("outputs")
+def special_targets_are_refused_before_the_run():
+    d = fresh_dir("special")
+    xs = save("xs.npy", np.arange(5, dtype=np.float32))
+    targets = []
+    if make_device(os.path.join(d, "full")):
+        targets.append(("full", "is a character device", stat.S_ISCHR))
+    else:
+        print("note: mknod refused, the device case is not run")
+    os.mkfifo(os.path.join(d, "fifo"))
+    targets.append(("fifo", "is a FIFO", stat.S_ISFIFO))
+    os.mkdir(os.path.join(d, "sub"))
+    targets.append(("sub", "is a folder", stat.S_ISDIR))
+    sock = socket.socket(socket.AF_UNIX)
+    try:
+        sock.bind(os.path.join(d, "sock"))
+        targets.append(("sock", "is a socket", stat.S_ISSOCK))
+    except OSError:  # a folder name too long for a socket address
+        print("note: bind refused, the socket case is not run")
+    os.symlink("fifo", os.path.join(d, "to_fifo"))
+    targets.append(("to_fifo", "is a symbolic link to a FIFO",
+                    stat.S_ISLNK))
+    os.symlink("missing", os.path.join(d, "dangling"))
+    targets.append(("dangling", "is a symbolic link to a missing",
+                    stat.S_ISLNK))
+    before = {n: os.lstat(os.path.join(d, n)) for n in listing(d)}
+    try:
+        for name, want, is_kind in targets:
+            target = os.path.join(d, name)
+            # the other output is fine: it must not be written either
+            fails(1, "%s: %s, not a regular file" % (target, want)
+                  if "missing" not in want else want,
+                  "run", prog("outputs.acc"), "--entry", "smallbig", "--in",
+                  xs, "--backend", "interp", "--out", tmp("good.npy"),
+                  "--out", target)
+            expect(not os.path.exists(tmp("good.npy")),
+                   "%s: an output was written before the refusal" % name)
+            st = os.lstat(target)
+            expect(is_kind(st.st_mode) and st.st_ino == before[name].st_ino
+                   and st.st_rdev == before[name].st_rdev,
+                   "%s was replaced or changed" % name)
+            expect(listing(d) == sorted(before), listing(d))
+    finally:
+        sock.close()
+
+
+@case("outputs")
+def a_failed_write_leaves_every_target_as_it_was():
+    d = fresh_dir("full")
+    big = save("big.npy", np.arange(100000, dtype=np.float32))
+    keep = os.path.join(d, "keep.npy")
+    np.save(keep, np.arange(5, dtype=np.float32))
+    old = read(keep)
+    limit = file_size_limit(65536)
+    # the old code truncated keep.npy, failed with EFBIG and removed it
+    fails(1, "keep.npy: cannot write: File too large", "run",
+          prog("identity.acc"), "--entry", "id_f32", "--in", big, "--out",
+          keep, "--backend", "interp", preexec=limit)
+    expect(read(keep) == old, "the target was changed")
+    expect(listing(d) == ["keep.npy"], listing(d))
+    # two outputs: the small one is staged, the large one fails; neither
+    # target is replaced
+    small = os.path.join(d, "small.npy")
+    np.save(small, np.float32(7))
+    old_small = read(small)
+    fails(1, "keep.npy: cannot write", "run", prog("outputs.acc"), "--entry",
+          "smallbig", "--in", big, "--out", small, "--out", keep,
+          "--backend", "interp", preexec=limit)
+    expect(read(small) == old_small and read(keep) == old,
+           "a target was changed")
+    expect(listing(d) == ["keep.npy", "small.npy"], listing(d))
+    # without the limit the same command writes both
+    ok("run", prog("outputs.acc"), "--entry", "smallbig", "--in", big,
+       "--out", small, "--out", keep, "--backend", "interp")
+    want = np.arange(100000, dtype=np.float32)
+    expect(np.array_equal(np.load(keep), want * 2), "large output")
+    exact = float(np.sum(want, dtype=np.float64))  # an f32 sum's bound:
+    expect(abs(float(np.load(small)) - exact) <=  # n eps sum |x|
+           want.size * np.finfo(np.float32).eps * exact, "small output")
+    expect(listing(d) == ["keep.npy", "small.npy"], listing(d))
+
+
+@case("outputs")
+def colliding_names_are_refused_before_the_run():
+    d = fresh_dir("c")
+    os.mkdir(os.path.join(d, "sub"))
+    xs = save("xs.npy", np.arange(3, dtype=np.float32))
+    ys = save("ys.npy", np.arange(3, dtype=np.int32))
+    np.save(os.path.join(d, "h1.npy"), np.float32(1))
+    os.link(os.path.join(d, "h1.npy"), os.path.join(d, "h2.npy"))
+    os.symlink("h1.npy", os.path.join(d, "l.npy"))
+    old = read(os.path.join(d, "h1.npy"))
+    small = ["run", prog("outputs.acc"), "--entry", "smallbig", "--backend",
+             "interp", "--in", xs]
+    pairs = ["run", prog("outputs.acc"), "--entry", "pairs", "--backend",
+             "interp", "--in", xs, "--in", ys]
+    same = "would write the same file (give every output file its own name)"
+    cases = [
+        (small + ["--out", "c/a.npy", "--out", "./c/a.npy"],
+         "run: output 1 (c/a.npy) and output 2 (./c/a.npy) " + same),
+        (small + ["--out", "c/a.npy", "--out", tmp("c/a.npy")],
+         "output 2 (%s) %s" % (tmp("c/a.npy"), same)),
+        (small + ["--out", "c/a.npy", "--out", "c/sub/../a.npy"], same),
+        (pairs + ["--out", "c/r", "--out", "c/r.0.npy"],
+         "output 1, component 0 (c/r.0.npy from --out c/r) and output 2 "
+         "(c/r.0.npy) " + same),
+        (pairs + ["--out", "c/r.npy", "--out", "c/r.1.npy"],
+         "output 1, component 1 (c/r.1.npy from --out c/r.npy) and output "
+         "2 (c/r.1.npy) " + same),
+        (small + ["--out", "c/h1.npy", "--out", "c/h2.npy"], same),
+        (small + ["--out", "c/l.npy", "--out", "c/h1.npy"], same),
+    ]
+    before = listing(d)
+    for args, want in cases:
+        fails(2, want, *args)
+        expect(listing(d) == before, "%s: %s" % (args, listing(d)))
+        expect(read(os.path.join(d, "h1.npy")) == old, "h1.npy changed")
+    # names that look alike but are different files
+    ok(*pairs, "--out", "c/q", "--out", "c/q")
+    expect(np.array_equal(np.load(tmp("c/q.0.npy")), np.arange(3)), "q.0")
+    expect(np.array_equal(np.load(tmp("c/q.1.npy")), np.arange(3)), "q.1")
+    with open(tmp("c/q"), "rb") as f:
+        expect(np.array_equal(np.load(f), np.arange(3)), "q")
+
+
+@case("outputs")
+def an_input_may_be_an_output():
+    xs = np.array([1.0, -2.0, 4.5], dtype=np.float32)
+    path = save("io.npy", xs)
+    ok("run", prog("tuples.acc"), "--entry", "scale", "--in", "2.5", "--in",
+       path, "--out", path, "--backend", "interp")
+    expect(np.array_equal(load("io.npy"), xs * np.float32(2.5)),
+           str(load("io.npy")))
+
+
+def temporaries(top):
+    return [os.path.join(r, n) for r, _, names in os.walk(top)
+            for n in names if ".accel-" in n]
+
+
+@case("outputs")
+def replacing_keeps_mode_links_and_leaves_nothing_behind():
+    d = fresh_dir("modes")
+    xs = save("xs.npy", np.arange(4, dtype=np.float32))
+    run = ["run", prog("identity.acc"), "--entry", "id_f32", "--backend",
+           "interp", "--in", xs]
+    want = np.arange(4, dtype=np.float32)
+    # an existing file keeps its permission bits
+    old = os.path.join(d, "old.npy")
+    np.save(old, np.zeros(1, dtype=np.float32))
+    os.chmod(old, 0o640)
+    ok(*run, "--out", old)
+    expect(stat.S_IMODE(os.stat(old).st_mode) == 0o640,
+           oct(os.stat(old).st_mode))
+    expect(np.array_equal(np.load(old), want), "old.npy")
+    # a new file gets 0666 & ~umask, as any new file
+    for mask in (0o027, 0o002):
+        new = os.path.join(d, "new%o.npy" % mask)
+        ok(*run, "--out", new, preexec=lambda m=mask: os.umask(m))
+        expect(stat.S_IMODE(os.stat(new).st_mode) == 0o666 & ~mask,
+               oct(os.stat(new).st_mode))
+    # a symbolic link is followed: the file it names is replaced, in its
+    # own folder, and the link stays a link
+    os.mkdir(os.path.join(d, "real"))
+    real = os.path.join(d, "real", "data.npy")
+    np.save(real, np.zeros(1, dtype=np.float32))
+    link = os.path.join(d, "link.npy")
+    os.symlink("real/data.npy", link)
+    ok(*run, "--out", link)
+    expect(os.path.islink(link) and os.readlink(link) == "real/data.npy",
+           "the link was replaced")
+    expect(np.array_equal(np.load(real), want), "data.npy")
+    # a hard link is a second name of the old file: it keeps the old data
+    h1, h2 = os.path.join(d, "h1.npy"), os.path.join(d, "h2.npy")
+    np.save(h1, np.zeros(1, dtype=np.float32))
+    os.link(h1, h2)
+    ok(*run, "--out", h1)
+    expect(np.array_equal(np.load(h1), want), "h1.npy")
+    expect(np.array_equal(np.load(h2), np.zeros(1)), "h2.npy")
+    expect(temporaries(TMP) == [], str(temporaries(TMP)))
+
+
 def main():
     global ACCEL, TMP, VERBOSE
-    if len(sys.argv) < 3 or sys.argv[1] not in ("basic", "npy", "errors",
-                                                "programs"):
+    if len(sys.argv) < 3 or sys.argv[1] not in GROUPS:
         print(__doc__)
         return 2
     group, ACCEL = sys.argv[1], os.path.abspath(sys.argv[2])

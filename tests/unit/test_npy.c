@@ -1,15 +1,25 @@
 /*
  * test_npy.c — the .npy module of the accel tool (tools/accel/npy.c): the
  * header parser's edge cases, every malformed-file error, the header it
- * writes, and a save/load round trip for every dtype.
+ * writes, and a save/load round trip for every dtype; with the modules it
+ * uses: how outputs are written (outfile.c: special files refused, a
+ * failed write leaves the target as it was, modes and links) and the
+ * escaping of file bytes in messages (escape.c).
  */
 #include <criterion/criterion.h>
 
+#include "tools/accel/escape.h"
 #include "tools/accel/npy.h"
+#include "tools/accel/outfile.h"
 
+#include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static npy_info info;
@@ -300,4 +310,307 @@ Test(npy_load, bools_are_normalised_and_errors_name_the_cause)
     cr_assert_eq(npy_save("/nonexistent/y.npy", ACC_F32, 0, NULL, buf, err,
                           sizeof err), -1);
     cr_assert(strstr(err, "cannot create"), "%s", err);
+}
+
+/* --- escaping ------------------------------------------------------------ */
+
+static const char *esc(const char *in, size_t len)
+{
+    static char out[256];
+    return escape_text(in, len, out, sizeof out);
+}
+
+#define ESC(lit) esc(lit, sizeof lit - 1)
+
+Test(escape, controls_become_hex_and_text_stays)
+{
+    cr_assert_str_eq(ESC("dtype <f4, shape (3,)"), "dtype <f4, shape (3,)");
+    cr_assert_str_eq(ESC("a\x1b[31mb"), "a\\x1b[31mb");
+    cr_assert_str_eq(ESC("\x07\x7f\t\n\r"), "\\x07\\x7f\\x09\\x0a\\x0d");
+    cr_assert_str_eq(ESC("a\0b"), "a\\x00b");
+    cr_assert_str_eq(ESC("back\\slash"), "back\\slash");
+}
+
+Test(escape, utf8_is_kept_only_when_well_formed_and_printable)
+{
+    cr_assert_str_eq(ESC("donn\xc3\xa9" "es \xe2\x82\xac \xf0\x9d\x84\x9e"),
+                     "donn\xc3\xa9" "es \xe2\x82\xac \xf0\x9d\x84\x9e");
+    cr_assert_str_eq(ESC("\xc2\x9b" "1m"), "\\xc2\\x9b1m"); /* C1 CSI */
+    cr_assert_str_eq(ESC("\xe2\x80\xae"), "\\xe2\\x80\\xae"); /* RLO */
+    cr_assert_str_eq(ESC("\xc0\xaf"), "\\xc0\\xaf");          /* overlong */
+    cr_assert_str_eq(ESC("\xed\xa0\x80"), "\\xed\\xa0\\x80"); /* surrogate */
+    cr_assert_str_eq(ESC("\xf4\x90\x80\x80"),
+                     "\\xf4\\x90\\x80\\x80"); /* beyond U+10FFFF */
+    cr_assert_str_eq(ESC("\xe2\x82"), "\\xe2\\x82");         /* truncated */
+    cr_assert_str_eq(ESC("\xff\xfe"), "\\xff\\xfe");
+}
+
+Test(escape, the_length_is_bounded)
+{
+    char in[100], out[20];
+    memset(in, 0x1b, sizeof in);
+    escape_text(in, sizeof in, out, sizeof out);
+    cr_assert_str_eq(out, "\\x1b\\x1b\\x1b\\x1b...");
+    escape_text("abc", 3, out, 4);
+    cr_assert_str_eq(out, "abc"); /* exactly fits: not cut */
+    escape_text("abcd", 4, out, 4);
+    cr_assert_str_eq(out, "...");
+    /* a UTF-8 character is never cut in the middle */
+    escape_text("\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac", 9, out, 8);
+    cr_assert_str_eq(out, "\xe2\x82\xac...");
+}
+
+Test(npy_header, file_bytes_in_messages_are_escaped)
+{
+    refused("{'descr': '\x1b[2J\x07', 'fortran_order': False, 'shape': (3,)}",
+            "unsupported dtype '\\x1b[2J\\x07'");
+    cr_assert_null(strchr(err, '\x1b'), "%s", err);
+    refused("{'\x1b]0;x\x07': 1}", "unexpected key '\\x1b]0;x\\x07'");
+    refused("{'descr': '<f4', 'fortran_order': \x1b\x1b\x1b\x1b\x1b\x1b\x1b"
+            "\x1b\x1b\x1b\x1b\x1b\x1b\x1b\x1b\x1b}",
+            "found '\\x1b\\x1b\\x1b\\x1b\\x1b\\x1b\\x1b\\x1b\\x1b\\x1b\\x1b"
+            "\\x1b'"); /* 12 bytes quoted, no more */
+    cr_assert_null(strchr(err, '\x1b'), "%s", err);
+}
+
+/* --- writing outputs ------------------------------------------------------- */
+
+/* A fresh folder for one test (Criterion runs each test in a process of
+ * its own, so one static buffer is enough). */
+static const char *scratch(void)
+{
+    static char dir[] = "/tmp/accel_test_out_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    return dir;
+}
+
+static const char *in_dir(const char *dir, const char *name)
+{
+    static char buf[4][512];
+    static int next;
+    char *p = buf[next++ % 4];
+    int n = snprintf(p, sizeof buf[0], "%s/%s", dir, name);
+    cr_assert(n > 0 && (size_t)n < sizeof buf[0], "path too long");
+    return p;
+}
+
+/* The number of entries of a folder, and whether one is a temporary
+ * file of outfile.c. */
+static size_t entries(const char *dir, int *temporaries)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    size_t n = 0;
+    cr_assert_not_null(d);
+    *temporaries = 0;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        n++;
+        *temporaries |= strstr(e->d_name, ".accel-") != NULL;
+    }
+    closedir(d);
+    return n;
+}
+
+/* Removes the scratch folder and what the test made in it (one level). */
+static void remove_scratch(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            if (unlink(in_dir(dir, e->d_name)) != 0)
+                rmdir(in_dir(dir, e->d_name));
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
+static size_t file_bytes(const char *path, unsigned char *buf, size_t size)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s", path);
+    size_t n = fread(buf, 1, size, f);
+    fclose(f);
+    return n;
+}
+
+static int save_f32(const char *path, int64_t n, const float *data)
+{
+    err[0] = '\0';
+    return npy_save(path, ACC_F32, 1, &n, data, err, sizeof err);
+}
+
+/* The FIFO case would block forever in open() if the target were opened:
+ * the timeout turns that into a failure. */
+Test(npy_save, special_files_are_refused_and_kept, .timeout = 20)
+{
+    const char *dir = scratch();
+    float v[3] = {1, 2, 3};
+    struct stat full, st;
+    int tmps;
+    /* a copy of /dev/full's device node, never the real one */
+    const char *dev = in_dir(dir, "full");
+    cr_assert_eq(stat("/dev/full", &full), 0);
+    if (mknod(dev, S_IFCHR | 0666, full.st_rdev) == 0) {
+        cr_assert_eq(save_f32(dev, 3, v), -1);
+        cr_assert(strstr(err, "is a character device, not a regular file"),
+                  "%s", err);
+        cr_assert_eq(lstat(dev, &st), 0, "the device node was removed");
+        cr_assert(S_ISCHR(st.st_mode) && st.st_rdev == full.st_rdev);
+    } else {
+        cr_log_warn("mknod refused: the device case is not run");
+    }
+    const char *fifo = in_dir(dir, "fifo");
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    cr_assert_eq(save_f32(fifo, 3, v), -1);
+    cr_assert(strstr(err, "is a FIFO, not a regular file"), "%s", err);
+    cr_assert(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode));
+    cr_assert_eq(save_f32(dir, 3, v), -1);
+    cr_assert(strstr(err, "is a folder"), "%s", err);
+    cr_assert_eq(symlink("fifo", in_dir(dir, "to_fifo")), 0);
+    cr_assert_eq(save_f32(in_dir(dir, "to_fifo"), 3, v), -1);
+    cr_assert(strstr(err, "symbolic link to a FIFO"), "%s", err);
+    size_t n = entries(dir, &tmps);
+    cr_assert(!tmps && n == (lstat(dev, &st) == 0 ? 3u : 2u), "%zu", n);
+    remove_scratch(dir);
+}
+
+/* Runs npy_save of a 400 KB array in a child whose files may not grow
+ * beyond 4 KiB (RLIMIT_FSIZE: EFBIG, as a full disk gives ENOSPC); returns
+ * whether it failed with "File too large". */
+static int save_beyond_limit(const char *path)
+{
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        static float big[100000];
+        struct rlimit lim = {4096, 4096};
+        signal(SIGXFSZ, SIG_IGN);
+        if (setrlimit(RLIMIT_FSIZE, &lim) != 0)
+            _exit(2);
+        int rc = save_f32(path, 100000, big);
+        _exit(rc == -1 && strstr(err, "cannot write: File too large") ? 0
+                                                                        : 1);
+    }
+    int status = 0;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+Test(npy_save, a_failed_write_leaves_the_target_as_it_was)
+{
+    const char *dir = scratch();
+    const char *keep = in_dir(dir, "keep.npy");
+    float v[5] = {1, 2, 3, 4, 5};
+    unsigned char before[512], after[512];
+    int tmps;
+    cr_assert_eq(save_f32(keep, 5, v), 0, "%s", err);
+    size_t n = file_bytes(keep, before, sizeof before);
+    /* the old writer truncated keep.npy, failed, then removed it */
+    cr_assert(save_beyond_limit(keep), "the write did not fail as expected");
+    cr_assert_eq(file_bytes(keep, after, sizeof after), n);
+    cr_assert_eq(memcmp(before, after, n), 0, "the target was changed");
+    cr_assert(save_beyond_limit(in_dir(dir, "new.npy")));
+    cr_assert_eq(entries(dir, &tmps), 1, "a file was left behind");
+    cr_assert(!tmps);
+    remove_scratch(dir);
+}
+
+Test(npy_save, replacing_keeps_the_mode_and_follows_links)
+{
+    const char *dir = scratch();
+    const char *old = in_dir(dir, "old.npy");
+    float v[2] = {1, 2}, w[3] = {7, 8, 9};
+    struct stat st;
+    npy_array a;
+    int tmps;
+    cr_assert_eq(save_f32(old, 2, v), 0, "%s", err);
+    cr_assert_eq(chmod(old, 0604), 0);
+    cr_assert_eq(save_f32(old, 3, w), 0, "%s", err);
+    cr_assert(stat(old, &st) == 0 && (st.st_mode & 07777) == 0604, "%o",
+              (unsigned)st.st_mode);
+    cr_assert_eq(npy_load(old, &a, err, sizeof err), 0, "%s", err);
+    cr_assert(a.info.count == 3 && memcmp(a.data, w, sizeof w) == 0);
+    npy_array_free(&a);
+    /* through a symbolic link: the file it names is replaced */
+    cr_assert_eq(symlink("old.npy", in_dir(dir, "link.npy")), 0);
+    cr_assert_eq(save_f32(in_dir(dir, "link.npy"), 2, v), 0, "%s", err);
+    cr_assert(lstat(in_dir(dir, "link.npy"), &st) == 0 &&
+              S_ISLNK(st.st_mode), "the link was replaced");
+    cr_assert_eq(npy_load(old, &a, err, sizeof err), 0, "%s", err);
+    cr_assert(a.info.count == 2 && memcmp(a.data, v, sizeof v) == 0);
+    npy_array_free(&a);
+    cr_assert_eq(entries(dir, &tmps), 2);
+    cr_assert(!tmps);
+    remove_scratch(dir);
+}
+
+Test(outfile, checks_and_identities)
+{
+    const char *dir = scratch();
+    outfile a, b;
+    char e2[NPY_ERROR_SIZE], name[300];
+    cr_assert_eq(outfile_check("", &a, err, sizeof err), -1);
+    cr_assert_str_eq(err, "empty file name");
+    outfile_discard(&a);
+    snprintf(name, sizeof name, "%s/", dir);
+    cr_assert_eq(outfile_check(name, &a, err, sizeof err), -1);
+    cr_assert(strstr(err, "ends with '/'"), "%s", err);
+    outfile_discard(&a);
+    cr_assert_eq(outfile_check(in_dir(dir, "no/x.npy"), &a, err, sizeof err),
+                 -1);
+    cr_assert(strstr(err, "its folder does not exist"), "%s", err);
+    outfile_discard(&a);
+    /* new files: one folder and one name */
+    snprintf(name, sizeof name, "%s/./a.npy", dir);
+    cr_assert_eq(outfile_check(in_dir(dir, "a.npy"), &a, err, sizeof err), 0);
+    cr_assert_eq(outfile_check(name, &b, e2, sizeof e2), 0, "%s", e2);
+    cr_assert(outfile_same(&a, &b));
+    outfile_discard(&b);
+    cr_assert_eq(outfile_check(in_dir(dir, "b.npy"), &b, e2, sizeof e2), 0);
+    cr_assert(!outfile_same(&a, &b));
+    outfile_discard(&a);
+    outfile_discard(&b);
+    /* existing files: hard and symbolic links are the same file */
+    float v = 1;
+    cr_assert_eq(save_f32(in_dir(dir, "h1.npy"), 1, &v), 0, "%s", err);
+    cr_assert_eq(link(in_dir(dir, "h1.npy"), in_dir(dir, "h2.npy")), 0);
+    cr_assert_eq(symlink("h2.npy", in_dir(dir, "l.npy")), 0);
+    cr_assert_eq(outfile_check(in_dir(dir, "h1.npy"), &a, err, sizeof err), 0);
+    cr_assert_eq(outfile_check(in_dir(dir, "l.npy"), &b, e2, sizeof e2), 0);
+    cr_assert(outfile_same(&a, &b));
+    outfile_discard(&a);
+    outfile_discard(&b);
+    remove_scratch(dir);
+}
+
+Test(outfile, a_target_replaced_by_a_fifo_is_not_renamed_over)
+{
+    const char *dir = scratch();
+    const char *t = in_dir(dir, "t.npy");
+    const void *pieces[1] = {"data"};
+    size_t lens[1] = {4};
+    struct stat st;
+    outfile f;
+    int tmps;
+    cr_assert_eq(outfile_check(t, &f, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(outfile_stage(&f, pieces, lens, 1, err, sizeof err), 0);
+    cr_assert_eq(entries(dir, &tmps), 1);
+    cr_assert(tmps, "no temporary file while staged");
+    cr_assert_eq(mkfifo(t, 0600), 0); /* appears after the check */
+    cr_assert_eq(outfile_commit(&f, err, sizeof err), -1);
+    cr_assert(strstr(err, "it is now a FIFO"), "%s", err);
+    cr_assert(lstat(t, &st) == 0 && S_ISFIFO(st.st_mode));
+    outfile_discard(&f);
+    cr_assert_eq(entries(dir, &tmps), 1);
+    cr_assert(!tmps, "the temporary file was left behind");
+    /* staged then discarded: nothing written, nothing left */
+    cr_assert_eq(outfile_check(in_dir(dir, "u.npy"), &f, err, sizeof err), 0);
+    cr_assert_eq(outfile_stage(&f, pieces, lens, 1, err, sizeof err), 0);
+    outfile_discard(&f);
+    cr_assert_eq(entries(dir, &tmps), 1);
+    cr_assert(!tmps);
+    remove_scratch(dir);
 }

@@ -3,6 +3,7 @@
  * the commands of the accel tool (see cli.h).
  */
 #include "cli.h"
+#include "escape.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -12,18 +13,24 @@
 
 /* --- errors ---------------------------------------------------------------------- */
 
-/* Writes `text` on one line: newlines become "; ", trailing ones vanish. */
+/* Writes `text` on one line: newlines become "; ", trailing ones vanish,
+ * and every byte a terminal would not show as itself is escaped (the
+ * message may quote file names and bytes read from files). */
 static void put_one_line(const char *text, FILE *f)
 {
-    size_t n = strlen(text);
+    char line[2048], safe[2048];
+    size_t n = strlen(text), m = 0;
     while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r'))
         n--;
-    for (size_t i = 0; i < n; i++) {
-        if (text[i] == '\n')
-            fputs("; ", f);
-        else if (text[i] != '\r')
-            fputc(text[i], f);
+    for (size_t i = 0; i < n && m + 2 < sizeof line; i++) {
+        if (text[i] == '\n') {
+            line[m++] = ';';
+            line[m++] = ' ';
+        } else if (text[i] != '\r') {
+            line[m++] = text[i];
+        }
     }
+    fputs(escape_text(line, m, safe, sizeof safe), f);
 }
 
 int cli_error(int status, const char *fmt, ...)
@@ -180,9 +187,13 @@ int cli_parse_backend(const char *text, acc_backend *out)
 
 char *cli_read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = *path ? fopen(path, "rb") : NULL;
     size_t cap = 4096, n = 0;
     char *buf = NULL;
+    if (!*path) {
+        cli_error(CLI_FAIL, "cannot read the program: empty file name");
+        return NULL;
+    }
     if (!f) {
         cli_error(CLI_FAIL, "cannot read %s: %s", path, strerror(errno));
         return NULL;

@@ -22,7 +22,8 @@ enum {
 };
 
 /* Prints "accel: MESSAGE" as one line on stderr (newlines in the message
- * become "; ") and returns `status`. */
+ * become "; ", bytes a terminal would not show as themselves become \xNN:
+ * see escape.h; at most about 2000 bytes) and returns `status`. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
@@ -78,7 +79,8 @@ typedef struct cli_program {
 } cli_program;
 
 /* Reads a whole file into a NUL-terminated buffer.  Returns NULL after
- * reporting ("accel: cannot read PATH: ..."). */
+ * reporting ("accel: cannot read PATH: ...", or "accel: cannot read the
+ * program: empty file name" for ""). */
 char *cli_read_file(const char *path, size_t *len);
 
 /* Creates a context for `backend`; NULL after reporting. */

@@ -7,6 +7,12 @@
  * Each parameter takes one --in per scalar leaf of its element type (one
  * for a scalar element, n for an n-tuple); each output takes one --out,
  * and a tuple output B.npy is written as B.0.npy, B.1.npy, ...
+ *
+ * Nothing is lost: every file an invocation will write is known once the
+ * program is compiled, so unusable targets (devices, folders, FIFOs, a
+ * missing folder) and two outputs naming one file are refused before
+ * anything runs; after the run every file is staged completely (outfile.h)
+ * before the first target is replaced.
  */
 #include "cli.h"
 #include "literal.h"
@@ -29,6 +35,8 @@ typedef struct run_state {
     size_t n_buffers;
     acc_array *outputs;  /* one per output, library-allocated        */
     size_t n_outputs;
+    outfile *files;      /* every file the outputs write, in order    */
+    size_t n_files;
 } run_state;
 
 /* "input 1 (opts), component 2" for tuple parameters. */
@@ -183,23 +191,104 @@ static char *component_path(const char *path, size_t k)
     return out;
 }
 
-static int write_output(const acc_array *out, const char *path)
+/* The number of files output i writes: one per scalar leaf. */
+static size_t output_files(const run_state *s, size_t i)
+{
+    const acc_type *elem = NULL;
+    int32_t rank = 0;
+    acc_program_output(s->prog.program, i, &elem, &rank);
+    return cli_leaf_count(elem);
+}
+
+/* Which output (and component of a tuple output) a planned file is. */
+typedef struct file_owner {
+    size_t output, comp, n_comps;
+} file_owner;
+
+/* "output 2 (r.npy)", "output 1, component 0 (r.0.npy from --out r)". */
+static void file_label(const run_args *args, const file_owner *o,
+                       const char *name, char *buf, size_t size)
+{
+    if (o->n_comps > 1)
+        snprintf(buf, size, "output %zu, component %zu (%s from --out %s)",
+                 o->output + 1, o->comp, name, args->outs.items[o->output]);
+    else
+        snprintf(buf, size, "output %zu (%s)", o->output + 1, name);
+}
+
+/* Checks the next file to write, against the earlier ones too. */
+static int plan_file(run_state *s, const run_args *args, const char *name,
+                     const file_owner *owners)
+{
+    char err[NPY_ERROR_SIZE], a[512], b[512];
+    size_t k = s->n_files++;
+    if (outfile_check(name, &s->files[k], err, sizeof err) != 0)
+        return cli_error(CLI_FAIL, "%s: %s", name, err);
+    for (size_t j = 0; j < k; j++)
+        if (outfile_same(&s->files[j], &s->files[k])) {
+            file_label(args, &owners[k], name, a, sizeof a);
+            file_label(args, &owners[j], s->files[j].name, b, sizeof b);
+            return cli_error(CLI_USAGE, "run: %s and %s would write the same "
+                             "file (give every output file its own name)",
+                             b, a);
+        }
+    return CLI_OK;
+}
+
+/* Every file the --out options will write, checked before the run:
+ * targets that cannot be written and names that collide are refused. */
+static int plan_outputs(run_state *s, const run_args *args)
+{
+    size_t n = acc_program_num_outputs(s->prog.program), total = 0;
+    int st = CLI_OK;
+    if (args->outs.n == 0)
+        return CLI_OK;
+    if (args->outs.n != n)
+        return cli_error(CLI_USAGE, "%s has %zu output%s, %zu --out given "
+                         "(give one per output, or none to print)",
+                         args->file, n, n == 1 ? "" : "s", args->outs.n);
+    for (size_t i = 0; i < n; i++)
+        total += output_files(s, i);
+    file_owner *owners = calloc(total ? total : 1, sizeof *owners);
+    s->files = calloc(total ? total : 1, sizeof *s->files);
+    if (!owners || !s->files)
+        st = cli_error(CLI_FAIL, "out of memory");
+    for (size_t i = 0; i < n && st == CLI_OK; i++) {
+        size_t leaves = output_files(s, i);
+        for (size_t c = 0; c < leaves && st == CLI_OK; c++) {
+            char *name = leaves > 1 ? component_path(args->outs.items[i], c)
+                                    : NULL;
+            owners[s->n_files] = (file_owner){i, c, leaves};
+            if (leaves > 1 && !name)
+                st = cli_error(CLI_FAIL, "out of memory");
+            else
+                st = plan_file(s, args, name ? name : args->outs.items[i],
+                               owners);
+            free(name);
+        }
+    }
+    free(owners);
+    return st;
+}
+
+/* Stages every output file, then replaces the targets: a failure while
+ * writing (a full disk, say) leaves every target as it was. */
+static int write_outputs(run_state *s)
 {
     char err[NPY_ERROR_SIZE];
-    size_t n = cli_leaf_count(out->type);
-    for (size_t c = 0; c < n; c++) {
-        char *file = n > 1 ? component_path(path, c) : NULL;
-        const char *name = n > 1 ? file : path;
-        if (!name)
-            return cli_error(CLI_FAIL, "out of memory");
-        int rc = npy_save(name, cli_leaf(out->type, c), out->rank,
-                          out->extents, out->data[c], err, sizeof err);
-        if (rc != 0)
-            cli_error(CLI_FAIL, "%s: %s", name, err);
-        free(file);
-        if (rc != 0)
-            return CLI_FAIL;
+    size_t k = 0;
+    for (size_t i = 0; i < s->n_outputs; i++) {
+        const acc_array *out = &s->outputs[i];
+        for (size_t c = 0; c < cli_leaf_count(out->type); c++, k++)
+            if (npy_stage(&s->files[k], cli_leaf(out->type, c), out->rank,
+                          out->extents, out->data[c], err, sizeof err) != 0)
+                return cli_error(CLI_FAIL, "%s: %s", s->files[k].name, err);
     }
+    for (k = 0; k < s->n_files; k++)
+        if (outfile_commit(&s->files[k], err, sizeof err) != 0)
+            return cli_error(CLI_FAIL, "%s: %s%s", s->files[k].name, err,
+                             k ? " (the output files before it were "
+                                 "written)" : "");
     return CLI_OK;
 }
 
@@ -221,10 +310,6 @@ static void print_output(const acc_array *out, size_t i)
 static int run_and_emit(run_state *s, const run_args *args)
 {
     size_t n = acc_program_num_outputs(s->prog.program);
-    if (args->outs.n != 0 && args->outs.n != n)
-        return cli_error(CLI_USAGE, "%s has %zu output%s, %zu --out given "
-                         "(give one per output, or none to print)",
-                         args->file, n, n == 1 ? "" : "s", args->outs.n);
     if (!(s->outputs = calloc(n ? n : 1, sizeof *s->outputs)))
         return cli_error(CLI_FAIL, "out of memory");
     for (size_t i = 0; i < n; i++)
@@ -235,9 +320,8 @@ static int run_and_emit(run_state *s, const run_args *args)
     if (st != ACC_OK)
         return cli_library_error(args->file, st);
     s->n_outputs = n;
-    for (size_t i = 0; i < n && args->outs.n; i++)
-        if (write_output(&s->outputs[i], args->outs.items[i]) != CLI_OK)
-            return CLI_FAIL;
+    if (args->outs.n && write_outputs(s) != CLI_OK)
+        return CLI_FAIL;
     for (size_t i = 0; i < n && (args->print || !args->outs.n); i++)
         print_output(&s->outputs[i], i);
     return fflush(stdout) == 0 ? CLI_OK
@@ -246,6 +330,9 @@ static int run_and_emit(run_state *s, const run_args *args)
 
 static void run_state_free(run_state *s)
 {
+    for (size_t i = 0; i < s->n_files; i++)
+        outfile_discard(&s->files[i]); /* removes unwritten temporaries */
+    free(s->files);
     for (size_t i = 0; i < s->n_outputs; i++)
         acc_array_release(&s->outputs[i]);
     for (size_t i = 0; i < s->n_buffers; i++)
@@ -254,6 +341,25 @@ static void run_state_free(run_state *s)
     free(s->buffers);
     free(s->inputs);
     cli_program_free(&s->prog);
+}
+
+/* File names that can only be mistakes, refused before anything is
+ * read: empty ones, and "-" as an output (no .npy on stdout). */
+static int check_names(const run_args *args)
+{
+    for (size_t i = 0; i < args->ins.n; i++)
+        if (!args->ins.items[i][0])
+            return cli_error(CLI_USAGE, "run: --in: empty file name (give a "
+                             ".npy file or a literal)");
+    for (size_t i = 0; i < args->outs.n; i++) {
+        if (!args->outs.items[i][0])
+            return cli_error(CLI_USAGE, "run: --out: empty file name");
+        if (strcmp(args->outs.items[i], "-") == 0)
+            return cli_error(CLI_USAGE, "run: --out -: writing to standard "
+                             "output is not supported (use --print, or ./- "
+                             "for a file named '-')");
+    }
+    return CLI_OK;
 }
 
 int cli_cmd_run(int argc, char **argv)
@@ -281,7 +387,11 @@ int cli_cmd_run(int argc, char **argv)
     else if (st == CLI_OK)
         st = cli_parse_backend(args.backend, &backend);
     if (st == CLI_OK && !help)
+        st = check_names(&args);
+    if (st == CLI_OK && !help)
         st = cli_program_load(args.file, args.entry, backend, &s.prog);
+    if (st == CLI_OK && !help)
+        st = plan_outputs(&s, &args);
     if (st == CLI_OK && !help)
         st = load_inputs(&s, &args);
     if (st == CLI_OK && !help)

@@ -112,21 +112,31 @@ static int store_unsigned(const char *text, acc_scalar s, void *out,
     return 0;
 }
 
+/* The smallest magnitude that rounds to infinity as f32: FLT_MAX plus half
+ * an ulp (2^128 - 2^103); anything below rounds to a finite f32. */
+#define F32_OVERFLOW 0x1.ffffffp127
+
+/* A float must be finite in its type: a number beyond the largest finite
+ * value is refused whatever its exponent (1e39 and 1e999 for f32, 1e309
+ * for f64), while one below the smallest subnormal rounds to zero, as
+ * IEEE 754 rounding does; inf, -inf and nan are taken as themselves. */
 static int store_float(const char *text, acc_scalar s, void *out, char *err,
                        size_t size)
 {
     char *end = NULL;
+    errno = 0;
     double v = strtod(text, &end);
     if (*end != '\0')
         return refuse(text, s, "is not a number, the parameter is", err,
                       size);
+    int overflow = errno == ERANGE && fabs(v) > 1.0; /* v is +-HUGE_VAL */
+    if (overflow || (s == ACC_F32 && fabs(v) >= F32_OVERFLOW && !isinf(v)))
+        return refuse(text, s, "is out of range for", err, size);
     if (s == ACC_F64) {
         memcpy(out, &v, sizeof v);
         return 0;
     }
     float f = (float)v;
-    if (isinf(f) && !isinf(v))
-        return refuse(text, s, "is out of range for", err, size);
     memcpy(out, &f, sizeof f);
     return 0;
 }

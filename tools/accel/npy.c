@@ -8,6 +8,7 @@
  * builds on is.
  */
 #include "npy.h"
+#include "escape.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -17,13 +18,21 @@
 
 static const unsigned char npy_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 
+/* Every message may quote bytes of the file (a dtype, a key, what the
+ * parser found), so it is escaped for the terminal here, in one place. */
 static int fail(char *err, size_t err_size, const char *fmt, ...)
 {
+    char raw[NPY_ERROR_SIZE];
     va_list ap;
     va_start(ap, fmt);
-    if (err && err_size)
-        vsnprintf(err, err_size, fmt, ap);
+    int n = vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    if (err && err_size >= 4)
+        escape_text(raw, n < 0 ? 0 : (size_t)n < sizeof raw ? (size_t)n
+                                                            : sizeof raw - 1,
+                    err, err_size);
+    else if (err && err_size)
+        err[0] = '\0';
     return -1;
 }
 
@@ -473,9 +482,9 @@ size_t npy_format_header(acc_scalar scalar, int32_t rank,
     return total;
 }
 
-int npy_save(const char *path, acc_scalar scalar, int32_t rank,
-             const int64_t *extents, const void *data, char *err,
-             size_t err_size)
+int npy_stage(outfile *f, acc_scalar scalar, int32_t rank,
+              const int64_t *extents, const void *data, char *err,
+              size_t err_size)
 {
     unsigned char header[512];
     npy_info info = {.scalar = scalar, .rank = rank};
@@ -487,20 +496,21 @@ int npy_save(const char *path, acc_scalar scalar, int32_t rank,
         memcpy(info.extents, extents, (size_t)rank * sizeof *extents);
     if (compute_sizes(&info, err, err_size) != 0)
         return -1;
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return fail(err, err_size, "cannot create: %s", strerror(errno));
-    int ok = fwrite(header, 1, header_len, f) == header_len &&
-             (info.nbytes == 0 ||
-              fwrite(data, 1, info.nbytes, f) == info.nbytes);
-    int e = errno;
-    if (fclose(f) != 0 && ok) {
-        ok = 0;
-        e = errno;
-    }
-    if (!ok) {
-        remove(path);
-        return fail(err, err_size, "cannot write: %s", strerror(e));
-    }
-    return 0;
+    const void *pieces[2] = {header, data};
+    size_t lens[2] = {header_len, info.nbytes};
+    return outfile_stage(f, pieces, lens, 2, err, err_size);
+}
+
+int npy_save(const char *path, acc_scalar scalar, int32_t rank,
+             const int64_t *extents, const void *data, char *err,
+             size_t err_size)
+{
+    outfile f;
+    int rc = outfile_check(path, &f, err, err_size);
+    if (rc == 0)
+        rc = npy_stage(&f, scalar, rank, extents, data, err, err_size);
+    if (rc == 0)
+        rc = outfile_commit(&f, err, err_size);
+    outfile_discard(&f);
+    return rc;
 }

@@ -6,7 +6,8 @@
  * (or '|', "not applicable", for one-byte types) scalar dtypes
  *   <f4 <f8 <i1 <i2 <i4 <i8 <u1 <u2 <u4 <u8 |b1 |i1 |u1
  * and at most ACC_MAX_RANK dimensions.  Every failure is reported as a short
- * sentence (no file name, no newline) in the caller's message buffer.
+ * sentence (no file name, no newline) in the caller's message buffer, with
+ * any byte quoted from the file escaped for the terminal (escape.h).
  * Written files use version 1.0 (2.0 when the header does not fit), with
  * the header padded to a multiple of 64 bytes as NumPy does.
  */
@@ -14,6 +15,8 @@
 #define ACC_TOOLS_NPY_H
 
 #include <accel.h>
+
+#include "outfile.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -69,9 +72,18 @@ size_t npy_format_header(acc_scalar scalar, int32_t rank,
                          const int64_t *extents, unsigned char *buf,
                          size_t buf_size);
 
-/* Writes an array as a .npy file: `data` holds the product of the extents
- * elements of `scalar`, row-major.  Returns 0, or -1 with a message in err
- * (a partly written file is removed). */
+/* Writes an array as the staged temporary file of a checked output
+ * (outfile_stage): `data` holds the product of the extents elements of
+ * `scalar`, row-major.  The caller commits or discards it.  Returns 0, or
+ * -1 with a message in err and nothing staged. */
+int npy_stage(outfile *f, acc_scalar scalar, int32_t rank,
+              const int64_t *extents, const void *data, char *err,
+              size_t err_size);
+
+/* Writes an array as the .npy file `path`: outfile_check, npy_stage,
+ * outfile_commit.  The target is replaced only by a complete file; on any
+ * failure it is left exactly as it was and nothing else is left behind.
+ * Returns 0, or -1 with a message in err. */
 int npy_save(const char *path, acc_scalar scalar, int32_t rank,
              const int64_t *extents, const void *data, char *err,
              size_t err_size);
