@@ -67,6 +67,9 @@ static acc_status check_input(const acc_program *p, const ir_node *param,
     const acc_type *elem = param->type->elem;
     if (check_descriptor(p, a, "input", i, d) != ACC_OK)
         return d->status;
+    if (!ty_is_type(a->type))
+        return diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "input %zu: type does "
+                         "not point at a type", i);
     if (!a->type || !ty_equal(a->type, elem))
         return diag_fail(d, ACC_ERR_TYPE, "input %zu has element type %s, the "
                          "program expects %s", i,
@@ -128,6 +131,9 @@ static acc_status check_caller_output(const acc_array *out, const rt_array *r,
                                       size_t i, diag *d)
 {
     char want[160], got[160], tw[128], tg[128];
+    if (!ty_is_type(out->type))
+        return diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "output %zu: type does "
+                         "not point at a type", i);
     if (out->type && !ty_equal(out->type, r->elem))
         return diag_fail(d, ACC_ERR_TYPE, "output %zu has element type %s, the "
                          "program produces %s", i,
