@@ -867,9 +867,11 @@ ACC_API void acc_exec_options_init(acc_exec_options *options);
 
 /* Creates an execution handle for programs of `ctx`.  `options` may be
  * NULL for the defaults.  The handle keeps the context alive; it is used
- * by one thread at a time (several handles may run one program at once).
+ * by one thread at a time (several handles may run one program at once),
+ * except for acc_exec_cancel, which any thread may call.
  * Errors: ACC_ERR_INVALID_HANDLE, ACC_ERR_INVALID_ARGUMENT (options'
- * struct_size too small, async not 0 or 1), ACC_ERR_OUT_OF_HOST_MEMORY. */
+ * struct_size too small, async not 0 or 1, deadline_seconds negative or
+ * NaN), ACC_ERR_OUT_OF_HOST_MEMORY. */
 ACC_API acc_status acc_exec_create(acc_context *ctx,
                                    const acc_exec_options *options,
                                    acc_exec **out);
