@@ -9,6 +9,8 @@
 #include "foreign/registry.h"
 #include "foreign/resolve.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,56 +85,161 @@ static const reg_memory host_memory = {
     ACC_MEMORY_HOST, 0, NULL, NULL, host_buffers, host_alloc, host_scratch,
     host_scratch_free};
 
-/* Allocates the results at the extents result_shape wrote. */
-static int alloc_results(const ir_node *n, acc_foreign_call *call,
-                         rt_array **results, const reg_memory *m, diag *d)
+/* One call of an implementation: what accel keeps of its own, apart
+ * from the acc_foreign_call the implementation sees and may scribble on
+ * (its pointers are never read back). */
+typedef struct frame {
+    const ir_node *n;
+    const reg_impl *e;
+    const reg_memory *m;
+    acc_array *out;       /* the result descriptors */
+    acc_array *given;     /* out as accel filled them, before execute */
+    size_t n_out;
+    char message[512];
+} frame;
+
+/* The implementation broke its contract: ACC_ERR_PLUGIN naming it. */
+static acc_status impl_fault(const frame *f, diag *d, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static acc_status impl_fault(const frame *f, diag *d, const char *fmt, ...)
 {
-    for (size_t i = 0; i < call->n_results; i++) {
-        acc_array *a = &call->results[i];
-        results[i] = m->alloc(m->state, a, n->u.foreign.name, d);
-        if (!results[i] || !m->buffers(m->state, results[i], a->data, d))
+    char what[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return diag_fail(d, ACC_ERR_PLUGIN, "foreign '%s' (%s): %s",
+                     f->n->u.foreign.name, f->e->api.impl_name, what);
+}
+
+/* What result_shape may change in result i is its extents: the element
+ * type and rank stay the node's, and the extents must describe an array
+ * (none negative, a size that fits int64). */
+static acc_status check_shape(const frame *f, size_t i, diag *d)
+{
+    char got[128], want[128];
+    acc_array *a = &f->out[i];
+    const acc_type *t = f->n->type->array_leaves[i];
+    if (!ty_equal(a->type, t->elem))
+        return impl_fault(f, d, "result_shape changed the element type of "
+                          "result %zu to %s; the foreign node's type says "
+                          "%s", i, a->type ? ty_format(a->type, got,
+                                                       sizeof got)
+                                           : "NULL",
+                          ty_format(t->elem, want, sizeof want));
+    if (a->rank != t->rank)
+        return impl_fault(f, d, "result_shape changed the rank of result %zu "
+                          "to %d; the foreign node's type says rank %d", i,
+                          (int)a->rank, (int)t->rank);
+    for (int32_t k = 0; k < a->rank; k++)
+        if (a->extents[k] < 0)
+            return impl_fault(f, d, "result_shape gave result %zu the "
+                              "negative extent %lld (dimension %d)", i,
+                              (long long)a->extents[k], (int)k);
+    if (rt_shape_size(a->rank, a->extents) < 0)
+        return impl_fault(f, d, "result_shape gave result %zu extents whose "
+                          "number of elements overflows int64", i);
+    a->type = t->elem; /* an equal type of the implementation's: ours */
+    return ACC_OK;
+}
+
+/* After execute, each result descriptor is still the one accel gave:
+ * the buffers are accel's (an implementation writes into them; it
+ * cannot hand back its own, or NULL), and so are the type, rank and
+ * extents. */
+static acc_status check_given(const frame *f, size_t i, diag *d)
+{
+    const acc_array *a = &f->out[i], *g = &f->given[i];
+    size_t leaves = g->type->n_leaves;
+    for (size_t k = 0; k < leaves; k++)
+        if (a->data[k] != g->data[k])
+            return impl_fault(f, d, "execute replaced the buffer data[%zu] "
+                              "of result %zu (with %s); accel allocates the "
+                              "results and the implementation writes into "
+                              "them", k, i, a->data[k] ? "another pointer"
+                                                       : "NULL");
+    int same = ty_equal(a->type, g->type) && a->rank == g->rank;
+    for (int32_t k = 0; same && k < g->rank; k++)
+        same = a->extents[k] == g->extents[k];
+    if (!same)
+        return impl_fault(f, d, "execute changed the type, rank or extents "
+                          "of result %zu; they are fixed once result_shape "
+                          "returns", i);
+    return ACC_OK;
+}
+
+/* Allocates the results at the extents result_shape wrote, and keeps a
+ * copy of the descriptors for check_given. */
+static int alloc_results(frame *f, rt_array **results, diag *d)
+{
+    for (size_t i = 0; i < f->n_out; i++) {
+        acc_array *a = &f->out[i];
+        if (check_shape(f, i, d) != ACC_OK)
             return 0;
-        a->memory = m->memory;
-        a->device = m->device;
+        results[i] = f->m->alloc(f->m->state, a, f->n->u.foreign.name, d);
+        if (!results[i] || !f->m->buffers(f->m->state, results[i], a->data,
+                                          d))
+            return 0;
+        a->memory = f->m->memory;
+        a->device = f->m->device;
     }
+    f->given = malloc((f->n_out ? f->n_out : 1) * sizeof *f->given);
+    if (!f->given) {
+        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
+                  f->n->u.foreign.name);
+        return 0;
+    }
+    memcpy(f->given, f->out, f->n_out * sizeof *f->given);
     return 1;
 }
 
-static acc_status call_failed(const ir_node *n, acc_status st,
-                              const char *message, diag *d)
+static acc_status call_failed(const frame *f, acc_status st, diag *d)
 {
-    const reg_impl *e = n->u.foreign.impl;
     acc_status code = st == ACC_ERR_OUT_OF_HOST_MEMORY ||
                       st == ACC_ERR_RUNTIME || st == ACC_ERR_SHAPE
                           ? st : ACC_ERR_PLUGIN;
     return diag_fail(d, code, "foreign '%s' (%s) failed with %s%s%s",
-                     n->u.foreign.name, e->api.impl_name,
-                     acc_status_string(st), message[0] ? ": " : "", message);
+                     f->n->u.foreign.name, f->e->api.impl_name,
+                     acc_status_string(st), f->message[0] ? ": " : "",
+                     f->message);
 }
 
-static acc_status run_impl(const ir_node *n, acc_foreign_call *call,
-                           rt_array **results, const reg_memory *m, diag *d)
+/* Calls fn on a fresh copy of the call (an earlier callback cannot
+ * redirect this one) and ends the message it may write. */
+static acc_status invoke(frame *f, const acc_foreign_call *call,
+                         acc_status (*fn)(acc_foreign_call *))
 {
-    const reg_impl *e = n->u.foreign.impl;
-    acc_status st = e->api.result_shape(call);
+    acc_foreign_call c = *call;
+    f->message[0] = '\0';
+    acc_status st = fn(&c);
+    reg_end_text(f->message, sizeof f->message);
+    return st;
+}
+
+static acc_status run_impl(frame *f, const acc_foreign_call *call,
+                           rt_array **results, diag *d)
+{
+    acc_status st = invoke(f, call, f->e->api.result_shape);
     if (st != ACC_OK)
-        return st == ACC_ERR_UNSUPPORTED ? st
-                                         : call_failed(n, st, call->message, d);
-    if (!alloc_results(n, call, results, m, d))
+        return st == ACC_ERR_UNSUPPORTED ? st : call_failed(f, st, d);
+    if (!alloc_results(f, results, d))
         return d->status;
-    st = e->api.execute(call);
+    st = invoke(f, call, f->e->api.execute);
     if (st != ACC_OK && st != ACC_ERR_UNSUPPORTED)
-        call_failed(n, st, call->message, d);
+        return call_failed(f, st, d);
+    for (size_t i = 0; st == ACC_OK && i < f->n_out; i++)
+        if (check_given(f, i, d) != ACC_OK)
+            return d->status;
     return st;
 }
 
 acc_status reg_call_with(const ir_node *n, rt_array *const *args,
                          rt_array **results, const reg_memory *m, diag *d)
 {
-    const reg_impl *e = n->u.foreign.impl;
     const acc_type *at = n->args[1]->type, *rt = n->type;
     acc_array in[MAX_ARRAYS], out[MAX_ARRAYS];
-    char message[512] = "";
+    frame f = {n, n->u.foreign.impl, m, out, NULL, rt->n_leaves, ""};
     workspace w = {m, NULL, 0, 0};
     for (size_t i = 0; i < rt->n_leaves; i++)
         results[i] = NULL;
@@ -151,10 +258,11 @@ acc_status reg_call_with(const ir_node *n, rt_array *const *args,
     }
     acc_foreign_call call = {
         sizeof call, at->n_leaves, in, rt->n_leaves, out, m->stream,
-        workspace_alloc, n->u.foreign.state, e->api.user, message,
-        sizeof message, &w};
-    acc_status st = run_impl(n, &call, results, m, d);
+        workspace_alloc, n->u.foreign.state, f.e->api.user, f.message,
+        sizeof f.message, &w};
+    acc_status st = run_impl(&f, &call, results, d);
     workspace_free(&w);
+    free(f.given);
     if (st != ACC_OK)
         for (size_t i = 0; i < rt->n_leaves; i++) {
             rt_release(results[i]);

@@ -64,6 +64,16 @@ reg_impl *reg_mark(reg_registry *r);
 /* The list text of acc_foreign_list. */
 void reg_describe(reg_registry *r, strbuf *b);
 
+/* Ends a text an implementation wrote into a buffer of accel's
+ * (acc_foreign_query.reason, acc_foreign_call.message) at the buffer's
+ * last byte, so that one written without a NUL is cut there: accel never
+ * reads past the size it gave. */
+static inline void reg_end_text(char *buf, size_t size)
+{
+    if (size > 0)
+        buf[size - 1] = '\0';
+}
+
 /* Whether the implementation's backend serves a program on `backend`
  * (INTERP and CPU are both "host"). */
 int reg_backend_serves(acc_backend impl_backend, acc_backend backend);

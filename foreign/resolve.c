@@ -81,25 +81,38 @@ static int better(const reg_impl *best, const reg_impl *e)
     return !best || e->api.priority > best->api.priority;
 }
 
+/* The query as asked, for implementation e: what an earlier predicate
+ * may have changed in it is restored, and the reason buffer is empty. */
+static void arm_query(query_store *s, const acc_foreign_query *asked,
+                      const reg_impl *e)
+{
+    s->q = *asked;
+    s->q.user = e->api.user;
+    s->reason[0] = '\0';
+    s->q.reason = s->reason;
+    s->q.reason_size = sizeof s->reason;
+}
+
 /* The best accepting implementation of an array foreign node, or NULL
  * with the refusals written to why. */
 static const reg_impl *choose_array(reg_registry *r, query_store *s,
                                     char *why)
 {
     const reg_impl *best = NULL;
+    const acc_foreign_query asked = s->q;
     for (const reg_impl *e = r->impls; e; e = e->next) {
-        if (strcmp(e->api.name, s->q.name) != 0 ||
-            !reg_backend_serves(e->api.backend, s->q.backend) || !better(best, e))
+        if (strcmp(e->api.name, asked.name) != 0 ||
+            !reg_backend_serves(e->api.backend, asked.backend) || !better(best, e))
             continue;
-        s->q.user = e->api.user;
-        s->reason[0] = '\0';
-        s->q.reason = s->reason;
-        s->q.reason_size = sizeof s->reason;
-        if (!e->api.accepts || e->api.accepts(&s->q))
+        arm_query(s, &asked, e);
+        int accepted = !e->api.accepts || e->api.accepts(&s->q);
+        reg_end_text(s->reason, sizeof s->reason);
+        if (accepted)
             best = e;
         else
             note_refusal(why, e, s->reason);
     }
+    s->q = asked;
     return best;
 }
 
@@ -129,10 +142,11 @@ static int create_state(ir_node *n, const reg_impl *e, query_store *s,
 {
     if (!e->api.create)
         return 1;
-    s->q.user = e->api.user;
-    s->reason[0] = '\0';
+    const acc_foreign_query asked = s->q;
+    arm_query(s, &asked, e);
     void *state = NULL;
     acc_status st = e->api.create(&s->q, &state);
+    reg_end_text(s->reason, sizeof s->reason);
     if (st == ACC_OK) {
         n->u.foreign.state = state;
         return 1;

@@ -84,6 +84,8 @@ typedef enum acc_status {
 
     /* 7xx: a program failed while running */
     ACC_ERR_RUNTIME = 700, /* out-of-bounds read, fold1 of an empty row, ... */
+    ACC_ERR_CANCELLED = 701, /* stopped by acc_exec_cancel                */
+    ACC_ERR_TIMEOUT = 702,   /* stopped: the run's deadline passed        */
 
     /* 9xx: a bug in accel; please report it */
     ACC_ERR_INTERNAL = 900
@@ -129,10 +131,16 @@ typedef struct acc_context_options {
     /* The CUDA device (ordinal, 0 = the first) the cuda backend runs on;
      * device-memory arrays given to its programs must be on it. */
     int32_t cuda_device;
+    /* The deadline of every run of the context's programs, in seconds from
+     * the start of the run (acc_run, and acc_run_exec on a handle whose
+     * own deadline_seconds is 0); 0 = none.  A run still working at a
+     * check point past it stops with ACC_ERR_TIMEOUT (see "Execution
+     * handles").  Negative or NaN: ACC_ERR_INVALID_ARGUMENT. */
+    double run_deadline_seconds;
 } acc_context_options;
 
 /* Fills *options with the defaults (AUTO, 0 threads, NULL cache dir,
- * CUDA device 0) and sets struct_size. */
+ * CUDA device 0, no run deadline) and sets struct_size. */
 ACC_API void acc_context_options_init(acc_context_options *options);
 
 /* Creates a context.  `options` may be NULL for the defaults.  Asking for a
@@ -844,17 +852,26 @@ typedef struct acc_exec_options {
      * buffers) must then stay valid, and outputs are complete, only after
      * acc_exec_wait.  Host backends always complete the run first. */
     int32_t async;
+    /* The deadline of each run through the handle, in seconds from the
+     * start of that run (the entry of acc_run_exec): a run still working
+     * at a check point past it stops with ACC_ERR_TIMEOUT.  0 = the
+     * context's run_deadline_seconds (none by default); INFINITY = none,
+     * whatever the context says.  Negative or NaN:
+     * ACC_ERR_INVALID_ARGUMENT. */
+    double deadline_seconds;
 } acc_exec_options;
 
-/* Fills *options with the defaults (stream NULL, synchronous) and sets
- * struct_size. */
+/* Fills *options with the defaults (stream NULL, synchronous, the
+ * context's deadline) and sets struct_size. */
 ACC_API void acc_exec_options_init(acc_exec_options *options);
 
 /* Creates an execution handle for programs of `ctx`.  `options` may be
  * NULL for the defaults.  The handle keeps the context alive; it is used
- * by one thread at a time (several handles may run one program at once).
+ * by one thread at a time (several handles may run one program at once),
+ * except for acc_exec_cancel, which any thread may call.
  * Errors: ACC_ERR_INVALID_HANDLE, ACC_ERR_INVALID_ARGUMENT (options'
- * struct_size too small, async not 0 or 1), ACC_ERR_OUT_OF_HOST_MEMORY. */
+ * struct_size too small, async not 0 or 1, deadline_seconds negative or
+ * NaN), ACC_ERR_OUT_OF_HOST_MEMORY. */
 ACC_API acc_status acc_exec_create(acc_context *ctx,
                                    const acc_exec_options *options,
                                    acc_exec **out);
@@ -885,6 +902,35 @@ ACC_API acc_status acc_exec_wait(acc_exec *exec);
 
 /* The message of the last failing call on the handle ("" when none). */
 ACC_API const char *acc_exec_last_error(const acc_exec *exec);
+
+/* Asks the run in progress through `exec` to stop; callable from any
+ * thread, also while another thread is inside acc_run_exec (or
+ * acc_exec_wait) on the handle, but not racing acc_exec_destroy.  It
+ * only sets a flag (an atomic store) and returns ACC_OK
+ * (ACC_ERR_INVALID_ARGUMENT for NULL, ACC_ERR_INVALID_HANDLE for a
+ * handle that is not live).
+ *
+ * The promise: a run that observes the flag at one of its check points
+ * stops there and acc_run_exec returns ACC_ERR_CANCELLED (deadlines
+ * stop runs the same way, with ACC_ERR_TIMEOUT).  Check points are:
+ * before each step the host-side scheduler runs, every iteration of an
+ * awhile, every 1024 scalar function applications of the interpreter
+ * (so inside a scalar while and every element loop), before each chunk
+ * of a CPU kernel's parallel loop and every 4096 iterations of a scalar
+ * while in a CPU kernel, and before each CUDA kernel launch (a launched
+ * kernel runs to completion; with async, work already queued on the
+ * stream completes).  A stopped run delivers nothing: no library-owned
+ * output is left allocated (caller-provided buffers may hold partial
+ * results, as after any failed run), every intermediate is released,
+ * and the program and the handle stay usable.
+ *
+ * The flag is not reset when a run starts: a cancel made while no run is
+ * in progress stops the next run at its first check point, so a cancel
+ * racing the start of a run is never lost.  Every acc_run_exec on the
+ * handle clears the flag as it returns, whatever its outcome: a cancel
+ * that comes after the run's last check point has nothing left to stop
+ * and does not carry over to the run after. */
+ACC_API acc_status acc_exec_cancel(acc_exec *exec);
 
 /* ------------------------------------------------------------------------
  * Foreign functions and plugins (DESIGN.md §8, LANGUAGE.md §3.8, §3.9;

@@ -149,6 +149,12 @@ static acc_status check_options(const acc_context_options *o)
         return api_fail(NULL, ACC_ERR_INVALID_ARGUMENT,
                         "%s: options.cuda_device is %d, expected 0 or more",
                         fn, (int)o->cuda_device);
+    if (has_field(o, run_deadline_seconds) &&
+        !(o->run_deadline_seconds >= 0))
+        return api_fail(NULL, ACC_ERR_INVALID_ARGUMENT,
+                        "%s: options.run_deadline_seconds is %g, expected 0 "
+                        "(none) or a number of seconds", fn,
+                        o->run_deadline_seconds);
     return ACC_OK;
 }
 
@@ -198,6 +204,8 @@ acc_status acc_context_create(const acc_context_options *options,
         ctx->fusion_duplicate_max_ops = options->fusion_duplicate_max_ops;
     if (has_field(options, cuda_device))
         ctx->cuda_device = options->cuda_device;
+    if (has_field(options, run_deadline_seconds))
+        ctx->run_deadline = options->run_deadline_seconds;
     probe_backends(ctx);
     if (options->backend == ACC_BACKEND_AUTO ||
         options->backend == ACC_BACKEND_CPU)

@@ -26,6 +26,7 @@ struct acc_context {
     int cpu_probed;         /* the CPU probe ran (guarded by lock) */
     struct cpu_backend *cpu; /* compiler, kernel cache, threads (CPU only) */
     int32_t cuda_device;     /* the cuda_device option */
+    double run_deadline;     /* the run_deadline_seconds option (0: none) */
     struct cuda_backend *cuda; /* device, pool, modules (CUDA only) */
     pthread_mutex_t lock; /* guards users and destroyed */
     size_t users;         /* live graphs and programs */

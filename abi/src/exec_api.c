@@ -4,7 +4,8 @@
  * wait that reports what was queued.  A handle of a CUDA context owns a
  * cuda_queue (core/backend/cuda/cuda_backend.h); on host backends runs
  * complete before acc_run_exec returns and the handle only keeps their
- * first failure for acc_exec_wait.
+ * first failure for acc_exec_wait.  acc_exec_cancel sets the handle's
+ * cancel flag, which the run's check points read (core/base/stop.h).
  */
 #include "core/exec/program.h"
 
@@ -22,7 +23,13 @@ void acc_exec_options_init(acc_exec_options *options)
     options->struct_size = sizeof *options;
 }
 
-#define EXEC_OPTIONS_V1_SIZE sizeof(acc_exec_options)
+/* The options struct as first published (up to async); callers
+ * compiled against it keep working and get defaults for the rest. */
+#define EXEC_OPTIONS_V1_SIZE \
+    (offsetof(acc_exec_options, async) + sizeof(int32_t))
+#define has_field(o, field) \
+    ((o)->struct_size >= offsetof(acc_exec_options, field) + \
+                             sizeof((o)->field))
 
 static acc_status check_exec_options(const acc_exec_options *o,
                                      error_slot *slot)
@@ -36,6 +43,11 @@ static acc_status check_exec_options(const acc_exec_options *o,
     if (o->async != 0 && o->async != 1)
         return api_fail(slot, ACC_ERR_INVALID_ARGUMENT, "%s: options.async is "
                         "%d, expected 0 or 1", fn, (int)o->async);
+    if (has_field(o, deadline_seconds) && !(o->deadline_seconds >= 0))
+        return api_fail(slot, ACC_ERR_INVALID_ARGUMENT, "%s: options."
+                        "deadline_seconds is %g, expected 0 (the context's), "
+                        "a number of seconds or INFINITY (none)", fn,
+                        o->deadline_seconds);
     return ACC_OK;
 }
 
@@ -73,6 +85,9 @@ acc_status acc_exec_create(acc_context *ctx, const acc_exec_options *options,
     x->ctx = ctx;
     x->stream = options->stream;
     x->async = options->async;
+    if (has_field(options, deadline_seconds))
+        x->deadline = options->deadline_seconds;
+    atomic_init(&x->cancel, 0);
     error_slot_init(&x->error);
     pthread_mutex_init(&x->lock, NULL);
     diag_clear(&x->pending);
@@ -127,11 +142,21 @@ acc_status acc_run_exec(acc_exec *x, acc_program *p, size_t n_inputs,
                   "belongs to another context than the execution handle");
     else
         exec_run(p, x, n_inputs, inputs, n_outputs, outputs, &d);
+    /* a cancel is for the run in progress, or the next: this one is over */
+    atomic_store(&x->cancel, 0);
     if (diag_ok(&d))
         return ACC_OK;
     note_pending(x, &d);
     api_fail_diag(&x->error, &d);
     return api_fail_diag(&p->error, &d);
+}
+
+acc_status acc_exec_cancel(acc_exec *x)
+{
+    if (!handle_is_live(x, HANDLE_EXEC))
+        return api_bad_handle(x, HANDLE_EXEC, "acc_exec_cancel");
+    atomic_store(&x->cancel, 1);
+    return ACC_OK;
 }
 
 acc_status acc_exec_wait(acc_exec *x)

@@ -23,9 +23,12 @@ static acc_status check_results(acc_graph *g, size_t n,
         if (!r)
             return diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "acc_compile: "
                              "result %zu is NULL", i);
-        if (r->magic != IR_NODE_MAGIC || r->graph != g)
+        if (r->magic != IR_NODE_MAGIC)
             return diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "acc_compile: "
-                             "result %zu was not built in this graph", i);
+                             "result %zu is not a node", i);
+        if (r->graph != g)
+            return diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "acc_compile: "
+                             "result %zu belongs to another graph", i);
         if (r->op == IR_LAMBDA || !r->type->array_sort)
             return diag_fail(d, ACC_ERR_TYPE, "acc_compile: result %zu is %s "
                              "of type %s; results must be arrays (wrap a "

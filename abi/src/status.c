@@ -31,6 +31,8 @@ const char *acc_status_string(acc_status status)
     case ACC_ERR_ABI_MISMATCH: return "ACC_ERR_ABI_MISMATCH";
     case ACC_ERR_PARSE: return "ACC_ERR_PARSE";
     case ACC_ERR_RUNTIME: return "ACC_ERR_RUNTIME";
+    case ACC_ERR_CANCELLED: return "ACC_ERR_CANCELLED";
+    case ACC_ERR_TIMEOUT: return "ACC_ERR_TIMEOUT";
     case ACC_ERR_INTERNAL: return "ACC_ERR_INTERNAL";
     }
     return "unknown status";

@@ -1,5 +1,13 @@
-/* types_api.c — the public acc_type_* and acc_scalar_* functions. */
+/* types_api.c — the public acc_type_* and acc_scalar_* functions.  The
+ * inspection functions treat a pointer that is not a type (its magic) as
+ * NULL: they answer 0 or NULL instead of reading it as one. */
 #include "abi/src/context.h"
+
+/* t, or NULL when t is not a type. */
+static const acc_type *as_type(const acc_type *t)
+{
+    return ty_is_type(t) ? t : NULL;
+}
 
 const acc_type *acc_type_scalar(acc_scalar scalar)
 {
@@ -45,17 +53,20 @@ const acc_type *acc_type_array(acc_context *ctx, const acc_type *elem,
 
 acc_type_kind acc_type_get_kind(const acc_type *type)
 {
+    type = as_type(type);
     return type ? type->kind : (acc_type_kind)0;
 }
 
 acc_scalar acc_type_get_scalar(const acc_type *type)
 {
+    type = as_type(type);
     return type && type->kind == ACC_TYPE_SCALAR ? type->scalar
                                                  : (acc_scalar)0;
 }
 
 int32_t acc_type_get_rank(const acc_type *type)
 {
+    type = as_type(type);
     if (type && (type->kind == ACC_TYPE_SHAPE || type->kind == ACC_TYPE_ARRAY))
         return type->rank;
     return 0;
@@ -63,16 +74,19 @@ int32_t acc_type_get_rank(const acc_type *type)
 
 const acc_type *acc_type_get_elem(const acc_type *type)
 {
+    type = as_type(type);
     return type && type->kind == ACC_TYPE_ARRAY ? type->elem : NULL;
 }
 
 size_t acc_type_get_arity(const acc_type *type)
 {
+    type = as_type(type);
     return type && type->kind == ACC_TYPE_TUPLE ? type->arity : 0;
 }
 
 const acc_type *acc_type_get_field(const acc_type *type, size_t i)
 {
+    type = as_type(type);
     if (type && type->kind == ACC_TYPE_TUPLE && i < type->arity)
         return type->fields[i];
     return NULL;
@@ -80,11 +94,13 @@ const acc_type *acc_type_get_field(const acc_type *type, size_t i)
 
 size_t acc_type_leaf_count(const acc_type *type)
 {
+    type = as_type(type);
     return type && !type->array_sort ? type->n_leaves : 0;
 }
 
 acc_scalar acc_type_leaf(const acc_type *type, size_t i)
 {
+    type = as_type(type);
     if (type && !type->array_sort && i < type->n_leaves)
         return type->leaves[i];
     return (acc_scalar)0;
@@ -92,7 +108,7 @@ acc_scalar acc_type_leaf(const acc_type *type, size_t i)
 
 int acc_type_equal(const acc_type *a, const acc_type *b)
 {
-    return ty_equal(a, b);
+    return ty_is_type(a) && ty_is_type(b) && ty_equal(a, b);
 }
 
 size_t acc_scalar_size(acc_scalar scalar)

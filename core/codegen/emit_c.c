@@ -642,12 +642,17 @@ static const char **em_while(cg_emitter *e, strbuf *b, const ir_node *n)
             line(e, b, "%s = %s;", s[i], init[i]);
         }
     }
+    /* the prelude's ACC_LOOP_POLL lets a cancelled run, or one past its
+     * deadline, stop a loop that would not end (core/base/stop.h) */
+    const char *polls = str(e, "t%u", e->tmp++);
+    line(e, b, "ACC_LOOP_COUNTER(%s);", polls);
     line(e, b, "for (;;) {");
     e->indent++;
     e->param_x[ir_lambda_param(cond, 0)->u.param.slot] = s;
     const char *c = em1(e, b, ir_lambda_body(cond));
     line(e, b, "if (!%s)", c);
     line(e, b, "    break;");
+    line(e, b, "ACC_LOOP_POLL(%s);", polls);
     e->param_x[ir_lambda_param(body, 0)->u.param.slot] = s;
     const char **x = em(e, b, ir_lambda_body(body), need);
     const char **next = exprs(e, k);

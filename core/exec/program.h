@@ -8,6 +8,7 @@
 #define ACC_CORE_EXEC_PROGRAM_H
 
 #include "abi/src/context.h"
+#include "core/base/stop.h"
 #include "core/exec/plan.h"
 #include "core/ir/program_ir.h"
 
@@ -24,11 +25,14 @@ struct acc_program {
 };
 
 /* An execution handle (accel.h: acc_exec).  Used by one thread at a
- * time; `lock` guards `pending` against acc_exec_wait on another. */
+ * time; `lock` guards `pending` against acc_exec_wait on another;
+ * `cancel` is set by acc_exec_cancel from any thread. */
 struct acc_exec {
     acc_context *ctx;
     void *stream;
     int async;
+    double deadline;  /* the deadline_seconds option (0: the context's) */
+    atomic_int cancel; /* nonzero: stop the run in progress, or the next */
     struct cuda_queue *cuda; /* the CUDA side, for a CUDA context */
     error_slot error;
     pthread_mutex_t lock;

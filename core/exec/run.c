@@ -3,6 +3,9 @@
  * signature, execute on the program's backend, deliver the outputs.
  * Inputs are borrowed; nothing is copied on the way in (the CUDA backend
  * uploads a host input the first time a kernel reads it, rt_array.h).
+ * The run's stop request (its handle's cancel flag, its deadline:
+ * core/base/stop.h) goes to the interpreter and the backend's hook,
+ * whose check points read it.
  */
 #include "core/exec/program.h"
 
@@ -12,9 +15,9 @@
 #include "core/exec/destinations.h"
 #include "core/exec/rt_array.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* The size a descriptor must at least declare: every field of version 1. */
 #define ARRAY_V1_SIZE sizeof(acc_array)
@@ -67,6 +70,9 @@ static acc_status check_input(const acc_program *p, const ir_node *param,
     const acc_type *elem = param->type->elem;
     if (check_descriptor(p, a, "input", i, d) != ACC_OK)
         return d->status;
+    if (!ty_is_type(a->type))
+        return diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "input %zu: type does "
+                         "not point at a type", i);
     if (!a->type || !ty_equal(a->type, elem))
         return diag_fail(d, ACC_ERR_TYPE, "input %zu has element type %s, the "
                          "program expects %s", i,
@@ -128,6 +134,9 @@ static acc_status check_caller_output(const acc_array *out, const rt_array *r,
                                       size_t i, diag *d)
 {
     char want[160], got[160], tw[128], tg[128];
+    if (!ty_is_type(out->type))
+        return diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "output %zu: type does "
+                         "not point at a type", i);
     if (out->type && !ty_equal(out->type, r->elem))
         return diag_fail(d, ACC_ERR_TYPE, "output %zu has element type %s, the "
                          "program produces %s", i,
@@ -215,13 +224,6 @@ static acc_status deliver(struct cuda_run *run, size_t n, acc_array *outputs,
     return d->status;
 }
 
-static double now_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 /* Output bytes are the part of the allocation that is not intermediate. */
 static void record_run(acc_program *p, const interp_stats *stats,
                        rt_array *const *results, size_t n, double seconds)
@@ -247,11 +249,21 @@ static const interp_hook *hook_of(const acc_program *p, struct cuda_run *run)
     return run ? cuda_run_hook(run) : cpu_program_hook(p->cpu);
 }
 
+/* The run's deadline in seconds (0: none): the handle's, else the
+ * context's; INFINITY on the handle means none. */
+static double deadline_of(const acc_program *p, const acc_exec *x)
+{
+    double s = x && x->deadline > 0 ? x->deadline : p->ctx->run_deadline;
+    return s > 0 && s < HUGE_VAL ? s : 0;
+}
+
 acc_status exec_run(acc_program *p, acc_exec *x, size_t n_inputs,
                     const acc_array *inputs, size_t n_outputs,
                     acc_array *outputs, diag *d)
 {
-    double start = now_seconds();
+    double start = stop_now();
+    run_stop stop;
+    stop_init(&stop, x ? &x->cancel : NULL, start, deadline_of(p, x));
     interp_stats stats = {0, 0};
     rt_array *in[256], **in_heap = NULL, **results = NULL;
     exec_dests *dests = NULL;
@@ -279,13 +291,13 @@ acc_status exec_run(acc_program *p, acc_exec *x, size_t n_inputs,
                            n_inputs, inputs, n_outputs, outputs, &dests, d))
         goto out;
     if (p->cuda && !(run = cuda_run_begin(p->cuda, x ? x->cuda : NULL, ins,
-                                          n_inputs, dests, d)))
+                                          n_inputs, dests, &stop, d)))
         goto out;
-    if (interp_run_hooked(&p->ir, hook_of(p, run), ins, dests, results, &stats,
-                          d) != ACC_OK)
+    if (interp_run_hooked(&p->ir, hook_of(p, run), ins, dests, &stop, results,
+                          &stats, d) != ACC_OK)
         goto out;
     produced = n_outputs;
-    record_run(p, &stats, results, n_outputs, now_seconds() - start);
+    record_run(p, &stats, results, n_outputs, stop_now() - start);
     delivered = deliver(run, n_outputs, outputs, results, d) == ACC_OK;
 out:
     /* every array of the run is released before the run ends */

@@ -34,10 +34,9 @@ static int want_shape(acc_graph *g, const char *op, const acc_node *sh)
 acc_node *acc_input(acc_graph *g, const acc_type *elem, int32_t rank)
 {
     char t[128];
-    if (!gr_begin(g, "input"))
+    if (!gr_begin(g, "input") || !gr_type(g, "input", "the element type",
+                                           elem))
         return NULL;
-    if (!elem)
-        return gr_fail(g, ACC_ERR_INVALID_ARGUMENT, "input: elem is NULL");
     if (elem->array_sort)
         return gr_fail(g, ACC_ERR_TYPE, "input: the element type %s is not a "
                        "scalar or a tuple of scalars", GR_TYPE(elem, t));

@@ -249,12 +249,8 @@ acc_node *acc_index(acc_graph *g, size_t n, acc_node *const *comps)
 
 acc_node *acc_param(acc_graph *g, const acc_type *type)
 {
-    char t[128];
-    if (!gr_begin(g, "param"))
+    if (!gr_begin(g, "param") || !gr_type(g, "param", "the type", type))
         return NULL;
-    if (!type)
-        return gr_fail(g, ACC_ERR_INVALID_ARGUMENT, "param: type is NULL");
-    (void)t;
     ir_node *n = gr_node(g, IR_PARAM, type, 0, NULL, 0);
     if (!n)
         return NULL;

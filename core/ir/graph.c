@@ -101,15 +101,28 @@ int gr_arg(acc_graph *g, const char *op, const char *what, const acc_node *n)
         return 0;
     }
     if (n->magic != IR_NODE_MAGIC) {
-        gr_fail(g, ACC_ERR_INVALID_ARGUMENT, "%s: %s is not a node", op, what);
+        gr_fail(g, ACC_ERR_INVALID_ARGUMENT, "%s: %s is not a node (builder "
+                "calls make nodes)", op, what);
         return 0;
     }
     if (n->graph != g) {
-        gr_fail(g, ACC_ERR_INVALID_ARGUMENT, "%s: %s was built in another "
-                "graph", op, what);
+        gr_fail(g, ACC_ERR_INVALID_ARGUMENT, "%s: %s belongs to another graph "
+                "(a node can only be used in the graph that built it)", op,
+                what);
         return 0;
     }
     return 1;
+}
+
+int gr_type(acc_graph *g, const char *op, const char *what,
+            const acc_type *t)
+{
+    ty_use use = ty_check(t, g->ctx->types);
+    if (use == TY_USABLE)
+        return 1;
+    gr_fail(g, ACC_ERR_INVALID_ARGUMENT, "%s: %s %s", op, what,
+            ty_use_text(use));
+    return 0;
 }
 
 const acc_type *gr_tuple_type(acc_graph *g, size_t n,

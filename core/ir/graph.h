@@ -21,9 +21,18 @@ struct acc_graph {
 /* Entry check of a builder call named `op`: the graph is live and has no
  * error yet.  Returns 0 (and the call returns NULL) otherwise. */
 int gr_begin(acc_graph *g, const char *op);
-/* Checks argument `what` of `op`: non-NULL and built in `g`. */
+/* Checks node argument `what` of `op`: non-NULL, a node (its magic), and
+ * built in `g`.  Every node a builder call takes goes through this check
+ * (directly or through gr_want_*, gr_check_fun) before it is read
+ * further, so a node of another graph, or a pointer to readable memory
+ * that is not a node, is an ACC_ERR_INVALID_ARGUMENT naming the argument.
+ * (A node of a freed graph is freed memory: not detectable.) */
 int gr_arg(acc_graph *g, const char *op, const char *what,
            const acc_node *n);
+/* The same for type argument `what`: non-NULL, a type, and static or
+ * made in g's context (types.h: ty_check). */
+int gr_type(acc_graph *g, const char *op, const char *what,
+            const acc_type *t);
 /* Records the graph's first error and returns NULL. */
 acc_node *gr_fail(acc_graph *g, acc_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

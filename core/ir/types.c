@@ -21,10 +21,10 @@ static const acc_scalar i64_leaves[ACC_MAX_RANK] = {
 };
 
 #define SCALAR_TYPE(s) \
-    { .kind = ACC_TYPE_SCALAR, .scalar = s, .n_leaves = 1, \
+    { .magic = TY_MAGIC, .kind = ACC_TYPE_SCALAR, .scalar = s, .n_leaves = 1, \
       .leaves = &leaf_of_scalar[s] }
 static const acc_type scalar_types[] = {
-    {0},
+    {.magic = 0},
     SCALAR_TYPE(ACC_BOOL), SCALAR_TYPE(ACC_I8),  SCALAR_TYPE(ACC_I16),
     SCALAR_TYPE(ACC_I32),  SCALAR_TYPE(ACC_I64), SCALAR_TYPE(ACC_U8),
     SCALAR_TYPE(ACC_U16),  SCALAR_TYPE(ACC_U32), SCALAR_TYPE(ACC_U64),
@@ -32,7 +32,7 @@ static const acc_type scalar_types[] = {
 };
 
 #define SHAPE_TYPE(r) \
-    { .kind = ACC_TYPE_SHAPE, .rank = r, .n_leaves = r, .leaves = i64_leaves }
+    { .magic = TY_MAGIC, .kind = ACC_TYPE_SHAPE, .rank = r, .n_leaves = r, .leaves = i64_leaves }
 static const acc_type shape_types[] = {
     SHAPE_TYPE(0), SHAPE_TYPE(1), SHAPE_TYPE(2), SHAPE_TYPE(3), SHAPE_TYPE(4),
     SHAPE_TYPE(5), SHAPE_TYPE(6), SHAPE_TYPE(7), SHAPE_TYPE(8),
@@ -243,6 +243,8 @@ static const acc_type *store_intern(type_store *s, acc_type_kind kind,
     acc_type *t = arena_alloc(s->arena, sizeof *t);
     if (!t)
         goto out;
+    t->magic = TY_MAGIC;
+    t->owner = s;
     int ok = kind == ACC_TYPE_ARRAY ? array_fill(s->arena, t, parts[0], rank)
                                     : tuple_fill(s->arena, t, n, parts);
     if (!ok)
@@ -267,9 +269,10 @@ const acc_type *ty_tuple(type_store *s, size_t n,
     }
     size_t leaves = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!fields[i]) {
-            diag_fail(d, ACC_ERR_INVALID_ARGUMENT,
-                      "tuple type: field %zu is NULL", i);
+        ty_use use = ty_check(fields[i], s);
+        if (use != TY_USABLE) {
+            diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "tuple type: field %zu %s",
+                      i, ty_use_text(use));
             return NULL;
         }
         if (fields[i]->array_sort != fields[0]->array_sort) {
@@ -291,9 +294,10 @@ const acc_type *ty_array(type_store *s, const acc_type *elem, int32_t rank,
                          diag *d)
 {
     char name[128];
-    if (!elem) {
-        diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "array type: element type is "
-                  "NULL");
+    ty_use use = ty_check(elem, s);
+    if (use != TY_USABLE) {
+        diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "array type: the element type "
+                  "%s", ty_use_text(use));
         return NULL;
     }
     if (elem->array_sort) {
@@ -314,6 +318,35 @@ const acc_type *ty_array(type_store *s, const acc_type *elem, int32_t rank,
         return NULL;
     }
     return store_intern(s, ACC_TYPE_ARRAY, 1, &elem, rank, d);
+}
+
+/* ---- ownership ------------------------------------------------------------ */
+
+int ty_is_type(const acc_type *t)
+{
+    return !t || t->magic == TY_MAGIC;
+}
+
+ty_use ty_check(const acc_type *t, const type_store *s)
+{
+    if (!t)
+        return TY_NULL;
+    if (t->magic != TY_MAGIC)
+        return TY_NOT_A_TYPE;
+    return t->owner && t->owner != s ? TY_OTHER_CONTEXT : TY_USABLE;
+}
+
+const char *ty_use_text(ty_use u)
+{
+    switch (u) {
+    case TY_USABLE: return "is usable";
+    case TY_NULL: return "is NULL";
+    case TY_NOT_A_TYPE: return "is not a type (acc_type_* make types)";
+    case TY_OTHER_CONTEXT:
+        return "belongs to another context (tuple and array types are made "
+               "per context: make it with this one)";
+    }
+    return "is not usable";
 }
 
 /* ---- equality and printing ------------------------------------------------ */

@@ -20,10 +20,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A value type may have at most this many scalar leaves. */
-enum { TY_MAX_LEAVES = 256 };
+/* A value type may have at most this many scalar leaves.  Every type
+ * starts with TY_MAGIC, so that a pointer to readable memory that is not
+ * a type is told apart (ty_check). */
+enum { TY_MAX_LEAVES = 256, TY_MAGIC = 0x54595045u /* "TYPE" */ };
+
+typedef struct type_store type_store;
 
 struct acc_type {
+    uint32_t magic;               /* TY_MAGIC                               */
+    const type_store *owner;      /* the store that interned it; NULL for
+                                     the static scalar and shape types      */
     acc_type_kind kind;
     acc_scalar scalar;            /* SCALAR */
     int32_t rank;                 /* SHAPE, ARRAY */
@@ -37,8 +44,6 @@ struct acc_type {
     const acc_type *const *array_leaves; /* array-sort: each array type */
 };
 
-typedef struct type_store type_store;
-
 type_store *ty_store_create(void);
 void ty_store_destroy(type_store *s);
 
@@ -49,6 +54,21 @@ const acc_type *ty_tuple(type_store *s, size_t n,
                          const acc_type *const *fields, diag *d);
 const acc_type *ty_array(type_store *s, const acc_type *elem, int32_t rank,
                          diag *d);
+
+/* Whether t may be used with store s (a context's types): */
+typedef enum ty_use {
+    TY_USABLE,        /* a static type, or one s interned               */
+    TY_NULL,          /* t is NULL                                      */
+    TY_NOT_A_TYPE,    /* t points at something that is not a type       */
+    TY_OTHER_CONTEXT  /* t was interned by another store                */
+} ty_use;
+ty_use ty_check(const acc_type *t, const type_store *s);
+/* A short phrase for a use that is not TY_USABLE ("belongs to another
+ * context ..."), for messages "OP: WHAT PHRASE". */
+const char *ty_use_text(ty_use u);
+/* Whether t is NULL or a type (its magic): the check the inspection
+ * functions make before they read a type. */
+int ty_is_type(const acc_type *t);
 
 int ty_equal(const acc_type *a, const acc_type *b);
 int ty_is_value(const acc_type *t);

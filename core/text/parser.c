@@ -825,7 +825,7 @@ text_module *text_parse(text_state *st, const char *src, size_t len,
     p.st = st;
     p.toks = text_lex(st, src, len, prelude, &p.n);
     p.def_col = p.toks[0].pos.col;
-    list defs = {0};
+    text_module *m = text_module_new(st);
     while (kind(&p) != TK_EOF) {
         if (cur(&p)->pos.col != p.def_col)
             text_fail(st, ACC_ERR_PARSE, cur(&p)->pos, "found %s in column "
@@ -833,22 +833,9 @@ text_module *text_parse(text_state *st, const char *src, size_t len,
                       "the first one", text_tok_describe(st, cur(&p)),
                       cur(&p)->pos.col, p.def_col);
         text_def *d = parse_def(&p);
-        if (text_module_find(&(text_module){(text_def **)defs.items, defs.n},
-                             d->name))
+        if (text_module_add(st, m, d))
             text_fail(st, ACC_ERR_PARSE, d->pos, "'%s' is defined twice; "
                       "expected one definition per name", d->name);
-        list_push(&p, &defs, d);
     }
-    text_module *m = text_alloc(st, sizeof *m);
-    m->defs = (text_def **)defs.items;
-    m->n = defs.n;
     return m;
-}
-
-text_def *text_module_find(const text_module *m, const char *name)
-{
-    for (size_t i = 0; m && i < m->n; i++)
-        if (strcmp(m->defs[i]->name, name) == 0)
-            return m->defs[i];
-    return NULL;
 }

@@ -40,6 +40,9 @@ typedef struct text_state {
     jmp_buf fail;                     /* where text_fail jumps            */
     acc_status status;                /* ACC_OK until the first error     */
     char message[TEXT_MESSAGE_MAX];   /* "LINE:COL: what; expected what"  */
+    /* Names compared while finding definitions (module.c): unit tests
+     * assert that it grows linearly with the number of definitions. */
+    uint64_t name_compares;
 } text_state;
 
 /* Zero-filled arena memory; out of memory fails the call. */

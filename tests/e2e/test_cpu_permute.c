@@ -230,9 +230,12 @@ Test(cpu_permute, sources_and_targets_of_different_ranks)
  * of (index, i32) pairs (type `pair`) where INT64_MIN is ignore. */
 static acc_node *build_pairs(acc_graph *g, const void *arg)
 {
-    const acc_type *pair_type = arg;
-    if (pair_type) {
-        acc_node *xs = acc_input(g, pair_type, 1);
+    if (arg) {
+        /* the pair type of g's context (types are made per context; the
+         * descriptor's, from any context, compares structurally) */
+        acc_node *fields[2] = {ts_idx1(g, ts_i64(g, 0)), ts_i32(g, 0)};
+        acc_node *xs = acc_input(g, acc_node_type(acc_tuple(g, 2, fields)),
+                                 1);
         return acc_permute_pairs(g, ts_binop_fn(g, ACC_I32, ACC_OP_ADD),
                                  fill1(g, 8, ts_i32(g, 0)), xs);
     }

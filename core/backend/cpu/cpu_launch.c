@@ -9,9 +9,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The kernels' view of the run's stop request (cpu_kerr.stop). */
+static int stop_requested(const void *state)
+{
+    return stop_check((run_stop *)state) != ACC_OK;
+}
+
+/* The check point before each chunk of a kernel's parallel loop: once the
+ * run is to stop, the remaining chunks are skipped and the launch fails
+ * (the interpreter then reports why, core/backend/interp/eval_array.c). */
+static int stopping(cpu_launch *l)
+{
+    if (!l->err.stop || !l->err.stop(l->err.stop_state))
+        return 0;
+    atomic_store(&l->err.code, CPU_KERR_STOP);
+    return 1;
+}
+
 void cpu_task_run(void *arg, int64_t lo, int64_t hi)
 {
     cpu_launch *l = arg;
+    if (stopping(l))
+        return;
     cpu_run_fn run;
     memcpy(&run, &l->entry->run, sizeof run);
     run(&l->A, lo, hi);
@@ -32,18 +51,24 @@ static void parts_of_row(cpu_launch *l, void (*const *fn)(void), int64_t lo,
 void cpu_task_part(void *arg, int64_t lo, int64_t hi)
 {
     cpu_launch *l = arg;
+    if (stopping(l))
+        return;
     parts_of_row(l, &l->entry->part, lo, hi);
 }
 
 void cpu_task_block(void *arg, int64_t lo, int64_t hi)
 {
     cpu_launch *l = arg;
+    if (stopping(l))
+        return;
     parts_of_row(l, &l->entry->block, lo, hi);
 }
 
 void cpu_task_phase(void *arg, int64_t lo, int64_t hi)
 {
     cpu_launch *l = arg;
+    if (stopping(l))
+        return;
     cpu_part_fn part;
     memcpy(&part, &l->entry->part, sizeof part);
     part(&l->A, l->row, lo, hi, 0);
@@ -82,6 +107,8 @@ int cpu_bind_arrays(interp *st, const cg_kernel *k, cpu_launch *l,
     atomic_init(&l->err.code, 0);
     atomic_init(&l->err.site, 0);
     atomic_init(&l->err.pos, LLONG_MAX);
+    l->err.stop = st->stop ? stop_requested : NULL;
+    l->err.stop_state = st->stop;
     return 1;
 }
 

@@ -104,7 +104,10 @@ int cpu_drive_expand(pool *pl, const cpu_node *kn, interp *st,
 
 /* Pool tasks over a launch: accel_kernel_run over [lo, hi); _part over
  * parts [lo, hi) of row l->row (each l->part_len elements of A.inner);
- * _block likewise with accel_kernel_block. */
+ * _block likewise with accel_kernel_block.  Each is a check point of the
+ * run's stop request (core/base/stop.h): once the run is to stop, a task
+ * runs nothing and the launch fails (cpu_failed), so a long kernel stops
+ * within one chunk. */
 void cpu_task_run(void *arg, int64_t lo, int64_t hi);
 void cpu_task_part(void *arg, int64_t lo, int64_t hi);
 void cpu_task_block(void *arg, int64_t lo, int64_t hi);
@@ -116,7 +119,8 @@ void cpu_task_phase(void *arg, int64_t lo, int64_t hi);
 int cpu_failed(const cpu_launch *l);
 
 /* Binds the kernel's array arguments (evaluated by the interpreter) and
- * `extra` empty slots after them, and arms the error slot.  1; 0 after an
+ * `extra` empty slots after them, and arms the error slot (with the
+ * run's stop request, which the kernel's loops poll).  1; 0 after an
  * error (out of memory); -1 when an argument fails to evaluate: its error
  * is withdrawn and the driver returns -1, so that the interpreter, which
  * evaluates the arrays read by scalar code only when it reaches a read,

@@ -14,7 +14,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define CPU_KERNEL_ABI "accel-cpu-kernel-v1"
+#define CPU_KERNEL_ABI "accel-cpu-kernel-v2"
 
 typedef struct cpu_karray {
     const void *data[ACC_MAX_COMPONENTS];
@@ -26,6 +26,8 @@ typedef struct cpu_kerr {
     atomic_int code;  /* 0: no error */
     atomic_int site;
     atomic_llong pos; /* smallest failing position; LLONG_MAX: none */
+    int (*stop)(const void *state); /* the run is to stop (NULL: never) */
+    const void *stop_state;
 } cpu_kerr;
 
 typedef struct cpu_kargs {
@@ -42,7 +44,7 @@ typedef struct cpu_kargs {
 
 /* The kinds of cpu_kerr.code (ACC_KERR_* in the prelude). */
 enum { CPU_KERR_DIV_ZERO = 1, CPU_KERR_SHIFT = 2, CPU_KERR_BOUNDS = 3,
-       CPU_KERR_EMPTY = 4 };
+       CPU_KERR_EMPTY = 4, CPU_KERR_STOP = 5 };
 
 /* The phases of permute.c.in's _part (ACC_PHASE_* there). */
 enum { CPU_PERMUTE_DEFAULTS = 0, CPU_PERMUTE_SIZES = 1, CPU_PERMUTE_MAP = 2,

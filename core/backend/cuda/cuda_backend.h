@@ -76,10 +76,13 @@ void cuda_queue_destroy(cuda_queue *q);
  * or one of the context's own when q is NULL), adopts device inputs and
  * keeps the run's destinations (borrowed; the caller's device output
  * buffers that the step producing an output writes directly, see
- * core/exec/destinations.h).  On failure records on d and returns NULL. */
+ * core/exec/destinations.h) and its stop request (NULL: none;
+ * core/base/stop.h), checked before every kernel launch (a launched
+ * kernel runs to completion).  On failure records on d and returns
+ * NULL. */
 cuda_run *cuda_run_begin(cuda_program *cp, cuda_queue *q,
                          rt_array *const *inputs, size_t n_inputs,
-                         exec_dests *dests, diag *d);
+                         exec_dests *dests, run_stop *stop, diag *d);
 /* The interpreter hook of the run. */
 const interp_hook *cuda_run_hook(cuda_run *run);
 /* Delivers result r into output descriptor `out` in device memory: the

@@ -153,6 +153,7 @@ struct cuda_run {
     cuda_blocks freed; /* released during the run: reused by it (stream
                           order makes that safe), then to the pool */
     exec_dests *dests;      /* the caller's device output buffers */
+    run_stop *stop;         /* checked before every launch, or NULL */
     interp_hook hook;
     reg_memory mem;         /* foreign calls in device memory */
 };

@@ -8,6 +8,7 @@
 #include "core/backend/cuda/cuda_internal.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,6 +156,12 @@ int cuda_launch_run(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
                     unsigned grid_x, unsigned grid_y, unsigned block,
                     int64_t *extra, diag *d)
 {
+    if (stop_check(run->stop) != ACC_OK) { /* between launches */
+        char where[96];
+        snprintf(where, sizeof where, "the launch of %s", fn->name);
+        stop_fail(run->stop, d, where);
+        return 0;
+    }
     void *params[2] = {&l->A, extra};
     cu_result r = run->be->drv.cuLaunchKernel(fn->f, grid_x, grid_y, 1, block,
                                               1, 1, 0, run->stream, params,

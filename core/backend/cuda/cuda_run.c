@@ -77,7 +77,7 @@ static void run_free(cuda_run *run)
 
 cuda_run *cuda_run_begin(cuda_program *cp, cuda_queue *q,
                          rt_array *const *inputs, size_t n_inputs,
-                         exec_dests *dests, diag *d)
+                         exec_dests *dests, run_stop *stop, diag *d)
 {
     cuda_run *run = calloc(1, sizeof *run);
     if (!run) {
@@ -106,6 +106,7 @@ cuda_run *cuda_run_begin(cuda_program *cp, cuda_queue *q,
             inputs[i]->dev_state = run;
         }
     run->dests = dests;
+    run->stop = stop;
     run->hook = (interp_hook){eval_hook, run, cuda_call_foreign};
     run->mem = cuda_foreign_memory(run);
     return run;

@@ -291,10 +291,19 @@ static rt_array *eval_single(interp *st, const ir_node *n)
     return NULL;
 }
 
-/* The backend's kernel for n: 1, 0 after an error, -1 when it has none. */
+int interp_stopped(interp *st, const char *where)
+{
+    return st->stop && stop_fail(st->stop, st->d, where) != ACC_OK;
+}
+
+/* The backend's kernel for n: 1, 0 after an error, -1 when it has none.
+ * A kernel that stopped because the run is to stop (core/base/stop.h)
+ * hands the step back as a failed kernel does: the run stops here
+ * instead of the interpreter evaluating the step. */
 static int hooked(interp *st, const ir_node *n, rt_array **out)
 {
-    return st->hook ? st->hook->eval_array(st->hook->state, st, n, out) : -1;
+    int r = st->hook ? st->hook->eval_array(st->hook->state, st, n, out) : -1;
+    return r < 0 && interp_stopped(st, ir_op_name(n->op)) ? 0 : r;
 }
 
 /* The backend's kernel for n when it has one, else the interpreter. */
@@ -358,6 +367,8 @@ const interp_value *interp_eval_array(interp *st, const ir_node *n)
     interp_value *slot = &st->arrays[n->id];
     if (slot->n)
         return slot;
+    if (interp_stopped(st, ir_op_name(n->op))) /* between steps */
+        return NULL;
     size_t count = n->type->n_leaves;
     rt_array **arrays = calloc(count, sizeof *arrays);
     if (!arrays) {
@@ -406,16 +417,18 @@ rt_array *interp_array_of(interp *st, const ir_node *n)
 acc_status interp_run(const ir_program *p, rt_array *const *inputs,
                       rt_array **outputs, interp_stats *stats, diag *d)
 {
-    return interp_run_hooked(p, NULL, inputs, NULL, outputs, stats, d);
+    return interp_run_hooked(p, NULL, inputs, NULL, NULL, outputs, stats, d);
 }
 
 acc_status interp_run_hooked(const ir_program *p, const interp_hook *hook,
                              rt_array *const *inputs, exec_dests *dests,
-                             rt_array **outputs, interp_stats *stats, diag *d)
+                             run_stop *stop, rt_array **outputs,
+                             interp_stats *stats, diag *d)
 {
     interp st = {0};
     st.p = p;
     st.hook = hook;
+    st.stop = stop;
     st.dests = dests;
     st.inputs = inputs;
     st.d = d;

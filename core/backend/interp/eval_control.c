@@ -196,7 +196,8 @@ static int eval_awhile(interp *st, const ir_node *n, rt_array **out)
         rt_retain(out[j] = init->arrays[j]);
     for (;;) {
         int holds = 0;
-        if (!test_cond(st, cond, out, &holds))
+        if (interp_stopped(st, "an awhile iteration") ||
+            !test_cond(st, cond, out, &holds))
             return 0;
         if (!holds)
             return 1;

@@ -17,6 +17,11 @@ static void copy_leaves(ir_value *dst, const ir_value *src, size_t n)
 const ir_value *interp_apply(interp *st, const ir_node *lam,
                              const ir_value *const *args)
 {
+    /* a check point at a bounded frequency: every element loop and every
+     * scalar while applies functions */
+    if ((++st->applications & (STOP_EVERY - 1)) == 0 &&
+        interp_stopped(st, "a scalar function"))
+        return NULL;
     for (uint32_t i = 0; i < lam->u.lambda.n_params; i++) {
         const ir_node *param = ir_lambda_param(lam, i);
         copy_leaves(interp_slot(st, param), args[i], param->type->n_leaves);

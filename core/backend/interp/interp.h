@@ -7,6 +7,7 @@
 #ifndef ACC_CORE_BACKEND_INTERP_INTERP_H
 #define ACC_CORE_BACKEND_INTERP_INTERP_H
 
+#include "core/base/stop.h"
 #include "core/exec/destinations.h"
 #include "core/exec/rt_array.h"
 #include "core/ir/program_ir.h"
@@ -43,11 +44,15 @@ typedef struct interp_hook {
                                rt_array **results);
 } interp_hook;
 
-/* interp_run with a hook (NULL: none) and the run's destinations (NULL:
+/* interp_run with a hook (NULL: none), the run's destinations (NULL:
  * none; core/exec/destinations.h), which a hook's kernels may compute
- * results into (interp_result). */
+ * results into (interp_result), and the run's stop request (NULL: none;
+ * core/base/stop.h), which the interpreter checks before every step,
+ * every awhile iteration and every STOP_EVERY scalar function
+ * applications, failing the run with its status. */
 acc_status interp_run_hooked(const ir_program *p, const interp_hook *hook,
                              rt_array *const *inputs, exec_dests *dests,
-                             rt_array **outputs, interp_stats *stats, diag *d);
+                             run_stop *stop, rt_array **outputs,
+                             interp_stats *stats, diag *d);
 
 #endif

@@ -31,7 +31,14 @@ typedef struct interp {
                                  computed into, or NULL */
     struct interp_deps *deps; /* eval_control.c: per array function, the
                                  body nodes its parameters reach */
+    run_stop *stop;           /* the run's stop request, or NULL */
+    uint32_t applications;    /* scalar function applications, counted
+                                 for the check every STOP_EVERY */
 } interp;
+
+/* A check point: when the run is to stop (cancelled, past its deadline),
+ * records why on the run's diag, naming `where`, and returns 1. */
+int interp_stopped(interp *st, const char *where);
 
 static inline ir_value *interp_slot(interp *st, const ir_node *n)
 {
