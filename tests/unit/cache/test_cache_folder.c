@@ -142,3 +142,48 @@ Test(cache_folder, below_a_folder_others_can_change_is_refused)
     acc_free(note);
     acc_context_destroy(ctx);
 }
+
+Test(cache_folder, kernel_cache_query_arguments_and_interpreter_contexts)
+{
+    char dir[400];
+    char *got = (char *)dir, *note = (char *)dir;
+    path_in(dir, sizeof dir, "for-interp");
+    acc_context_options o;
+    acc_context *ctx = NULL;
+    acc_context_options_init(&o);
+    o.backend = ACC_BACKEND_INTERP;
+    o.cache_dir = dir;
+    cr_assert_eq(acc_context_create(&o, &ctx), ACC_OK);
+    cr_expect_eq(acc_context_kernel_cache(ctx, NULL, &note),
+                 ACC_ERR_INVALID_ARGUMENT);
+    cr_expect_null(note, "out-pointers are reset on failure");
+    cr_expect(strstr(acc_last_error(), "dir is NULL"), "%s",
+              acc_last_error());
+    cr_expect_eq(acc_context_kernel_cache(ctx, &got, NULL),
+                 ACC_ERR_INVALID_ARGUMENT);
+    cr_expect_null(got);
+    cr_expect_eq(acc_context_kernel_cache(NULL, &got, &note),
+                 ACC_ERR_INVALID_ARGUMENT);
+    cr_expect(strstr(acc_last_error(), "the context is NULL"), "%s",
+              acc_last_error());
+
+    /* an interpreter context answers for a compiling one */
+    cr_assert_eq(acc_context_kernel_cache(ctx, &got, &note), ACC_OK, "%s",
+                 acc_last_error());
+    cr_expect_str_eq(got, dir);
+    cr_expect_str_empty(note);
+    struct stat st;
+    cr_assert_eq(stat(dir, &st), 0);
+    cr_expect_eq(st.st_mode & 0777, 0700);
+    acc_free(got);
+    acc_free(note);
+    cr_assert_eq(chmod(dir, 0777), 0);
+    cr_assert_eq(acc_context_kernel_cache(ctx, &got, &note), ACC_OK);
+    cr_expect(strstr(note, "refused"), "%s", note);
+    struct stat tmp;
+    cr_expect_neq(stat(got, &tmp), 0, "the temporary folder made for the "
+                  "answer is gone: %s", got);
+    acc_free(got);
+    acc_free(note);
+    acc_context_destroy(ctx);
+}
