@@ -173,6 +173,21 @@ ACC_API acc_status acc_context_backend_available(const acc_context *ctx,
                                                  int *available,
                                                  const char **reason);
 
+/* The kernel cache of the context: *dir the folder new kernels are
+ * written to, *note "" or a sentence saying why the folder asked for
+ * (options.cache_dir, else $XDG_CACHE_HOME/accel, else ~/.cache/accel)
+ * is not written to: refused (not owned by this user, writable by group
+ * or others, a symbolic link, or below a folder others could change) or
+ * unwritable (read-only, full); kernels are then compiled in a private
+ * temporary folder, removed with the context.  The folder is opened (and
+ * created, mode 0700) now if the context has not compiled yet.  An
+ * interpreter context compiles nothing: it answers for a compiling
+ * context with the same options (a temporary folder made for the answer
+ * is removed at once).  Both strings are allocated by accel; release
+ * them with acc_free.  On failure both are NULL. */
+ACC_API acc_status acc_context_kernel_cache(const acc_context *ctx,
+                                            char **dir, char **note);
+
 /* ------------------------------------------------------------------------
  * Types
  *

@@ -1,17 +1,20 @@
 /*
- * cache_store.h — what every on-disk kernel cache shares, whatever the
- * files hold (CPU shared objects: kernel_cache.c; CUDA cubins and PTX:
+ * cache_store.h — what every kernel cache shares, whatever the files hold
+ * (CPU shared objects: kernel_cache.c; CUDA cubins and PTX:
  * core/backend/cuda/modules.c).
  *
  *  - Keys: 128 bits, two independent 64-bit hashes (FNV-1a, and a
  *    multiply-rotate hash finished by the splitmix64 mixer) of a sequence
  *    of texts (each followed by a separator), written as 32 hex digits.
- *  - The folder: acc_context_options.cache_dir, else $XDG_CACHE_HOME/accel,
- *    else ~/.cache/accel, created on first use; a private temporary folder,
- *    removed by cache_folder_free, when none of those can be created.
- *  - Atomic publication: a file is written (or compiled) under a name
- *    unique to the process and the call, then rename()d to its final name,
- *    so other processes see the old file, no file, or the whole new one.
+ *    A key names a file; it proves nothing about it (anyone can compute
+ *    it): what a file holds is trusted only through its seal.
+ *  - The folder and its checks: cache_folder.h; sealed files:
+ *    cache_file.h.
+ *  - In memory, loaded kernels are counted by the programs that use
+ *    them; the last program freed moves a kernel to a list of at most
+ *    CACHE_IDLE_MAX recently freed ones (least recently used first out,
+ *    unloaded), so the memory a context keeps is bounded by what its live
+ *    programs use.
  *  - Verification helpers: an ELF file whose section header table lies
  *    beyond its end is truncated.
  */
@@ -20,11 +23,13 @@
 
 #include "core/base/diag.h"
 #include "core/base/strbuf.h"
+#include "core/cache/cache_file.h"
+#include "core/cache/cache_folder.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-enum { CACHE_KEY_LEN = 32 };
+enum { CACHE_KEY_LEN = 32, CACHE_IDLE_MAX = 16 };
 
 typedef struct cache_stats {
     uint64_t memory_hits, disk_hits, compiled;
@@ -40,29 +45,6 @@ void cache_hash_init(cache_hash *h);
 void cache_hash_text(cache_hash *h, const char *text);
 void cache_hash_key(const cache_hash *h, char key[CACHE_KEY_LEN + 1]);
 
-typedef struct cache_folder {
-    char *option;  /* the folder asked for, or NULL */
-    char *dir;     /* the folder in use, once resolved */
-    int temporary; /* dir is ours: removed by cache_folder_free */
-} cache_folder;
-
-/* 0 when out of memory. */
-int cache_folder_init(cache_folder *f, const char *option);
-/* Creates the folder on first use; 0 after recording ACC_ERR_COMPILE. */
-int cache_folder_resolve(cache_folder *f, diag *d);
-void cache_folder_free(cache_folder *f);
-
-/* DIR/KEY.<pid>.<n>.SUFFIX: a name no other process or call uses. */
-void cache_temp_path(const cache_folder *f, const char *key,
-                     const char *suffix, char *buf, size_t size);
-/* rename(tmp, path); 0 after recording ACC_ERR_COMPILE. */
-int cache_publish(const char *tmp, const char *path, diag *d);
-/* Writes n bytes to a temporary name and publishes them as `path`. */
-int cache_write_atomic(const cache_folder *f, const char *key,
-                       const char *path, const void *bytes, size_t n,
-                       diag *d);
-/* The whole file, malloc'd (with a NUL after it); 0 when unreadable. */
-int cache_read_file(const char *path, unsigned char **bytes, size_t *n);
 /* Whether an ELF image of file_size bytes, whose first n bytes are
  * `head`, holds its whole section header table. */
 int cache_elf_complete(const unsigned char *head, size_t n,
@@ -70,10 +52,12 @@ int cache_elf_complete(const unsigned char *head, size_t n,
 
 /* A program's kernels and cache figures appended to its plan's
  * description: a line "BACKEND: N kernels compiled, ..." or (json) a
- * member "BACKEND":{...} added to the object in b. */
+ * member "BACKEND":{...} added to the object in b.  A non-empty note
+ * (the cache folder's, cache_folder.h) follows: a line "BACKEND: NOTE",
+ * or a member "cache_note" in the backend's object. */
 void cache_describe(strbuf *b, const char *backend, size_t kernels,
                     size_t host_steps, size_t interpreted,
-                    const cache_stats *s, int json);
+                    const cache_stats *s, const char *note, int json);
 
 /* Seconds on the monotonic clock (compile timings). */
 double cache_now(void);

@@ -1,27 +1,40 @@
 /*
- * kernel_cache.h — compiled kernels: in memory per context, on disk across
- * processes, compiled when neither has them.
+ * kernel_cache.h — compiled CPU kernels: in memory per context, on disk
+ * across processes, compiled when neither has them.
  *
  * Key (cache_store.h): the kernel source, the kernel ABI and the compiler
- * command with its flags.  Disk layout: DIR/KEY.so in the cache folder
- * (cache_store.h).  A kernel is compiled to a temporary name and
- * rename()d into place, so readers never see half a file.  Each object
- * exports `accel_kernel_abi` = "<ABI>:<KEY>", checked after dlopen; a
- * truncated, corrupt or foreign file is ignored and rebuilt.
+ * command with its flags.  Disk: DIR/KEY.so, sealed (cache_file.h) in the
+ * cache folder (cache_folder.h).  A kernel is compiled in a fresh private
+ * folder inside the cache folder (the compiler writes by path), read back
+ * without following links, sealed, written to an exclusive temporary
+ * file and renamed into place.  A cached file is verified from one open
+ * descriptor before anything maps it, and that descriptor's inode is what
+ * is loaded (kernel_load.h); after loading, the exported string
+ * `accel_kernel_abi` must still be "<ABI>:<KEY>".  A file failing a check
+ * is removed and the kernel compiled again.
+ *
+ * In memory: every cache_get takes a reference for the program; the
+ * program's cache_release gives it back.  A kernel no program uses stays
+ * loaded among the CACHE_IDLE_MAX most recently released, then is
+ * unloaded (dlclose).
  */
 #ifndef ACC_CORE_CACHE_KERNEL_CACHE_H
 #define ACC_CORE_CACHE_KERNEL_CACHE_H
 
 #include "core/backend/cpu/toolchain.h"
 #include "core/cache/cache_store.h"
+#include "core/cache/kernel_load.h"
 
 typedef struct cache_entry {
     char key[CACHE_KEY_LEN + 1];
-    void *handle; /* dlopen */
     void (*run)(void);    /* accel_kernel_run */
     void (*part)(void);   /* accel_kernel_part, when exported */
     void (*finish)(void); /* accel_kernel_finish, when exported */
     void (*block)(void);  /* accel_kernel_block, when exported */
+    /* the cache's bookkeeping (under its lock) */
+    cache_dl *dl;
+    unsigned refs;       /* programs using it */
+    uint64_t released;   /* when refs last dropped to 0 */
     struct cache_entry *next;
 } cache_entry;
 
@@ -36,13 +49,21 @@ void cache_destroy(kcache *c);
 void cache_key(const char *source, const cpu_toolchain *tc,
                char key[CACHE_KEY_LEN + 1]);
 
-/* The loaded kernel for `source`: from memory, else disk, else compiled.
- * `how` (may be NULL) is incremented for the way it was found.  Entries
- * live as long as the cache.  Thread-safe.  Errors are ACC_ERR_COMPILE. */
+/* The loaded kernel for `source`: from memory, else disk, else compiled,
+ * with a reference the caller gives back with cache_release.  `how` (may
+ * be NULL) is incremented for the way it was found.  Thread-safe.  Errors
+ * are ACC_ERR_COMPILE. */
 acc_status cache_get(kcache *c, const cpu_toolchain *tc, const char *source,
                      const cache_entry **out, cache_stats *how, diag *d);
+/* Gives back a reference of cache_get.  NULL-safe. */
+void cache_release(kcache *c, const cache_entry *e);
 
-/* The folder in use ("" before the first compile). */
-const char *cache_dir(const kcache *c);
+/* The folder's note (cache_folder.h) into buf ("" when none). */
+void cache_note(kcache *c, char *buf, size_t size);
+/* The folder new kernels go to and its note, malloc'd
+ * (cache_folder_report). */
+int cache_report(kcache *c, char **dir, char **note, diag *d);
+/* Kernels loaded in this cache now, used or recently released (tests). */
+size_t cache_loaded(kcache *c);
 
 #endif

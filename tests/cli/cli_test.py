@@ -167,7 +167,7 @@ def info():
     out = p.stdout
     for want in ("accel ", "ABI", "interp", "cpu", "cuda", "auto",
                  "plugins (ACC_PLUGIN_PATH=unset):", "kernel cache: %s/accel "
-                 "(100 bytes in 1 file)" % home):
+                 "(116 bytes in 2 files)" % home):  # and the 16-byte secret
         expect(want in out, "info lacks %r:\n%s" % (want, out))
     expect("interp  yes" in out, out)
     # without a path the built-in plugins are found only when installed
@@ -184,10 +184,25 @@ def info():
                      "blas.dot cblas.dot"):
             expect(want in p.stdout, "info lacks %r:\n%s" % (want, p.stdout))
         del env["ACC_PLUGIN_PATH"]
+    # an absent folder is created, private, with its secret
     env["XDG_CACHE_HOME"] = tmp("absent")
     p = subprocess.run([ACCEL, "info"], capture_output=True, text=True,
                        env=env)
-    expect("(absent, 0 bytes)" in p.stdout, p.stdout)
+    made = os.path.join(env["XDG_CACHE_HOME"], "accel")
+    expect("kernel cache: %s (16 bytes in 1 file)" % made in p.stdout,
+           p.stdout)
+    expect(os.stat(made).st_mode & 0o777 == 0o700, oct(os.stat(made).st_mode))
+    # a folder others can write is refused, with the reason, and a private
+    # temporary folder is used instead
+    os.chmod(made, 0o777)
+    p = subprocess.run([ACCEL, "info"], capture_output=True, text=True,
+                       env=env)
+    expect(p.returncode == 0, p.stderr)
+    expect("kernel cache %s refused: %s is writable by group or others "
+           "(mode 0777); kernels are compiled in the private temporary "
+           "folder " % (made, made) in p.stdout, p.stdout)
+    line = [l for l in p.stdout.splitlines() if l.startswith("kernel cache:")]
+    expect(len(line) == 1 and "/accel-cache-" in line[0], p.stdout)
 
 
 @case("basic")

@@ -1,7 +1,8 @@
 /*
  * cmd_info.c — `accel info`: the library's version and ABI, each backend
  * with whether it is available and why, the plugins, and the kernel cache
- * (where the context default puts it, and how much it holds).
+ * (the folder the context writes kernels to, how much it holds, and why
+ * it is not the folder asked for when it is not).
  */
 #include "cli.h"
 
@@ -10,19 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-/* The cache folder a context uses by default ($XDG_CACHE_HOME/accel, or
- * ~/.cache/accel), or "" when neither variable is set. */
-static void default_cache_dir(char *buf, size_t size)
-{
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (xdg && xdg[0] == '/')
-        snprintf(buf, size, "%s/accel", xdg);
-    else if (home && *home)
-        snprintf(buf, size, "%s/.cache/accel", home);
-    else
-        buf[0] = '\0';
-}
 
 /* Bytes and files of the regular files under `path` (not following
  * symbolic links; depth-limited). */
@@ -73,25 +61,26 @@ static void print_backends(acc_context *ctx)
     printf("  auto    selects %s\n", acc_backend_name(chosen));
 }
 
-static void print_cache(void)
+/* The folder the context's kernel cache writes to and its size; when the
+ * folder asked for is refused or cannot be written, the library's
+ * sentence saying why, on the next line. */
+static void print_cache(acc_context *ctx)
 {
-    char dir[4096];
-    struct stat st;
+    char *dir = NULL, *note = NULL;
     uint64_t bytes = 0, files = 0;
-    default_cache_dir(dir, sizeof dir);
-    if (!dir[0]) {
-        printf("kernel cache: unknown (neither XDG_CACHE_HOME nor HOME is "
-               "set)\n");
-        return;
-    }
-    if (stat(dir, &st) != 0) {
-        printf("kernel cache: %s (absent, 0 bytes)\n", dir);
+    if (acc_context_kernel_cache(ctx, &dir, &note) != ACC_OK) {
+        const char *why = acc_last_error();
+        printf("kernel cache: none: %.*s\n", (int)strcspn(why, "\n"), why);
         return;
     }
     folder_size(dir, 0, &bytes, &files);
     printf("kernel cache: %s (%llu bytes in %llu file%s)\n", dir,
            (unsigned long long)bytes, (unsigned long long)files,
            files == 1 ? "" : "s");
+    if (*note)
+        printf("  %s\n", note);
+    acc_free(dir);
+    acc_free(note);
 }
 
 /* The built-in plugins: loaded from ACC_PLUGIN_PATH or the install
@@ -142,7 +131,7 @@ int cli_cmd_info(int argc, char **argv)
            acc_abi_version() == ACC_ABI_VERSION ? "" : " (MISMATCH)");
     print_backends(ctx);
     print_plugins(ctx);
-    print_cache();
+    print_cache(ctx);
     acc_context_destroy(ctx);
     return fflush(stdout) == 0 ? CLI_OK
                                : cli_error(CLI_FAIL, "cannot write output");

@@ -18,6 +18,7 @@ struct cpu_program {
     cpu_node **by_id;
     size_t kernels, host_steps, interpreted;
     cache_stats stats;
+    char cache_note[CACHE_NOTE_MAX]; /* the cache folder's, when built */
     interp_hook hook;
 };
 
@@ -101,6 +102,7 @@ acc_status cpu_program_build(cpu_backend *be, const ir_program *ir,
         cpu_program_free(cp);
         return d->status;
     }
+    cache_note(be->cache, cp->cache_note, sizeof cp->cache_note);
     *out = cp;
     return ACC_OK;
 }
@@ -109,8 +111,10 @@ void cpu_program_free(cpu_program *cp)
 {
     if (!cp)
         return;
+    /* the last program using a kernel lets the cache unload it */
     for (uint32_t i = 0; i < cp->n_nodes; i++)
         if (cp->by_id[i]) {
+            cache_release(cp->be->cache, cp->by_id[i]->entry);
             cg_kernel_free(&cp->by_id[i]->k);
             free(cp->by_id[i]);
         }
@@ -127,5 +131,5 @@ void cpu_program_describe(strbuf *b, const cpu_program *cp, int json)
 {
     if (cp)
         cache_describe(b, "cpu", cp->kernels, cp->host_steps, cp->interpreted,
-                       &cp->stats, json);
+                       &cp->stats, cp->cache_note, json);
 }

@@ -33,7 +33,10 @@ struct cuda_backend {
     cu_stream *streams;    /* idle streams of accel's own */
     size_t n_streams, cap_streams;
     cache_folder folder;   /* the module cache's folder */
-    cuda_module *modules;  /* loaded modules, by key */
+    cuda_module *modules;  /* loaded modules, by key: in use and recently
+                              released (under module_lock) */
+    size_t idle_modules;   /* modules no program uses */
+    uint64_t module_clock; /* counts releases: the LRU order */
 };
 
 /* Makes the backend's context current on this thread (push); 0 after
@@ -53,11 +56,19 @@ void cuda_backend_release(cuda_backend *be);
 
 /* The module of a kernel's source, from memory, else the disk cache, else
  * NVRTC (a cubin for the device's sm_XY, PTX when that fails or the
- * device is newer than NVRTC knows).  The context must be current.
+ * device is newer than NVRTC knows), with a reference the program gives
+ * back with cuda_module_release.  The context must be current.
  * Errors: ACC_ERR_COMPILE (with NVRTC's log), or the driver's. */
 acc_status cuda_module_get(cuda_backend *be, const char *source,
-                           const char *name, cu_module *out,
+                           const char *name, cuda_module **out,
                            cache_stats *how, diag *d);
+cu_module cuda_module_handle(const cuda_module *m);
+/* Gives back a reference; a module no program uses is unloaded once
+ * CACHE_IDLE_MAX more recently released ones are kept (cache_store.h).
+ * Makes the context current itself.  NULL-safe. */
+void cuda_module_release(cuda_backend *be, cuda_module *m);
+/* The cache folder's note (cache_folder.h) into buf ("" when none). */
+void cuda_module_note(cuda_backend *be, char *buf, size_t size);
 /* Unloads every module (the context current). */
 void cuda_modules_unload(cuda_backend *be);
 
@@ -75,6 +86,7 @@ typedef struct cuda_fn {
 
 typedef struct cuda_node {
     cg_kernel k;
+    cuda_module *module;          /* referenced while the program lives */
     cuda_fn fn[CUDA_MAX_ENTRIES]; /* in the order of the launcher's names */
 } cuda_node;
 
@@ -115,6 +127,7 @@ struct cuda_program {
     cuda_node **by_id;
     size_t kernels, interpreted;
     cache_stats stats;
+    char cache_note[CACHE_NOTE_MAX]; /* the cache folder's, when built */
 };
 
 /* The loaded kernel of node n, and its launcher; NULL when none. */

@@ -97,11 +97,11 @@ static acc_status load_node(cuda_program *cp, cuda_node *kn,
                             const cuda_launcher *l, const ir_node *n, diag *d)
 {
     char name[64];
-    cu_module m = NULL;
     snprintf(name, sizeof name, "accel_%s_%u.cu", ir_op_name(n->op), n->id);
-    if (cuda_module_get(cp->be, kn->k.source, name, &m, &cp->stats, d) !=
-        ACC_OK)
+    if (cuda_module_get(cp->be, kn->k.source, name, &kn->module, &cp->stats,
+                        d) != ACC_OK)
         return d->status;
+    cu_module m = cuda_module_handle(kn->module);
     for (size_t i = 0; i < CUDA_MAX_ENTRIES && l->entries[i]; i++)
         if (!look_up(cp->be, m, l->entries[i], &kn->fn[i], d))
             return d->status;
@@ -162,6 +162,7 @@ acc_status cuda_program_build(cuda_backend *be, const ir_program *ir,
         cuda_program_free(cp);
         return d->status;
     }
+    cuda_module_note(be, cp->cache_note, sizeof cp->cache_note);
     *out = cp;
     return ACC_OK;
 }
@@ -170,8 +171,10 @@ void cuda_program_free(cuda_program *cp)
 {
     if (!cp)
         return;
+    /* the last program using a module lets the cache unload it */
     for (uint32_t i = 0; cp->by_id && i < cp->n_nodes; i++)
         if (cp->by_id[i]) {
+            cuda_module_release(cp->be, cp->by_id[i]->module);
             cg_kernel_free(&cp->by_id[i]->k);
             free(cp->by_id[i]);
         }
@@ -183,5 +186,5 @@ void cuda_program_describe(strbuf *b, const cuda_program *cp, int json)
 {
     if (cp)
         cache_describe(b, "cuda", cp->kernels, 0, cp->interpreted, &cp->stats,
-                       json);
+                       cp->cache_note, json);
 }

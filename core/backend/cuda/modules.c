@@ -5,13 +5,20 @@
  *
  * Key (core/cache/cache_store.h): the kernel ABI, the target (sm_90 or
  * compute_89), the NVRTC version, NVRTC's options, and the source.  A
- * cache file DIR/KEY.cumod is one header line, "accel-cuda-module-v1 KEY
- * KIND SIZE" (KIND cubin or ptx), then the SIZE bytes of the image; it is
- * written under a temporary name and renamed into place.  A file whose
- * header does not match, whose size differs, whose cubin is not a complete
- * ELF image for the CUDA machine, whose PTX is not NUL-terminated text
- * with a .target, or that the driver refuses to load, is ignored and
- * rebuilt.
+ * cache file DIR/KEY.cumod is sealed (core/cache/cache_file.h: written to
+ * an exclusive temporary file, renamed into place; its MAC, keyed by the
+ * folder's secret, verified from one descriptor before the image is
+ * used).  Its payload is one header line, "accel-cuda-module-v1 KEY KIND
+ * SIZE" (KIND cubin or ptx), then the SIZE bytes of the image.  A file
+ * whose seal does not verify, whose header does not match, whose size
+ * differs, whose cubin is not a complete ELF image for the CUDA machine,
+ * whose PTX is not NUL-terminated text with a .target, or that the driver
+ * refuses to load, is ignored and rebuilt.
+ *
+ * Loaded modules are counted by the programs that use them
+ * (cuda_module_get takes a reference, cuda_module_release gives it back);
+ * one no program uses stays loaded among the CACHE_IDLE_MAX most recently
+ * released, then is unloaded.
  */
 #include "core/backend/cuda/cuda_internal.h"
 
@@ -26,6 +33,8 @@ enum { EM_CUDA = 190 };
 struct cuda_module {
     char key[CACHE_KEY_LEN + 1];
     cu_module mod;
+    unsigned refs;     /* programs using it */
+    uint64_t released; /* when refs last dropped to 0 (module_clock) */
     struct cuda_module *next;
 };
 
@@ -86,7 +95,7 @@ static const unsigned char *file_image(const unsigned char *file, size_t n,
 
 /* Writes the module file; a cache that cannot be written costs only a
  * compile next time, so failures are not errors. */
-static void store(const cuda_backend *be, const char *key, const char *path,
+static void store(cuda_backend *be, const char *key, const char *name,
                   const cuda_image *img, int ptx)
 {
     char head[128];
@@ -99,8 +108,8 @@ static void store(const cuda_backend *be, const char *key, const char *path,
         return;
     memcpy(file, head, (size_t)h);
     memcpy(file + h, img->bytes, img->size);
-    cache_write_atomic(&be->folder, key, path, file, (size_t)h + img->size,
-                       &ignored);
+    cache_file_publish(&be->folder, name, key, file, (size_t)h + img->size,
+                       NULL, &ignored);
     free(file);
 }
 
@@ -136,12 +145,12 @@ static int compile(const cuda_backend *be, const char *source,
 }
 
 static cu_module from_disk(cuda_backend *be, const char *key,
-                           const char *path)
+                           const char *name)
 {
     unsigned char *file = NULL;
     size_t n = 0, size = 0;
     cu_module mod = NULL;
-    if (!cache_read_file(path, &file, &n))
+    if (!cache_file_open(&be->folder, name, key, &file, &n, NULL))
         return NULL;
     const unsigned char *img = file_image(file, n, key, &size);
     if (img && be->drv.cuModuleLoadData(&mod, img) != CU_SUCCESS)
@@ -152,7 +161,7 @@ static cu_module from_disk(cuda_backend *be, const char *key,
 
 static cu_module from_compiler(cuda_backend *be, const char *source,
                                const char *name, const char *key,
-                               const char *path, cache_stats *how, diag *d)
+                               const char *file, cache_stats *how, diag *d)
 {
     cuda_image img;
     int ptx = 0;
@@ -167,29 +176,30 @@ static cu_module from_compiler(cuda_backend *be, const char *source,
         cuda_fail(be, d, r, "cuModuleLoadData of kernel %s (%s for %d)",
                   name, ptx ? "PTX" : "cubin", be->arch.arch);
     else
-        store(be, key, path, &img, ptx);
+        store(be, key, file, &img, ptx);
     cuda_image_free(&img);
     return r == CU_SUCCESS ? mod : NULL;
 }
 
-static cu_module lookup(cuda_backend *be, const char *source,
-                        const char *name, const char *key, cache_stats *how,
-                        diag *d)
+static cuda_module *lookup(cuda_backend *be, const char *source,
+                           const char *name, const char *key,
+                           cache_stats *how, diag *d)
 {
-    char path[4200];
+    char file[CACHE_KEY_LEN + 8];
     for (cuda_module *m = be->modules; m; m = m->next)
         if (strcmp(m->key, key) == 0) {
             how->memory_hits++;
-            return m->mod;
+            be->idle_modules -= m->refs++ == 0;
+            return m;
         }
     if (!cache_folder_resolve(&be->folder, d))
         return NULL;
-    snprintf(path, sizeof path, "%s/%s.cumod", be->folder.dir, key);
-    cu_module mod = from_disk(be, key, path);
+    snprintf(file, sizeof file, "%s.cumod", key);
+    cu_module mod = from_disk(be, key, file);
     if (mod)
         how->disk_hits++;
     else
-        mod = from_compiler(be, source, name, key, path, how, d);
+        mod = from_compiler(be, source, name, key, file, how, d);
     cuda_module *m = mod ? calloc(1, sizeof *m) : NULL;
     if (mod && !m) {
         be->drv.cuModuleUnload(mod);
@@ -200,14 +210,15 @@ static cu_module lookup(cuda_backend *be, const char *source,
     if (m) {
         snprintf(m->key, sizeof m->key, "%s", key);
         m->mod = mod;
+        m->refs = 1;
         m->next = be->modules;
         be->modules = m;
     }
-    return mod;
+    return m;
 }
 
 acc_status cuda_module_get(cuda_backend *be, const char *source,
-                           const char *name, cu_module *out,
+                           const char *name, cuda_module **out,
                            cache_stats *how, diag *d)
 {
     char key[CACHE_KEY_LEN + 1];
@@ -218,6 +229,62 @@ acc_status cuda_module_get(cuda_backend *be, const char *source,
     return *out ? ACC_OK : d->status;
 }
 
+cu_module cuda_module_handle(const cuda_module *m)
+{
+    return m->mod;
+}
+
+/* Unloads the least recently released modules beyond CACHE_IDLE_MAX (the
+ * context current). */
+static void trim(cuda_backend *be)
+{
+    while (be->idle_modules > CACHE_IDLE_MAX) {
+        cuda_module **oldest = NULL;
+        for (cuda_module **p = &be->modules; *p; p = &(*p)->next)
+            if ((*p)->refs == 0 &&
+                (!oldest || (*p)->released < (*oldest)->released))
+                oldest = p;
+        cuda_module *m = *oldest;
+        *oldest = m->next;
+        be->idle_modules--;
+        be->drv.cuModuleUnload(m->mod);
+        free(m);
+    }
+}
+
+void cuda_module_release(cuda_backend *be, cuda_module *m)
+{
+    diag ignored;
+    diag_clear(&ignored);
+    if (!m)
+        return;
+    pthread_mutex_lock(&be->module_lock);
+    if (m->refs > 0 && --m->refs == 0) {
+        m->released = ++be->module_clock;
+        if (++be->idle_modules > CACHE_IDLE_MAX && cuda_enter(be, &ignored)) {
+            trim(be);
+            cuda_leave(be);
+        }
+    }
+    pthread_mutex_unlock(&be->module_lock);
+}
+
+void cuda_module_note(cuda_backend *be, char *buf, size_t size)
+{
+    pthread_mutex_lock(&be->module_lock);
+    snprintf(buf, size, "%s", be->folder.note);
+    pthread_mutex_unlock(&be->module_lock);
+}
+
+int cuda_backend_cache_report(cuda_backend *be, char **dir, char **note,
+                              diag *d)
+{
+    pthread_mutex_lock(&be->module_lock);
+    int ok = cache_folder_report(&be->folder, dir, note, d);
+    pthread_mutex_unlock(&be->module_lock);
+    return ok;
+}
+
 void cuda_modules_unload(cuda_backend *be)
 {
     while (be->modules) {
@@ -226,4 +293,5 @@ void cuda_modules_unload(cuda_backend *be)
         be->drv.cuModuleUnload(m->mod);
         free(m);
     }
+    be->idle_modules = 0;
 }

@@ -1,0 +1,39 @@
+/*
+ * kernel_load.h — dlopen of a verified shared object through its open
+ * descriptor, never through its path.
+ *
+ * The cache verifies a kernel's file from a descriptor (cache_file.h);
+ * loading the same path again would load whatever the name points at by
+ * then.  So the loader opens "/proc/self/fd/N", which is the verified
+ * inode.  glibc knows loaded objects by the name they were opened with
+ * and returns an already loaded object for a name it knows, and
+ * descriptor numbers are reused; so this module, process-wide:
+ *   - loads each inode (device, inode number) once, with a reference
+ *     count (kernel caches of several contexts share it);
+ *   - gives every live object its own name: "/proc/self/fd/N" or an
+ *     equivalent spelling "/proc/self/fd/../fd/N" (K times "/fd/..") that
+ *     no live object has, with N moved to another descriptor number (a
+ *     dup) when those run out, and asks glibc first (RTLD_NOLOAD) that
+ *     it knows no object by that name.
+ * Without /proc (not Linux, or not mounted) the caller's path is loaded
+ * instead, and the gap between verification and loading is back; the
+ * folder is private, so only this user could use it.
+ */
+#ifndef ACC_CORE_CACHE_KERNEL_LOAD_H
+#define ACC_CORE_CACHE_KERNEL_LOAD_H
+
+#include <stddef.h>
+
+typedef struct cache_dl cache_dl;
+
+/* Loads (RTLD_NOW | RTLD_LOCAL) the shared object open on fd; `path` is
+ * only the fallback described above.  NULL with dlerror's text in why. */
+cache_dl *cache_dl_open(int fd, const char *path, char *why, size_t why_len);
+/* dlsym in the object. */
+void *cache_dl_symbol(const cache_dl *h, const char *name);
+/* Drops one reference; the last one dlclose's the object.  NULL-safe. */
+void cache_dl_close(cache_dl *h);
+/* Objects loaded now, process-wide (tests). */
+size_t cache_dl_loaded(void);
+
+#endif
