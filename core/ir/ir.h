@@ -70,7 +70,9 @@ typedef enum ir_op {
     IR_BOUNDS,      /* scalar: index, shape; the index, or a runtime error
                        naming the operation in `fused` when it is out of
                        range (fusion inserts it where a producer is read
-                       at an index nothing else checks)                    */
+                       at an index nothing else checks).  Of an i64 (a
+                       linear read's position): position, size; the
+                       position, or the linear read's error               */
     IR_FOREIGN,     /* fallback (array lambda), arg; u.foreign (LANGUAGE.md
                        §3.8): an implementation registered under the name,
                        or the fallback applied to arg                      */
