@@ -285,10 +285,12 @@ static int prim_checks(const ir_node *n)
 }
 
 /* A bounds check of IR_BOUNDS: an index of rank > 0 against a shape, or
- * a linear position against a size (an index of rank 0 is always in). */
+ * a linear position against a size (an index of rank 0 is always in),
+ * unless fusion proved it in range. */
 static int bounds_checks(const ir_node *n)
 {
-    return n->type->kind != ACC_TYPE_SHAPE || n->type->rank > 0;
+    return !n->in_bounds &&
+           (n->type->kind != ACC_TYPE_SHAPE || n->type->rank > 0);
 }
 
 /* Whether node n itself has a runtime check. */
@@ -439,8 +441,15 @@ static void dm(cg_emitter *e, const ir_node *n, const uint8_t *dem)
     case IR_VAR:
         or_into(slot(e, e->var_dem, n->u.let.var, k), dem, k);
         return;
-    case IR_PRIM: case IR_CONVERT: case IR_READ: case IR_READ_LINEAR:
     case IR_BOUNDS:
+        if (n->in_bounds) { /* the index, as it is */
+            dm(e, n->args[0], dem);
+            dm(e, n->args[1], e->none);
+            return;
+        }
+        dm_args_all(e, n, 0);
+        return;
+    case IR_PRIM: case IR_CONVERT: case IR_READ: case IR_READ_LINEAR:
         dm_args_all(e, n, 0);
         return;
     case IR_COND:
@@ -906,9 +915,15 @@ static const char **em_shape(cg_emitter *e, const ir_node *n)
     return x;
 }
 
-/* An index against a shape, or a linear position against a size. */
-static const char **em_bounds(cg_emitter *e, strbuf *b, const ir_node *n)
+/* An index against a shape, or a linear position against a size; an
+ * index proved in range is passed on as it is. */
+static const char **em_bounds(cg_emitter *e, strbuf *b, const ir_node *n,
+                              const uint8_t *dem)
 {
+    if (n->in_bounds) {
+        const char **ix = em(e, b, n->args[0], dem);
+        return ix && em(e, b, n->args[1], e->none) ? ix : NULL;
+    }
     const char **ix = em(e, b, n->args[0], e->all);
     const char **sh = ix ? em(e, b, n->args[1], e->all) : NULL;
     if (!sh)
@@ -989,7 +1004,7 @@ static const char **em_checks(cg_emitter *e, strbuf *b, const ir_node *n)
         const char **x = n->op == IR_READ ? em_read(e, b, n, e->none)
                          : n->op == IR_READ_LINEAR
                              ? em_read_linear(e, b, n, e->none)
-                             : em_bounds(e, b, n);
+                             : em_bounds(e, b, n, e->none);
         return x ? none : NULL;
     }
     if (n->op == IR_WHILE && loop_fails(e, n))
@@ -1045,7 +1060,7 @@ static const char **em(cg_emitter *e, strbuf *b, const ir_node *n,
     case IR_READ: return em_read(e, b, n, dem);
     case IR_READ_LINEAR: return em_read_linear(e, b, n, dem);
     case IR_SHAPE: case IR_SIZE: return em_shape(e, n);
-    case IR_BOUNDS: return em_bounds(e, b, n);
+    case IR_BOUNDS: return em_bounds(e, b, n, dem);
     case IR_IGNORE: return em_ignore(e, n);
     case IR_ALL: return exprs(e, 0);
     default: break;
