@@ -235,9 +235,11 @@ static int fill_side(cg_inst *in, const st_side *s, int i, cg_kernel *k)
         sb_printf(fields, "    %s l%zu;\n",
                   cg_ctype(s->xs->type->elem->leaves[l]), l);
     strbuf *elem = cg_fill_hole(in, h[4]);
+    /* g's checks first: the emitter's demand tables accumulate, and g's
+     * full code demands all its checks need, not the other way round */
     if (!elem_code(in, s, elem) ||
-        !outside_code(in, s, cg_fill_hole(in, h[5])) ||
-        !outside_checks_code(in, s, cg_fill_hole(in, h[6])))
+        !outside_checks_code(in, s, cg_fill_hole(in, h[6])) ||
+        !outside_code(in, s, cg_fill_hole(in, h[5])))
         return 0;
     /* the interpreter computes every element of an embedded producer:
      * those the kernel may not compute are computed again for their
