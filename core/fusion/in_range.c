@@ -70,12 +70,20 @@ static int component_bounded(const ir_program *p, const ir_node *c,
     return 0;
 }
 
+/* The comparisons one bounds check's proof may make: shape terms are
+ * small, and a term with much sharing (a DAG) could take exponential time
+ * to compare as a tree.  Beyond it the check stays. */
+enum { PROOF_STEPS = 4096 };
+
 /* Whether scalar terms a and b compute the same value: the same term, or
  * the same operation on the same arguments (a copy), through lets and
  * variables.  Only pure terms compare equal: no reads, no parameters of
- * different lambdas. */
-static int same_term(const ir_program *p, const ir_node *a, const ir_node *b)
+ * different lambdas.  *steps: the comparisons left. */
+static int same_term(const ir_program *p, const ir_node *a, const ir_node *b,
+                     int *steps)
 {
+    if (--*steps < 0)
+        return 0;
     a = resolve(p, a);
     b = resolve(p, b);
     if (a == b)
@@ -85,37 +93,43 @@ static int same_term(const ir_program *p, const ir_node *a, const ir_node *b)
     switch (a->op) {
     case IR_CONST: return a->u.lit.u == b->u.lit.u;
     case IR_SHAPE: case IR_SIZE: return same_array(p, a->args[0], b->args[0]);
-    case IR_GET: if (a->u.field != b->u.field) return 0; break;
-    case IR_PRIM: if (a->u.prim != b->u.prim) return 0; break;
-    case IR_INDEX: case IR_CONVERT: break;
+    case IR_GET: case IR_PRIM: case IR_INDEX: case IR_CONVERT: break;
     default: return 0;
     }
+    if ((a->op == IR_GET && a->u.field != b->u.field) ||
+        (a->op == IR_PRIM && a->u.prim != b->u.prim))
+        return 0;
     for (uint32_t i = 0; i < a->n_args; i++)
-        if (!same_term(p, a->args[i], b->args[i]))
+        if (!same_term(p, a->args[i], b->args[i], steps))
             return 0;
     return 1;
 }
 
-/* Component d of shape term s (its argument when s is an index term). */
+/* Whether c is component d of shape term s (its argument d when s is an
+ * index term). */
 static int is_component(const ir_program *p, const ir_node *c,
-                        const ir_node *s, size_t d)
+                        const ir_node *s, size_t d, int *steps)
 {
     const ir_node *r = resolve(p, s);
     if (r->op == IR_INDEX)
-        return d < r->n_args && same_term(p, c, r->args[d]);
+        return d < r->n_args && same_term(p, c, r->args[d], steps);
     c = resolve(p, c);
-    return c->op == IR_GET && c->u.field == d && same_term(p, c->args[0], s);
+    return c->op == IR_GET && c->u.field == d &&
+           same_term(p, c->args[0], s, steps);
 }
 
 /* Whether scalar c is at most component d of shape term s. */
 static int bounded_by(const ir_program *p, const ir_node *c, const ir_node *s,
-                      size_t d)
+                      size_t d, int *steps)
 {
-    if (is_component(p, c, s, d))
+    if (--*steps < 0)
+        return 0;
+    if (is_component(p, c, s, d, steps))
         return 1;
     c = resolve(p, c);
     return c->op == IR_PRIM && c->u.prim == ACC_OP_MIN && c->n_args == 2 &&
-           (bounded_by(p, c->args[0], s, d) || bounded_by(p, c->args[1], s, d));
+           (bounded_by(p, c->args[0], s, d, steps) ||
+            bounded_by(p, c->args[1], s, d, steps));
 }
 
 /* Whether every index inside shape g (a generate's) is inside shape term
@@ -123,13 +137,14 @@ static int bounded_by(const ir_program *p, const ir_node *c, const ir_node *s,
 static int shape_within(const ir_program *p, const ir_node *g,
                         const ir_node *s)
 {
-    if (same_term(p, g, s))
+    int steps = PROOF_STEPS;
+    if (same_term(p, g, s, &steps))
         return 1;
     g = resolve(p, g);
     if (g->op != IR_INDEX)
         return 0;
     for (uint32_t d = 0; d < g->n_args; d++)
-        if (!bounded_by(p, g->args[d], s, d))
+        if (!bounded_by(p, g->args[d], s, d, &steps))
             return 0;
     return 1;
 }
