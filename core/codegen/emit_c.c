@@ -2,6 +2,14 @@
  * emit_c.c — scalar IR to C (see emit_c.h).  Two passes over a lambda
  * body: dm_* computes demanded leaves (of lets, parameters and loop
  * states, to a fixed point for loops), em_* writes the statements.
+ *
+ * A value nobody demands is not computed, but its runtime checks are
+ * (docs/LANGUAGE.md: a check belongs to the evaluation of its
+ * expression, used or not).  A term with no demanded leaf that can fail
+ * (can_fail) is analysed and emitted in *check mode* (dm_checks,
+ * em_checks): only its checks and the values they need are computed; no
+ * array element is loaded and no result is produced.  The two passes
+ * make the same choices, so every value a check needs has its demand.
  */
 #include "core/codegen/emit_c.h"
 
@@ -26,6 +34,7 @@ struct cg_emitter {
     const ir_program *p;
     arena *ar;
     uint8_t **var_dem, **param_dem, **while_need;
+    uint8_t *fails;      /* per node id: 0 not known, 1 cannot fail, 2 can */
     const char ***var_x, ***param_x;
     cg_array *arrays;
     size_t n_arrays, cap_arrays;
@@ -34,6 +43,7 @@ struct cg_emitter {
     int failed;
     char error[256];
     uint8_t all[TY_MAX_LEAVES];
+    uint8_t none[TY_MAX_LEAVES]; /* no leaf demanded: check mode */
 };
 
 /* ---- utilities ------------------------------------------------------------ */
@@ -158,6 +168,7 @@ cg_emitter *cg_emitter_create(const ir_program *p)
     e->param_dem = alloc(e, np * sizeof *e->param_dem);
     e->param_x = alloc(e, np * sizeof *e->param_x);
     e->while_need = alloc(e, nn * sizeof *e->while_need);
+    e->fails = alloc(e, nn);
     memset(e->all, 1, sizeof e->all);
     if (e->failed) {
         cg_emitter_free(e);
@@ -249,14 +260,68 @@ void cg_array_decls(cg_emitter *e, strbuf *b)
     }
 }
 
-/* ---- demand analysis ---------------------------------------------------------- */
-
-static void dm(cg_emitter *e, const ir_node *n, const uint8_t *dem);
+/* ---- runtime checks ------------------------------------------------------------- */
 
 static int is_array_arg(const ir_node *a)
 {
     return a->op != IR_LAMBDA && a->type->array_sort;
 }
+
+/* An integer division (by zero) or a shift by a signed amount (negative):
+ * a primitive with a runtime check of its second operand. */
+static int prim_checks(const ir_node *n)
+{
+    if (n->op != IR_PRIM || n->n_args != 2 ||
+        ty_is_floating(n->args[0]->type->scalar))
+        return 0;
+    switch (n->u.prim) {
+    case ACC_OP_QUOT: case ACC_OP_REM: case ACC_OP_DIV: case ACC_OP_MOD:
+        return 1;
+    case ACC_OP_SHIFTL: case ACC_OP_SHIFTR:
+        return ty_is_signed(n->args[1]->type->scalar);
+    default:
+        return 0;
+    }
+}
+
+/* A bounds check of IR_BOUNDS: an index of rank > 0 against a shape, or
+ * a linear position against a size (an index of rank 0 is always in),
+ * unless fusion proved it in range. */
+static int bounds_checks(const ir_node *n)
+{
+    return !n->in_bounds &&
+           (n->type->kind != ACC_TYPE_SHAPE || n->type->rank > 0);
+}
+
+/* Whether node n itself has a runtime check. */
+static int checks_itself(const ir_node *n)
+{
+    switch (n->op) {
+    case IR_PRIM: return prim_checks(n);
+    case IR_READ: return n->args[0]->type->rank > 0 && !n->in_bounds;
+    case IR_READ_LINEAR: return 1;
+    case IR_BOUNDS: return bounds_checks(n);
+    default: return 0;
+    }
+}
+
+/* Whether evaluating n can fail: a check in n or in the scalar code under
+ * it (branches and loops included; a variable's bound term is its let's
+ * concern). */
+static int can_fail(cg_emitter *e, const ir_node *n)
+{
+    if (e->fails[n->id])
+        return e->fails[n->id] == 2;
+    int r = checks_itself(n);
+    for (uint32_t i = 0; !r && i < n->n_args; i++)
+        r = !is_array_arg(n->args[i]) && can_fail(e, n->args[i]);
+    e->fails[n->id] = (uint8_t)(r ? 2 : 1);
+    return r;
+}
+
+/* ---- demand analysis ---------------------------------------------------------- */
+
+static void dm(cg_emitter *e, const ir_node *n, const uint8_t *dem);
 
 static void dm_args_all(cg_emitter *e, const ir_node *n, uint32_t from)
 {
@@ -312,11 +377,61 @@ static void dm_while(cg_emitter *e, const ir_node *n, const uint8_t *dem)
     dm(e, n->args[2], need);
 }
 
+/* Whether the condition of n (if, && or ||) decides whether a part of it
+ * that can fail runs: its value is then needed in check mode. */
+static int decides(cg_emitter *e, const ir_node *n)
+{
+    int logic = n->op == IR_PRIM && (n->u.prim == ACC_OP_LAND ||
+                                     n->u.prim == ACC_OP_LOR);
+    if (n->op == IR_COND)
+        return can_fail(e, n->args[1]) || can_fail(e, n->args[2]);
+    return logic && can_fail(e, n->args[1]);
+}
+
+/* Whether a loop's condition or body can fail: the loop then runs for
+ * its checks. */
+static int loop_fails(cg_emitter *e, const ir_node *n)
+{
+    return can_fail(e, n->args[0]) || can_fail(e, n->args[1]);
+}
+
+/* Check mode (n has no demanded leaf but can fail): the values n's checks
+ * need.  em_checks emits exactly these. */
+static void dm_checks(cg_emitter *e, const ir_node *n)
+{
+    uint32_t from = 0;
+    if (prim_checks(n)) { /* the divisor or the shift amount */
+        dm(e, n->args[0], e->none);
+        dm(e, n->args[1], e->all);
+        return;
+    }
+    if (checks_itself(n)) { /* a read's index, a bounds check's operands */
+        dm_args_all(e, n, 0);
+        return;
+    }
+    if (n->op == IR_WHILE && loop_fails(e, n)) {
+        dm_while(e, n, e->none);
+        return;
+    }
+    if (decides(e, n)) {
+        dm(e, n->args[0], e->all);
+        from = 1;
+    }
+    for (uint32_t i = n->op == IR_WHILE ? 2 : from; i < n->n_args; i++)
+        if (!is_array_arg(n->args[i]))
+            dm(e, n->args[i], e->none);
+}
+
 static void dm(cg_emitter *e, const ir_node *n, const uint8_t *dem)
 {
     size_t k = n->type->n_leaves;
-    if (e->failed || (n->op != IR_LET && !any(dem, k)))
+    if (e->failed)
         return;
+    if (n->op != IR_LET && !any(dem, k)) {
+        if (can_fail(e, n))
+            dm_checks(e, n);
+        return;
+    }
     switch (n->op) {
     case IR_CONST: case IR_ALL: case IR_IGNORE: case IR_SHAPE: case IR_SIZE:
         return;
@@ -326,8 +441,15 @@ static void dm(cg_emitter *e, const ir_node *n, const uint8_t *dem)
     case IR_VAR:
         or_into(slot(e, e->var_dem, n->u.let.var, k), dem, k);
         return;
-    case IR_PRIM: case IR_CONVERT: case IR_READ: case IR_READ_LINEAR:
     case IR_BOUNDS:
+        if (n->in_bounds) { /* the index, as it is */
+            dm(e, n->args[0], dem);
+            dm(e, n->args[1], e->none);
+            return;
+        }
+        dm_args_all(e, n, 0);
+        return;
+    case IR_PRIM: case IR_CONVERT: case IR_READ: case IR_READ_LINEAR:
         dm_args_all(e, n, 0);
         return;
     case IR_COND:
@@ -337,11 +459,12 @@ static void dm(cg_emitter *e, const ir_node *n, const uint8_t *dem)
         return;
     case IR_TUPLE: case IR_INDEX: dm_fields(e, n, dem); return;
     case IR_GET: dm_get(e, n, dem); return;
-    case IR_LET:
+    case IR_LET: { /* an unused bound term still runs its checks */
         dm(e, n->args[1], dem);
-        if (any(e->var_dem[n->u.let.var], n->args[0]->type->n_leaves))
-            dm(e, n->args[0], e->var_dem[n->u.let.var]);
+        const uint8_t *d = e->var_dem[n->u.let.var];
+        dm(e, n->args[0], d ? d : e->none);
         return;
+    }
     case IR_WHILE: dm_while(e, n, dem); return;
     default:
         fail(e, "%s in scalar code", ir_op_name(n->op));
@@ -360,6 +483,11 @@ int cg_analyse(cg_emitter *e, const ir_node *lam, const uint8_t *demand)
 const uint8_t *cg_param_demand(const cg_emitter *e, const ir_node *param)
 {
     return e->param_dem[param->u.param.slot];
+}
+
+int cg_can_fail(cg_emitter *e, const ir_node *lam)
+{
+    return can_fail(e, ir_lambda_body(lam));
 }
 
 /* ---- emission: constants and temporaries ------------------------------------- */
@@ -540,22 +668,28 @@ static void check(cg_emitter *e, strbuf *b, const char *bad, const char *kind)
     line(e, b, "    ACC_FAIL(%s, %u);", kind, e->site++);
 }
 
+/* The check of a primitive with one (prim_checks) on its second operand
+ * bv: division by zero, a negative shift amount. */
+static void prim_check(cg_emitter *e, strbuf *b, const ir_node *n,
+                       const char *bv)
+{
+    if (!prim_checks(n))
+        return;
+    if (n->u.prim == ACC_OP_SHIFTL || n->u.prim == ACC_OP_SHIFTR)
+        check(e, b, str(e, "%s < 0", bv), "ACC_KERR_SHIFT");
+    else
+        check(e, b, str(e, "%s == 0", bv), "ACC_KERR_DIV_ZERO");
+}
+
 static const char *int_expr(cg_emitter *e, strbuf *b, const ir_node *n,
                             const char *a, const char *bv)
 {
     acc_primop op = n->u.prim;
     acc_scalar t = n->args[0]->type->scalar;
     const char *h = helper_name(op);
-    switch (op) {
-    case ACC_OP_QUOT: case ACC_OP_REM: case ACC_OP_DIV: case ACC_OP_MOD:
-        check(e, b, str(e, "%s == 0", bv), "ACC_KERR_DIV_ZERO");
-        break;
-    case ACC_OP_SHIFTL: case ACC_OP_SHIFTR:
-        if (ty_is_signed(n->args[1]->type->scalar))
-            check(e, b, str(e, "%s < 0", bv), "ACC_KERR_SHIFT");
+    prim_check(e, b, n, bv);
+    if (op == ACC_OP_SHIFTL || op == ACC_OP_SHIFTR)
         return str(e, "acc_%s_%s(%s, (uint64_t)%s)", h, sfx(t), a, bv);
-    default: break;
-    }
     if (!h || (t == ACC_BOOL && op != ACC_OP_MIN && op != ACC_OP_MAX))
         return NULL;
     return bv ? str(e, "acc_%s_%s(%s, %s)", h, sfx(t), a, bv)
@@ -666,17 +800,17 @@ static const char **em_while(cg_emitter *e, strbuf *b, const ir_node *n)
     return s;
 }
 
+/* The bound term is emitted even when nothing uses it, in check mode
+ * when it can fail (and as nothing otherwise). */
 static const char **em_let(cg_emitter *e, strbuf *b, const ir_node *n,
                            const uint8_t *dem)
 {
     uint32_t v = n->u.let.var;
     const uint8_t *d = e->var_dem[v];
-    if (any(d, n->args[0]->type->n_leaves)) {
-        const char **x = em(e, b, n->args[0], d);
-        if (!x)
-            return NULL;
-        e->var_x[v] = x;
-    }
+    const char **x = em(e, b, n->args[0], d ? d : e->none);
+    if (!x)
+        return NULL;
+    e->var_x[v] = x;
     return em(e, b, n->args[1], dem);
 }
 
@@ -708,17 +842,26 @@ static const char **load_leaves(cg_emitter *e, strbuf *b, int k,
     return r;
 }
 
-/* "!(0 <= i0 && i0 < e0 && ...)" for an index against extents. */
 /* The condition that index ix is outside extents ext: one unsigned
  * comparison a component (0 <= i < e for extents e >= 0, which the host
- * checks before any launch; one branch, not two, in the loop). */
-static const char *out_of_range(cg_emitter *e, int32_t rank,
+ * checks before any launch; one branch, not two, in the loop).  A
+ * constant extent 0 (a shape written [0]) admits no index: `0`, not a
+ * comparison with zero that compilers warn about (the component is then
+ * marked used in b). */
+static const char *out_of_range(cg_emitter *e, strbuf *b, int32_t rank,
                                 const char *const *ix, const char *const *ext)
 {
+    ir_value zero = {0};
+    const char *empty = const_expr(e, ACC_I64, zero);
     strbuf c = {0};
     sb_puts(&c, "!(1");
     for (int32_t d = 0; d < rank; d++)
-        sb_printf(&c, " && (uint64_t)%s < (uint64_t)%s", ix[d], ext[d]);
+        if (strcmp(ext[d], empty) == 0) {
+            line(e, b, "(void)%s;", ix[d]);
+            sb_puts(&c, " && 0");
+        } else {
+            sb_printf(&c, " && (uint64_t)%s < (uint64_t)%s", ix[d], ext[d]);
+        }
     sb_puts(&c, ")");
     const char *r = str(e, "%s", c.text ? c.text : "0");
     sb_free(&c);
@@ -749,7 +892,9 @@ static const char **em_read(cg_emitter *e, strbuf *b, const ir_node *n,
     if ((check_it || rank > 1) && !ext)
         return NULL;
     if (check_it)
-        check(e, b, out_of_range(e, rank, ix, ext), "ACC_KERR_BOUNDS");
+        check(e, b, out_of_range(e, b, rank, ix, ext), "ACC_KERR_BOUNDS");
+    if (!any(dem, a->type->elem->n_leaves)) /* check mode: nothing loaded */
+        return exprs(e, n->type->n_leaves);
     const char *pos = "0";
     for (int32_t d = 0; d < rank; d++)
         pos = d == 0 ? ix[0] : str(e, "(%s * %s + %s)", pos, ext[d], ix[d]);
@@ -784,15 +929,25 @@ static const char **em_shape(cg_emitter *e, const ir_node *n)
     return x;
 }
 
-static const char **em_bounds(cg_emitter *e, strbuf *b, const ir_node *n)
+/* An index against a shape, or a linear position against a size; an
+ * index proved in range is passed on as it is. */
+static const char **em_bounds(cg_emitter *e, strbuf *b, const ir_node *n,
+                              const uint8_t *dem)
 {
-    int32_t rank = n->type->rank;
+    if (n->in_bounds) {
+        const char **ix = em(e, b, n->args[0], dem);
+        return ix && em(e, b, n->args[1], e->none) ? ix : NULL;
+    }
     const char **ix = em(e, b, n->args[0], e->all);
     const char **sh = ix ? em(e, b, n->args[1], e->all) : NULL;
     if (!sh)
         return NULL;
-    if (rank > 0)
-        check(e, b, out_of_range(e, rank, ix, sh), "ACC_KERR_BOUNDS");
+    if (n->type->kind != ACC_TYPE_SHAPE)
+        check(e, b, str(e, "!((uint64_t)%s < (uint64_t)%s)", ix[0], sh[0]),
+              "ACC_KERR_BOUNDS");
+    else if (n->type->rank > 0)
+        check(e, b, out_of_range(e, b, n->type->rank, ix, sh),
+              "ACC_KERR_BOUNDS");
     return ix;
 }
 
@@ -851,6 +1006,46 @@ static const char **em_ignore(cg_emitter *e, const ir_node *n)
     return r;
 }
 
+/* Check mode (see dm_checks): n's checks, no value (every leaf NULL). */
+static const char **em_checks(cg_emitter *e, strbuf *b, const ir_node *n)
+{
+    const char **none = exprs(e, n->type->n_leaves);
+    if (prim_checks(n)) {
+        em(e, b, n->args[0], e->none);
+        prim_check(e, b, n, em1(e, b, n->args[1]));
+        return none;
+    }
+    if (checks_itself(n)) {
+        const char **x = n->op == IR_READ ? em_read(e, b, n, e->none)
+                         : n->op == IR_READ_LINEAR
+                             ? em_read_linear(e, b, n, e->none)
+                             : em_bounds(e, b, n, e->none);
+        return x ? none : NULL;
+    }
+    if (n->op == IR_WHILE && loop_fails(e, n))
+        return em_while(e, b, n) ? none : NULL;
+    if (decides(e, n)) { /* the side that can fail, when it runs */
+        int lor = n->op == IR_PRIM && n->u.prim == ACC_OP_LOR;
+        const char *c = em1(e, b, n->args[0]);
+        line(e, b, "if (%s%s) {", lor ? "!" : "", c);
+        e->indent++;
+        em(e, b, n->args[1], e->none);
+        e->indent--;
+        if (n->op == IR_COND) {
+            line(e, b, "} else {");
+            e->indent++;
+            em(e, b, n->args[2], e->none);
+            e->indent--;
+        }
+        line(e, b, "}");
+        return none;
+    }
+    for (uint32_t i = n->op == IR_WHILE ? 2 : 0; i < n->n_args; i++)
+        if (!is_array_arg(n->args[i]))
+            em(e, b, n->args[i], e->none);
+    return none;
+}
+
 static const char **em(cg_emitter *e, strbuf *b, const ir_node *n,
                        const uint8_t *dem)
 {
@@ -858,7 +1053,7 @@ static const char **em(cg_emitter *e, strbuf *b, const ir_node *n,
     if (e->failed)
         return NULL;
     if (!any(dem, k) && n->op != IR_LET)
-        return exprs(e, k);
+        return can_fail(e, n) ? em_checks(e, b, n) : exprs(e, k);
     switch (n->op) {
     case IR_CONST: return em_one(e, const_expr(e, n->type->scalar, n->u.lit));
     case IR_PARAM:
@@ -880,7 +1075,7 @@ static const char **em(cg_emitter *e, strbuf *b, const ir_node *n,
     case IR_READ: return em_read(e, b, n, dem);
     case IR_READ_LINEAR: return em_read_linear(e, b, n, dem);
     case IR_SHAPE: case IR_SIZE: return em_shape(e, n);
-    case IR_BOUNDS: return em_bounds(e, b, n);
+    case IR_BOUNDS: return em_bounds(e, b, n, dem);
     case IR_IGNORE: return em_ignore(e, n);
     case IR_ALL: return exprs(e, 0);
     default: break;

@@ -12,7 +12,10 @@
  * parameter and loop state are used; leaves nobody uses are neither loaded
  * nor computed.  Runtime checks (division by zero, negative shift amounts,
  * out-of-bounds reads) become ACC_FAIL(kind, site) statements of the
- * prelude (core/skeletons/cpu/prelude.h.in).
+ * prelude (core/skeletons/cpu/prelude.h.in), and they are kept where the
+ * value they guard is not used: a check belongs to the evaluation of its
+ * expression (docs/LANGUAGE.md), so an unused term that can fail is
+ * emitted as its checks and the values they need, nothing else.
  *
  * The output depends only on the IR (temporaries and check sites are
  * numbered in emission order), so equal kernels give equal source.
@@ -46,6 +49,9 @@ int cg_array_index(cg_emitter *e, const ir_node *node);
 int cg_analyse(cg_emitter *e, const ir_node *lam, const uint8_t *demand);
 /* The demanded leaves of a lambda parameter after analysis (NULL: none). */
 const uint8_t *cg_param_demand(const cg_emitter *e, const ir_node *param);
+/* Whether applying lam can fail: its body has a runtime check (emitted
+ * even when no leaf of the result is demanded). */
+int cg_can_fail(cg_emitter *e, const ir_node *lam);
 
 /* Starts a C function: array usage is tracked per function. */
 void cg_begin_function(cg_emitter *e, int indent);

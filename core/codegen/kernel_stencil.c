@@ -34,6 +34,8 @@ typedef struct st_side {
     const uint8_t *d;      /* f's demand on the neighbourhood (NULL: none) */
     uint8_t u[ACC_MAX_COMPONENTS]; /* the leaves f uses of any neighbour */
     int used, focus;       /* f uses some leaf; of the focus */
+    int g_fails;           /* the boundary function g can fail: g runs at
+                              every neighbour out of range, used or not */
 } st_side;
 
 /* The C names of one side's neighbourhood leaves for one emission of f. */
@@ -92,17 +94,20 @@ static void side_setup(cg_inst *in, const ir_node *n, int i,
                 s->used = 1;
                 s->focus |= w == centre;
             }
+    s->g_fails = s->b == ACC_BOUNDARY_FUNCTION && cg_can_fail(in->e, s->barg);
 }
 
 /* ---- per side: reach, fields, element, outside ---------------------------- */
 
-/* The REACH hole, and the same offsets in k->stencil_reach. */
+/* The REACH hole, and the same offsets in k->stencil_reach: those of the
+ * neighbours f reads, or the whole window when g can fail (the border
+ * then holds every position with a neighbour out of range). */
 static void fill_reach(cg_inst *in, const st_side *s, const char *hole,
                        cg_kernel *k)
 {
     int64_t lo[ACC_MAX_RANK] = {0}, hi[ACC_MAX_RANK] = {0}, rel[ACC_MAX_RANK];
     for (size_t w = 0; w < s->window; w++) {
-        if (!neighbour_used(s, w))
+        if (!neighbour_used(s, w) && !s->g_fails)
             continue;
         rel_of(s, w, rel);
         for (int32_t d = 0; d < s->rank; d++) {
@@ -131,21 +136,21 @@ static void put_read(strbuf *b, acc_scalar t, const char *ptr, const char *at)
 }
 
 /* lam (a producer's function or the boundary function g) applied to the
- * index `ix`, the leaves f uses stored into *out; nothing when f uses no
- * leaf of this side. */
+ * index `ix`, the leaves in `demand` stored into *out.  With no leaf
+ * demanded (f uses none of this side, or a check pass), only lam's
+ * runtime checks: the interpreter computes the element anyway. */
 static int lambda_code(cg_inst *in, const st_side *s, const ir_node *lam,
-                       const char *const *ix, strbuf *b)
+                       const char *const *ix, const uint8_t *demand,
+                       strbuf *b)
 {
-    if (!s->used)
-        return 1;
     const char *out[TY_MAX_LEAVES];
     const char *const *args[1] = {ix};
     strbuf body = {0};
     cg_begin_function(in->e, 1);
-    int ok = cg_analyse(in->e, lam, s->u) &&
-             cg_emit_lambda(in->e, &body, lam, args, s->u, out);
+    int ok = cg_analyse(in->e, lam, demand) &&
+             cg_emit_lambda(in->e, &body, lam, args, demand, out);
     for (size_t l = 0; ok && l < s->k; l++)
-        if (s->u[l])
+        if (demand[l])
             sb_printf(&body, "    out->l%zu = %s;\n", l, out[l]);
     cg_array_decls(in->e, b);
     sb_puts(b, body.text ? body.text : "");
@@ -174,7 +179,7 @@ static int elem_code(cg_inst *in, const st_side *s, strbuf *b)
         }
         return 1;
     }
-    return lambda_code(in, s, s->xs->args[1], at_names, b);
+    return lambda_code(in, s, s->xs->args[1], at_names, s->u, b);
 }
 
 /* The element replacing an out-of-range index acc_c: g acc_c, or the
@@ -192,22 +197,33 @@ static int outside_code(cg_inst *in, const st_side *s, strbuf *b)
     }
     if (s->b != ACC_BOUNDARY_FUNCTION)
         return 1;
-    return lambda_code(in, s, s->barg, c_names, b);
+    return lambda_code(in, s, s->barg, c_names, s->u, b);
+}
+
+/* g at an out-of-range neighbour f does not use, for its checks only. */
+static int outside_checks_code(cg_inst *in, const st_side *s, strbuf *b)
+{
+    static const uint8_t none[ACC_MAX_COMPONENTS];
+    if (!s->g_fails)
+        return 1;
+    return lambda_code(in, s, s->barg, c_names, none, b);
 }
 
 /* The holes of side i: boundary, reach, focus, fields, element, outside.
  * Side 1 of a stencil (one array) gets neutral values. */
 static int fill_side(cg_inst *in, const st_side *s, int i, cg_kernel *k)
 {
-    static const char *const holes[2][6] = {
-        {"BOUNDARY0", "REACH0", "FOCUS0", "FIELDS0", "ELEM0", "OUTSIDE0"},
-        {"BOUNDARY1", "REACH1", "FOCUS1", "FIELDS1", "ELEM1", "OUTSIDE1"}};
+    static const char *const holes[2][7] = {
+        {"BOUNDARY0", "REACH0", "FOCUS0", "FIELDS0", "ELEM0", "OUTSIDE0",
+         "OUTSIDE_CHECKS0"},
+        {"BOUNDARY1", "REACH1", "FOCUS1", "FIELDS1", "ELEM1", "OUTSIDE1",
+         "OUTSIDE_CHECKS1"}};
     const char *const *h = holes[i];
     if (!s) {
         cg_fill_value(in, h[0], "1");
         cg_fill_value(in, h[1], "{0}, {0}");
         cg_fill_value(in, h[2], "0");
-        for (int j = 3; j < 6; j++)
+        for (int j = 3; j < 7; j++)
             cg_fill_value(in, h[j], "");
         return 1;
     }
@@ -219,7 +235,11 @@ static int fill_side(cg_inst *in, const st_side *s, int i, cg_kernel *k)
         sb_printf(fields, "    %s l%zu;\n",
                   cg_ctype(s->xs->type->elem->leaves[l]), l);
     strbuf *elem = cg_fill_hole(in, h[4]);
-    if (!elem_code(in, s, elem) || !outside_code(in, s, cg_fill_hole(in, h[5])))
+    /* g's checks first: the emitter's demand tables accumulate, and g's
+     * full code demands all its checks need, not the other way round */
+    if (!elem_code(in, s, elem) ||
+        !outside_checks_code(in, s, cg_fill_hole(in, h[6])) ||
+        !outside_code(in, s, cg_fill_hole(in, h[5])))
         return 0;
     /* the interpreter computes every element of an embedded producer:
      * those the kernel may not compute are computed again for their
@@ -284,13 +304,21 @@ static void interior_loads(strbuf *decls, strbuf *body, const st_side *s,
 }
 
 /* Whole neighbours into acc_n<side>_<w>: computed by the producer
- * (interior) or resolved by the boundary (border). */
+ * (interior) or resolved by the boundary (border).  On the border, when
+ * g can fail, the neighbours f does not use are resolved for g's checks
+ * (acc_check_outside<side>: g where they are out of range). */
 static void neighbour_calls(strbuf *body, const st_side *s, st_names *nm,
                             int interior)
 {
     const char *indent = interior ? "        " : "    ";
     int64_t rel[ACC_MAX_RANK];
     for (size_t w = 0; w < s->window; w++) {
+        if (!neighbour_used(s, w) && s->g_fails && !interior) {
+            rel_of(s, w, rel);
+            put_index(body, s, rel, indent);
+            sb_printf(body, "%sif (!acc_check_outside%d(A, acc_pos, acc_c))\n"
+                      "%s    return 0;\n", indent, s->index, indent);
+        }
         if (!neighbour_used(s, w))
             continue;
         rel_of(s, w, rel);

@@ -347,10 +347,11 @@ static ir_node *element(fuser *f, ir_node *a, ir_node *ix)
     return mk(f, IR_READ, a->type->elem, 2, args);
 }
 
-/* The element at an index nothing has checked (backpermute, slice): a
- * read is checked by the read; a delayed source gets a bounds check, so
- * the fused program fails where the unfused one would.  Both name the
- * user's operation `origin`. */
+/* The element at an index nothing has checked (backpermute, slice, and
+ * the user's reads `xs ! ix` of an inlined producer): a read is checked by
+ * the read; a delayed source gets a bounds check, so the fused program
+ * fails where the unfused one would.  Both name the user's operation
+ * `origin`. */
 static ir_node *element_checked(fuser *f, ir_node *a, ir_node *ix,
                                 ir_op origin)
 {
@@ -683,7 +684,23 @@ static ir_node *size_of_shape(fuser *f, ir_node *sh, int32_t rank)
     return f->oom ? sh : mk_let(f, vs, f->p->var_bound[vs], size);
 }
 
-/* An access to an inlined producer from scalar code, rewritten. */
+/* Position k checked against the size of delayed array g, before it is
+ * unravelled (which could divide by a zero extent): a linear bounds check
+ * (IR_BOUNDS of an i64), failing like the linear read it replaces. */
+static ir_node *position_checked(fuser *f, ir_node *g, ir_node *k)
+{
+    ir_node *args[2] = {k, size_of_shape(f, copy_term(f, g->args[0]),
+                                         g->type->rank)};
+    ir_node *c = f->oom ? NULL : mk(f, IR_BOUNDS, k->type, 2, args);
+    if (!c)
+        return k;
+    c->fused = BIT(IR_READ_LINEAR);
+    return c;
+}
+
+/* An access to an inlined producer from scalar code, rewritten.  A read
+ * keeps its bounds check: the producer's function would compute an
+ * element at any index, in range or not. */
 static ir_node *fuse_access(fuser *f, ir_node *n)
 {
     uint32_t var = n->args[0]->u.let.var;
@@ -692,11 +709,14 @@ static ir_node *fuse_access(fuser *f, ir_node *n)
     switch (n->op) {
     case IR_SHAPE: return copy_term(f, t->args[0]);
     case IR_SIZE: return size_of_shape(f, copy_term(f, t->args[0]), rank);
-    case IR_READ:
-        return element(f, take(f, var), fuse_scalar(f, n->args[1]));
+    case IR_READ: {
+        ir_node *ix = fuse_scalar(f, n->args[1]);
+        return element_checked(f, take(f, var), ix, IR_READ);
+    }
     default: { /* IR_READ_LINEAR */
         ir_node *k = fuse_scalar(f, n->args[1]);
         ir_node *g = take(f, var);
+        k = position_checked(f, g, k);
         return element(f, g, unravel(f, k, copy_term(f, g->args[0]), rank));
     }
     }

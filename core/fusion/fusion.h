@@ -36,7 +36,8 @@ acc_status fuse_program(ir_program *p, const fuse_options *o,
                         size_t *duplicated, diag *d);
 
 /* Marks the reads of generate functions at their own index whose array
- * bounds the generate's shape as in range (in_range.c).  Run by
+ * bounds the generate's shape, and the bounds checks of that index against
+ * a shape term that bounds it, as in range (in_range.c).  Run by
  * fuse_program; 0 when out of memory. */
 int fuse_prove_in_range(ir_program *p);
 

@@ -16,6 +16,13 @@
  * is fused into the zipWith and the segmented fold.  A read inside a lambda
  * shared by several generates is marked only when every one of them
  * proves it.
+ *
+ * The same holds for a bounds check fusion put on a read of an inlined
+ * producer (IR_BOUNDS of the function's own index against the producer's
+ * shape term): `generate (shape ys) (\ix -> .. ys ! ix ..)` with ys
+ * inlined checks ix against a copy of the very shape term the generate
+ * has, component by component (or a minimum with such a side): equal
+ * terms, compared structurally through lets and variables.
  */
 #include "core/fusion/fusion.h"
 
@@ -63,6 +70,85 @@ static int component_bounded(const ir_program *p, const ir_node *c,
     return 0;
 }
 
+/* The comparisons one bounds check's proof may make: shape terms are
+ * small, and a term with much sharing (a DAG) could take exponential time
+ * to compare as a tree.  Beyond it the check stays. */
+enum { PROOF_STEPS = 4096 };
+
+/* Whether scalar terms a and b compute the same value: the same term, or
+ * the same operation on the same arguments (a copy), through lets and
+ * variables.  Only pure terms compare equal: no reads, no parameters of
+ * different lambdas.  *steps: the comparisons left. */
+static int same_term(const ir_program *p, const ir_node *a, const ir_node *b,
+                     int *steps)
+{
+    if (--*steps < 0)
+        return 0;
+    a = resolve(p, a);
+    b = resolve(p, b);
+    if (a == b)
+        return 1;
+    if (a->op != b->op || a->n_args != b->n_args || a->type != b->type)
+        return 0;
+    switch (a->op) {
+    case IR_CONST: return a->u.lit.u == b->u.lit.u;
+    case IR_SHAPE: case IR_SIZE: return same_array(p, a->args[0], b->args[0]);
+    case IR_GET: case IR_PRIM: case IR_INDEX: case IR_CONVERT: break;
+    default: return 0;
+    }
+    if ((a->op == IR_GET && a->u.field != b->u.field) ||
+        (a->op == IR_PRIM && a->u.prim != b->u.prim))
+        return 0;
+    for (uint32_t i = 0; i < a->n_args; i++)
+        if (!same_term(p, a->args[i], b->args[i], steps))
+            return 0;
+    return 1;
+}
+
+/* Whether c is component d of shape term s (its argument d when s is an
+ * index term). */
+static int is_component(const ir_program *p, const ir_node *c,
+                        const ir_node *s, size_t d, int *steps)
+{
+    const ir_node *r = resolve(p, s);
+    if (r->op == IR_INDEX)
+        return d < r->n_args && same_term(p, c, r->args[d], steps);
+    c = resolve(p, c);
+    return c->op == IR_GET && c->u.field == d &&
+           same_term(p, c->args[0], s, steps);
+}
+
+/* Whether scalar c is at most component d of shape term s. */
+static int bounded_by(const ir_program *p, const ir_node *c, const ir_node *s,
+                      size_t d, int *steps)
+{
+    if (--*steps < 0)
+        return 0;
+    if (is_component(p, c, s, d, steps))
+        return 1;
+    c = resolve(p, c);
+    return c->op == IR_PRIM && c->u.prim == ACC_OP_MIN && c->n_args == 2 &&
+           (bounded_by(p, c->args[0], s, d, steps) ||
+            bounded_by(p, c->args[1], s, d, steps));
+}
+
+/* Whether every index inside shape g (a generate's) is inside shape term
+ * s (a bounds check's). */
+static int shape_within(const ir_program *p, const ir_node *g,
+                        const ir_node *s)
+{
+    int steps = PROOF_STEPS;
+    if (same_term(p, g, s, &steps))
+        return 1;
+    g = resolve(p, g);
+    if (g->op != IR_INDEX)
+        return 0;
+    for (uint32_t d = 0; d < g->n_args; d++)
+        if (!bounded_by(p, g->args[d], s, d, &steps))
+            return 0;
+    return 1;
+}
+
 /* Whether every index inside shape s is an index of xs. */
 static int shape_bounded(const ir_program *p, const ir_node *s,
                          const ir_node *xs)
@@ -102,6 +188,13 @@ static int walk_body(prover *v, const ir_node *n, const ir_node *shape,
         v->seen[m->id] = stamp;
         if (m->op == IR_READ && resolve(v->p, m->args[1]) == param) {
             if (shape_bounded(v->p, shape, m->args[0]))
+                v->proven[m->id] = 1;
+            else
+                v->vetoed[m->id] = 1;
+        }
+        if (m->op == IR_BOUNDS && m->type->kind == ACC_TYPE_SHAPE &&
+            resolve(v->p, m->args[0]) == param) {
+            if (shape_within(v->p, shape, m->args[1]))
                 v->proven[m->id] = 1;
             else
                 v->vetoed[m->id] = 1;

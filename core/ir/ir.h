@@ -70,7 +70,9 @@ typedef enum ir_op {
     IR_BOUNDS,      /* scalar: index, shape; the index, or a runtime error
                        naming the operation in `fused` when it is out of
                        range (fusion inserts it where a producer is read
-                       at an index nothing else checks)                    */
+                       at an index nothing else checks).  Of an i64 (a
+                       linear read's position): position, size; the
+                       position, or the linear read's error               */
     IR_FOREIGN,     /* fallback (array lambda), arg; u.foreign (LANGUAGE.md
                        §3.8): an implementation registered under the name,
                        or the fallback applied to arg                      */
@@ -114,8 +116,9 @@ struct acc_node {
     ir_varset afree;       /* free array parameters (graphs only)          */
     uint64_t fused;        /* bit per ir_op: source operations fused here  */
     uint8_t step;          /* set by the plan: this node is a plan step    */
-    uint8_t in_bounds;     /* a read whose index fusion proved in range:
-                              compiled code may omit its bounds check      */
+    uint8_t in_bounds;     /* a read (or an IR_BOUNDS) whose index fusion
+                              proved in range: compiled code may omit its
+                              bounds check                                 */
     union {
         ir_value lit;
         acc_primop prim;

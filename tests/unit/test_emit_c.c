@@ -181,11 +181,22 @@ static const char in_range_programs[] =
     "     (vec : Vector f32) : Vector f32 =\n"
     "  let vecVals = backpermute (shape inds) (\\i -> [inds ! i]) vec;\n"
     "      products = zipWith (*) vecVals vals\n"
-    "  in foldSeg (+) 0 products segd\n";
+    "  in foldSeg (+) 0 products segd\n"
+    "producer (xs : Vector f32) : Vector f32 =\n"
+    "  let ys = map (\\x -> x * 2.0) xs in generate (shape ys) (\\i -> ys ! i)\n"
+    "producerShifted (xs : Vector f32) : Vector f32 =\n"
+    "  let ys = map (\\x -> x * 2.0) xs\n"
+    "  in generate (shape ys) (\\[i] -> ys ! [i + 1])\n"
+    "intersection (a : Matrix f32) (b : Matrix f32) : Matrix f32 =\n"
+    "  let ys = zipWith (+) a b in generate (shape ys) (\\ix -> ys ! ix * 2.0)\n"
+    "wider (a : Matrix f32) (b : Matrix f32) : Matrix f32 =\n"
+    "  let ys = zipWith (+) a b in generate (shape a) (\\ix -> ys ! ix * 2.0)\n";
 
 /* A generate reading an array at its own index, when its shape is within
  * the array's, needs no bounds check (core/fusion/in_range.c); any other
- * read keeps its check. */
+ * read keeps its check.  So do the checks fusion puts on the reads of an
+ * inlined producer: proved at the generate's own index when its shape
+ * term is the producer's (a copy), else kept. */
 Test(emit_c, reads_at_the_generates_own_index_are_unchecked)
 {
     static const struct { const char *entry; int checks; } cases[] = {
@@ -195,6 +206,10 @@ Test(emit_c, reads_at_the_generates_own_index_are_unchecked)
         {"mixed", 1},   /* a's read proven, b's not */
         {"smvm", 1},    /* inds ! i proven (the intersection of zipWith's
                            shapes); the gather through inds is not */
+        {"producer", 0},        /* ys's shape term, copied */
+        {"producerShifted", 1}, /* not the index itself */
+        {"intersection", 0},    /* [min .., min ..] on both sides */
+        {"wider", 1},           /* a's shape may exceed the intersection */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *src = text_kernel_source(in_range_programs, cases[i].entry);
@@ -276,6 +291,64 @@ static acc_node *build_maps(acc_graph *g, int reshaped)
     acc_node *p = acc_param(g, acc_type_get_elem(acc_node_type(a)));
     return acc_map(g, ts_lam1(g, p, acc_binop(g, ACC_OP_SUB, acc_get(g, p, 0),
                                               acc_get(g, p, 1))), a);
+}
+
+/* generate [4] (\[i] -> snd ((quot i d, xs ! [i + d]), i)) over an input
+ * d (a Scalar i64) and xs: the pair's value is never used, its checks
+ * are (docs/LANGUAGE.md, "Runtime errors") */
+static acc_node *build_unused_checks(acc_graph *g)
+{
+    const acc_type *i64 = acc_type_scalar(ACC_I64);
+    acc_node *d = acc_the(g, acc_input(g, i64, 0));
+    acc_node *xs = acc_input(g, i64, 1);
+    acc_node *ix = acc_param(g, acc_type_shape(1)), *i = acc_get(g, ix, 0);
+    acc_node *at = acc_index(g, 1, (acc_node *[]){acc_binop(g, ACC_OP_ADD, i, d)});
+    acc_node *pair = acc_tuple(g, 2, (acc_node *[]){
+        acc_binop(g, ACC_OP_QUOT, i, d), acc_read(g, xs, at)});
+    acc_node *outer = acc_tuple(g, 2, (acc_node *[]){pair, i});
+    acc_node *sh = acc_index(g, 1, (acc_node *[]){ts_i64(g, 4)});
+    return acc_generate(g, sh, acc_lambda(g, 1, &ix, acc_get(g, outer, 1)));
+}
+
+Test(emit_c, unused_values_keep_their_checks_only)
+{
+    acc_graph *g = ts_graph(ctx);
+    char *src = kernel_source(g, build_unused_checks(g));
+    const char *kernel = strstr(src, "BEGIN generate");
+    cr_assert_not_null(kernel);
+    cr_expect_eq(count_of(kernel, "ACC_FAIL(ACC_KERR_DIV_ZERO"), 1, "%s", kernel);
+    cr_expect_eq(count_of(kernel, "ACC_FAIL(ACC_KERR_BOUNDS"), 1, "%s", kernel);
+    cr_expect(strstr(kernel, "acc_quot_i64(") == NULL, "not divided: %s",
+              kernel);
+    cr_expect(strstr(kernel, "a1_0[") == NULL, "xs not loaded: %s", kernel);
+    cr_expect(strstr(kernel, "a1_e0") != NULL, "its extent checked: %s",
+              kernel);
+    expect_clean_compile(src);
+    free(src);
+    acc_graph_free(g);
+}
+
+/* Check mode where the checked value is the only thing computed: the
+ * backpermute of an empty array (its elements are all 5, no extent admits
+ * an index), a stencil whose boundary function can fail at neighbours f
+ * ignores (docs/CPU_BACKEND.md). */
+static const char check_mode_programs[] =
+    "empty (k : i64) : Vector i64 =\n"
+    "  backpermute [3] (\\[i] -> [i + k]) (fill [0] 5)\n"
+    "ignored (k : i64) (xs : Vector i64) : Vector i64 =\n"
+    "  let ys = map (\\x -> x + 1) xs\n"
+    "  in stencil (\\(a, b, c) -> b) (function (\\[i] -> ys ! [i + k])) xs\n";
+
+Test(emit_c, check_mode_source_compiles_without_warnings)
+{
+    char *src = text_kernel_source(check_mode_programs, "empty");
+    cr_expect_eq(count_of(src, "ACC_FAIL(ACC_KERR_BOUNDS"), 1, "%s", src);
+    expect_clean_compile(src);
+    free(src);
+    src = text_kernel_source(check_mode_programs, "ignored");
+    cr_expect(strstr(src, "acc_check_outside0(A") != NULL, "%s", src);
+    expect_clean_compile(src);
+    free(src);
 }
 
 Test(emit_c, generated_source_compiles_without_warnings)

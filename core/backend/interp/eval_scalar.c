@@ -171,18 +171,38 @@ static const ir_value *eval_bounds(interp *st, const ir_node *n)
     return out;
 }
 
+/* Whether position k is inside an array of `size` elements; the linear
+ * read's error when not. */
+static int position_in_range(interp *st, int64_t k, int64_t size)
+{
+    if (k >= 0 && k < size)
+        return 1;
+    diag_fail(st->d, ACC_ERR_RUNTIME, "linear read (!!): position %lld is "
+              "out of bounds for an array of %lld elements", (long long)k,
+              (long long)size);
+    return 0;
+}
+
+/* A linear position checked against a size (inserted by fusion where a
+ * linear read of an inlined producer was). */
+static const ir_value *eval_position_bounds(interp *st, const ir_node *n)
+{
+    const ir_value *k = interp_eval(st, n->args[0]);
+    ir_value kv = k ? *k : (ir_value){0};
+    const ir_value *size = k ? interp_eval(st, n->args[1]) : NULL;
+    if (!size || !position_in_range(st, kv.i, size->i))
+        return NULL;
+    ir_value *out = interp_slot(st, n);
+    *out = kv;
+    return out;
+}
+
 static const ir_value *eval_read_linear(interp *st, const ir_node *n)
 {
     rt_array *a = interp_array_of(st, n->args[0]);
     const ir_value *k = a ? interp_eval(st, n->args[1]) : NULL;
-    if (!k)
+    if (!k || !position_in_range(st, k->i, a->size))
         return NULL;
-    if (k->i < 0 || k->i >= a->size) {
-        diag_fail(st->d, ACC_ERR_RUNTIME, "linear read (!!): position %lld is "
-                  "out of bounds for an array of %lld elements",
-                  (long long)k->i, (long long)a->size);
-        return NULL;
-    }
     ir_value *out = interp_slot(st, n);
     interp_load_element(a, k->i, out);
     return out;
@@ -241,7 +261,9 @@ const ir_value *interp_eval(interp *st, const ir_node *n)
     }
     case IR_VAR: return st->vars[n->u.let.var];
     case IR_ALL: return interp_slot(st, n); /* the unit value: no leaves */
-    case IR_BOUNDS: return eval_bounds(st, n);
+    case IR_BOUNDS:
+        return n->type->kind == ACC_TYPE_SHAPE ? eval_bounds(st, n)
+                                               : eval_position_bounds(st, n);
     case IR_FOREIGN_EXP: return interp_eval_foreign_exp(st, n);
     default: break;
     }
