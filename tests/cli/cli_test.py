@@ -155,11 +155,25 @@ def info():
                        env=env)
     expect(p.returncode == 0 and p.stderr == "", p.stderr)
     out = p.stdout
+    # the CPU probe's stamp (canaries-KEY.txt) joins k.bin when a compiler
+    # works: it records the canaries' outcome for later processes
+    stamps = [f for f in os.listdir(os.path.join(home, "accel"))
+              if f.startswith("canaries-") and f.endswith(".txt")]
+    size = 100 + sum(os.path.getsize(os.path.join(home, "accel", f))
+                     for f in stamps)
+    files = 1 + len(stamps)
     for want in ("accel ", "ABI", "interp", "cpu", "cuda", "auto",
                  "plugins (ACC_PLUGIN_PATH=unset):", "kernel cache: %s/accel "
-                 "(100 bytes in 1 file)" % home):
+                 "(%d bytes in %d file%s)" % (home, size, files,
+                                              "s" if files > 1 else "")):
         expect(want in out, "info lacks %r:\n%s" % (want, out))
     expect("interp  yes" in out, out)
+    # the CPU backend says which canaries ran and what they chose
+    if "cpu     yes" in out:
+        expect(len(stamps) == 1, os.listdir(os.path.join(home, "accel")))
+        expect("; canaries: 6 passed (widening-fold, lane-folds, "
+               "in-order-scan, in-order-fold, wrap-around, fp-contract-off)"
+               in out or "canaries passed" in out, out)
     # without a path the built-in plugins are found only when installed
     expect("cblas  loaded" in out or
            ("cblas  not loaded:" in out and "not found" in out), out)
@@ -177,7 +191,11 @@ def info():
     env["XDG_CACHE_HOME"] = tmp("absent")
     p = subprocess.run([ACCEL, "info"], capture_output=True, text=True,
                        env=env)
-    expect("(absent, 0 bytes)" in p.stdout, p.stdout)
+    if "cpu     yes" in p.stdout:  # the probe made the folder for its stamp
+        expect("absent/accel (" in p.stdout and " in 1 file)" in p.stdout,
+               p.stdout)
+    else:
+        expect("(absent, 0 bytes)" in p.stdout, p.stdout)
 
 
 @case("basic")
