@@ -18,17 +18,11 @@
 typedef struct variant {
     const char *compiler; /* NULL: the configured command */
     int native;           /* -march=native when the compiler accepts it */
-    const char *extra;    /* a flag added after the common ones */
-    const char *says;     /* how the report names it */
+    int no_loop_vectorize; /* the loop vectoriser turned off */
 } variant;
 
 static const variant chain[] = {
-    {NULL, 1, NULL, "the configured flags"},
-    {NULL, 1, "-fno-tree-loop-vectorize", "-fno-tree-loop-vectorize"},
-    {NULL, 0, "-fno-tree-loop-vectorize",
-     "-fno-tree-loop-vectorize without -march=native"},
-    {"clang", 1, NULL, "clang"},
-    {"clang", 0, NULL, "clang without -march=native"},
+    {NULL, 1, 0}, {NULL, 1, 1}, {NULL, 0, 1}, {"clang", 1, 0}, {"clang", 0, 0},
 };
 enum { N_CHAIN = sizeof chain / sizeof chain[0] };
 
@@ -56,11 +50,32 @@ static int is_clang(const cpu_toolchain *tc)
     return 0;
 }
 
+/* The flag that turns the loop vectoriser off: gcc's, or clang's own
+ * (clang refuses gcc's). */
+static const char *no_loop_vectorize(const cpu_toolchain *base)
+{
+    return is_clang(base) ? "-fno-vectorize" : "-fno-tree-loop-vectorize";
+}
+
 static int make_variant(const cpu_toolchain *base, int v, cpu_toolchain *out)
 {
     return cpu_toolchain_make(out, chain[v].compiler ? chain[v].compiler
                                                      : base->line_copy,
-                              chain[v].native && base->native, chain[v].extra);
+                              chain[v].native && base->native,
+                              chain[v].no_loop_vectorize
+                                  ? no_loop_vectorize(base) : NULL);
+}
+
+/* How the report names chain entry v ("-fno-tree-loop-vectorize without
+ * -march=native"). */
+static void variant_says(const cpu_toolchain *base, int v, char *buf,
+                         size_t size)
+{
+    const char *what = chain[v].compiler ? chain[v].compiler
+                     : chain[v].no_loop_vectorize ? no_loop_vectorize(base)
+                     : "the configured flags";
+    snprintf(buf, size, "%s%s", what,
+             chain[v].native ? "" : " without -march=native");
 }
 
 static void append(char *buf, size_t size, const char *fmt, const char *a,
@@ -75,7 +90,7 @@ static void append(char *buf, size_t size, const char *fmt, const char *a,
 static void try_chain(const cpu_toolchain *base, outcome *o)
 {
     char tried[N_CHAIN][sizeof base->desc];
-    char failures[600] = "";
+    char failures[600] = "", says[80];
     int attempt = 0;
     o->result = PROBE_CANARIES_FAILED;
     for (int v = 0; v < N_CHAIN && o->result != PROBE_OK; v++) {
@@ -101,22 +116,26 @@ static void try_chain(const cpu_toolchain *base, outcome *o)
             snprintf(o->report, sizeof o->report, "%s", r.why);
             return;
         } else if (!r.built) {
+            variant_says(base, v, says, sizeof says);
             append(failures, sizeof failures, "%s%s did not build them",
-                   *failures ? "; " : "", chain[v].says);
+                   *failures ? "; " : "", says);
         } else {
+            variant_says(base, v, says, sizeof says);
             append(failures, sizeof failures, "%scanar%s", *failures ? "; " : "",
                    strchr(r.failed, ',') ? "ies " : "y ");
             append(failures, sizeof failures, "%s failed with %s", r.failed,
-                   chain[v].says);
+                   says);
         }
     }
+    if (o->result == PROBE_OK)
+        variant_says(base, o->chosen, says, sizeof says);
     if (o->result == PROBE_OK && o->chosen == 0)
         snprintf(o->report, sizeof o->report, "canaries: %d passed (%s)",
                  cpu_canary_count(), cpu_canary_names());
     else if (o->result == PROBE_OK)
         snprintf(o->report, sizeof o->report, "%s; using %s: %d canaries "
-                 "passed (%s)", failures, chain[o->chosen].says,
-                 cpu_canary_count(), cpu_canary_names());
+                 "passed (%s)", failures, says, cpu_canary_count(),
+                 cpu_canary_names());
     else
         snprintf(o->report, sizeof o->report, "no compiler and flags tried "
                  "pass the canaries: %s", failures);
@@ -141,8 +160,11 @@ static int stamp_key(const cpu_toolchain *base, char key[CACHE_KEY_LEN + 1])
     cache_hash_text(&h, id.text && !id.failed ? id.text : "");
     cache_hash_text(&h, cg_skeleton("cpu/prelude.h.in"));
     cache_hash_text(&h, cg_skeleton("cpu/canary.c.in"));
-    for (int v = 0; v < N_CHAIN; v++)
-        cache_hash_text(&h, chain[v].says);
+    for (int v = 0; v < N_CHAIN; v++) {
+        char says[80];
+        variant_says(base, v, says, sizeof says);
+        cache_hash_text(&h, says);
+    }
     cache_hash_text(&h, hook ? hook : "");
     cache_hash_key(&h, key);
     known = known && !id.failed;

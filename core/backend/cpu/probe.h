@@ -5,7 +5,8 @@
  * The probe builds the canary kernels (canary.h) with the configured
  * compiler and flags and checks their results.  When a canary fails, it
  * tries safer toolchains in order — the same flags plus
- * -fno-tree-loop-vectorize; then also without -march=native; then clang
+ * -fno-tree-loop-vectorize (clang's -fno-vectorize when the configured
+ * compiler is clang); then also without -march=native; then clang
  * (when the configured compiler is not clang and clang runs), with and
  * without -march=native — and keeps the first whose canaries all pass.
  * When none does, the CPU backend is unavailable, with the failures as
