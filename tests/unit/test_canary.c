@@ -88,9 +88,9 @@ static void repo_root(char *buf, size_t size)
 
 Test(canary, reproducer_staged_shape_is_right_where_the_old_one_fails)
 {
-    static const char *const flag_sets[] = {"-O3 -march=native", "-O3",
+    static const char *const flag_sets[] = {"-O3 -march=native",
 #if defined(__x86_64__)
-                                            "-O3 -mavx2", "-O3 -msse4.2",
+                                            "-O3 -mavx2",
 #endif
     };
     char root[4096], cmd[9000], line[256];
@@ -210,6 +210,7 @@ Test(canary, no_toolchain_passing_leaves_the_backend_unavailable)
     cpu_toolchain tc;
     char report[1024];
     setenv("ACC_CPU_CANARY_BREAK", "lane-folds", 1); /* wrong everywhere */
+    setenv("ACC_CPU_NATIVE", "0", 1); /* fewer distinct toolchains to try */
     cr_assert_eq(probe(&tc, report, sizeof report), -1, "%s", report);
     cr_expect_not_null(strstr(report, "no compiler and flags tried pass the "
                               "canaries: canary lane-folds failed with the "

@@ -214,7 +214,7 @@ void cpu_word_identity(const char *word, strbuf *b)
 
 int cpu_toolchain_identity(const cpu_toolchain *tc, strbuf *b)
 {
-    uint64_t d = tc->native ? macros(tc, 1) : macros(tc, 0);
+    uint64_t d = macros(tc, tc->native);
     for (int i = 0; i < tc->n_words; i++)
         cpu_word_identity(tc->argv[i], b);
     sb_printf(b, "macros %016llx", (unsigned long long)d);
