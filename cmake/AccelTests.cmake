@@ -77,7 +77,8 @@ file(GLOB ACC_TEST_SUPPORT_SOURCES CONFIGURE_DEPENDS
 if(ACC_TEST_SUPPORT_SOURCES)
   add_library(accel_test_support STATIC ${ACC_TEST_SUPPORT_SOURCES})
   target_include_directories(accel_test_support PUBLIC ${ACC_TEST_INCLUDES})
-  target_compile_definitions(accel_test_support PRIVATE ${ACC_POSIX_DEFS})
+  target_compile_definitions(accel_test_support PRIVATE ${ACC_POSIX_DEFS}
+    "ACC_TEST_SHARED_CACHE=\"${PROJECT_BINARY_DIR}/test-kernel-cache\"")
   target_link_libraries(accel_test_support PUBLIC PkgConfig::CRITERION)
 endif()
 

@@ -67,7 +67,8 @@ static void probe_cpu(acc_context *ctx)
     pthread_mutex_lock(&ctx->lock);
     if (!ctx->cpu_probed) {
         ctx->available[ACC_BACKEND_CPU] =
-            cpu_backend_probe(ctx->cpu_reason, sizeof ctx->cpu_reason);
+            cpu_backend_probe(ctx->cache_dir, ctx->cpu_reason,
+                              sizeof ctx->cpu_reason);
         ctx->reason[ACC_BACKEND_CPU] = ctx->cpu_reason;
         ctx->cpu_probed = 1;
     }

@@ -27,12 +27,46 @@ static int fold_lanes(const cg_kernel *k)
     return lanes > 64 ? 64 : (int)lanes;
 }
 
-/* fold.c.in and fold_seg.c.in: the shared holes, and the lanes. */
+/* The width in bytes of the narrowest scalar that scalar term n, or any
+ * term inside it, computes (at most `min`).  Array terms are kernel
+ * arguments, computed elsewhere: only the element types read from them
+ * (the reads' own types) count. */
+static size_t narrowest_scalar(const ir_node *n, size_t min)
+{
+    if (n->op != IR_LAMBDA && n->type->array_sort)
+        return min;
+    for (size_t l = 0; l < n->type->n_leaves && min > 1; l++) {
+        size_t s = acc_scalar_size(n->type->leaves[l]);
+        min = s && s < min ? s : min;
+    }
+    for (uint32_t i = 0; i < n->n_args && min > 1; i++)
+        min = narrowest_scalar(n->args[i], min);
+    return min;
+}
+
+/* Whether the lanes are fed from a buffer (STAGE, fold.c.in): when the
+ * element's code has a scalar narrower than the accumulator, so that the
+ * lanes loop holds accumulator-width values only.  gcc 12's loop
+ * vectoriser miscompiles an interleaved-lane reduction whose lanes, in
+ * the narrowest type of the loop, fill less than a vector (48 bools
+ * counted into i64 lanes gave 17; docs/CPU_BACKEND.md). */
+static int fold_stage(const cg_kernel *k, int lanes)
+{
+    if (lanes <= 1 || k->src->op != IR_GENERATE)
+        return 0; /* in order, or a manifest array of the accumulator type */
+    size_t acc = acc_scalar_size(k->src->type->elem->leaves[0]);
+    return narrowest_scalar(k->src->args[1], acc) < acc;
+}
+
+/* fold.c.in and fold_seg.c.in: the shared holes, the lanes and whether
+ * they are fed from a buffer. */
 static int build_fold(cg_inst *in, const ir_node *n, cg_kernel *k)
 {
     if (!cg_fill_fold(in, n, k))
         return 0;
-    sb_printf(cg_fill_hole(in, "LANES"), "%d", fold_lanes(k));
+    int lanes = fold_lanes(k);
+    sb_printf(cg_fill_hole(in, "LANES"), "%d", lanes);
+    cg_fill_value(in, "STAGE", fold_stage(k, lanes) ? "1" : "0");
     return 1;
 }
 

@@ -165,11 +165,28 @@ def info():
                        env=env)
     expect(p.returncode == 0 and p.stderr == "", p.stderr)
     out = p.stdout
+    # the CPU probe's stamp (canaries-KEY.txt) joins k.bin when a compiler
+    # works: it records the canaries' outcome for later processes
+    stamps = [f for f in os.listdir(os.path.join(home, "accel"))
+              if f.startswith("canaries-") and f.endswith(".txt")]
+    # k.bin, the 16-byte secret, and the stamp
+    expect(os.path.getsize(os.path.join(home, "accel", "secret.key")) == 16,
+           "no 16-byte secret")
+    size = 116 + sum(os.path.getsize(os.path.join(home, "accel", f))
+                     for f in stamps)
+    files = 2 + len(stamps)
     for want in ("accel ", "ABI", "interp", "cpu", "cuda", "auto",
                  "plugins (ACC_PLUGIN_PATH=unset):", "kernel cache: %s/accel "
-                 "(116 bytes in 2 files)" % home):  # and the 16-byte secret
+                 "(%d bytes in %d file%s)" % (home, size, files,
+                                              "s" if files > 1 else "")):
         expect(want in out, "info lacks %r:\n%s" % (want, out))
     expect("interp  yes" in out, out)
+    # the CPU backend says which canaries ran and what they chose
+    if "cpu     yes" in out:
+        expect(len(stamps) == 1, os.listdir(os.path.join(home, "accel")))
+        expect("; canaries: 6 passed (widening-fold, lane-folds, "
+               "in-order-scan, in-order-fold, wrap-around, fp-contract-off)"
+               in out or "canaries passed" in out, out)
     # without a path the built-in plugins are found only when installed
     expect("cblas  loaded" in out or
            ("cblas  not loaded:" in out and "not found" in out), out)
@@ -189,8 +206,16 @@ def info():
     p = subprocess.run([ACCEL, "info"], capture_output=True, text=True,
                        env=env)
     made = os.path.join(env["XDG_CACHE_HOME"], "accel")
-    expect("kernel cache: %s (16 bytes in 1 file)" % made in p.stdout,
-           p.stdout)
+    # the 16-byte secret, and the CPU probe's stamp when a compiler works
+    made_files = os.listdir(made)
+    made_bytes = sum(os.path.getsize(os.path.join(made, f))
+                     for f in made_files)
+    expect("secret.key" in made_files, made_files)
+    expect(len(made_files) == (2 if "cpu     yes" in p.stdout else 1),
+           made_files)
+    expect("kernel cache: %s (%d bytes in %d file%s)"
+           % (made, made_bytes, len(made_files),
+              "s" if len(made_files) > 1 else "") in p.stdout, p.stdout)
     expect(os.stat(made).st_mode & 0o777 == 0o700, oct(os.stat(made).st_mode))
     # a folder others can write is refused, with the reason, and a private
     # temporary folder is used instead

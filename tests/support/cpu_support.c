@@ -20,8 +20,25 @@
 
 char ts_cpu_cache_dir[256];
 
+/* The CPU probe's outcome (the canaries' verdict on the compiler and the
+ * flags it chose, core/backend/cpu/probe.h) is remembered per process and
+ * in a stamp file in the context's cache folder.  Every test runs in a
+ * process of its own with a folder of its own: probing once from a folder
+ * all the tests share spares each one compiling the canaries again. */
+static void warm_cpu_probe(void)
+{
+    acc_context_options o;
+    acc_context *ctx = NULL;
+    acc_context_options_init(&o);
+    o.backend = ACC_BACKEND_CPU;
+    o.cache_dir = ACC_TEST_SHARED_CACHE;
+    if (acc_context_create(&o, &ctx) == ACC_OK) /* else: ts_cpu_context skips */
+        acc_context_destroy(ctx);
+}
+
 void ts_make_cache_dir(void)
 {
+    warm_cpu_probe();
     snprintf(ts_cpu_cache_dir, sizeof ts_cpu_cache_dir, "%s/accel-test-cache-XXXXXX",
              getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     cr_assert_not_null(mkdtemp(ts_cpu_cache_dir));

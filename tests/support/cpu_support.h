@@ -8,7 +8,10 @@
 #include "accel.h"
 
 /* The kernel-cache folder of the current test (made by ts_make_cache_dir,
- * removed by ts_remove_cache_dir: use them as suite init/fini). */
+ * removed by ts_remove_cache_dir: use them as suite init/fini).
+ * ts_make_cache_dir also probes the CPU backend once from the folder the
+ * tests share (build/test-kernel-cache), so the canaries are compiled
+ * once for the suite, not once per test. */
 extern char ts_cpu_cache_dir[256];
 void ts_make_cache_dir(void);
 void ts_remove_cache_dir(void);

@@ -5,12 +5,33 @@
  * one process, and drops the flag with ACC_CPU_NATIVE=0 (portable
  * objects), so objects for different targets never share a key.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <criterion/criterion.h>
 
+#include "core/backend/cpu/probe.h"
 #include "core/backend/cpu/toolchain.h"
+
+/* A folder for the probe's stamp files (not the user's cache). */
+static char stamp_dir[256];
+
+static void make_dir(void)
+{
+    snprintf(stamp_dir, sizeof stamp_dir, "%s/accel-toolchain-XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    cr_assert_not_null(mkdtemp(stamp_dir));
+}
+
+static void remove_dir(void)
+{
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", stamp_dir);
+    cr_expect_eq(system(cmd), 0);
+}
+
+TestSuite(toolchain, .init = make_dir, .fini = remove_dir);
 
 static void describe(const char *native, cpu_toolchain *tc)
 {
@@ -26,7 +47,7 @@ Test(toolchain, native_target_is_part_of_the_description)
     cpu_toolchain a, b, portable;
     describe(NULL, &a);
     char why[512];
-    if (!cpu_toolchain_probe(&a, why, sizeof why))
+    if (cpu_toolchain_probe(&a, stamp_dir, why, sizeof why) <= 0)
         cr_skip_test("no working C compiler: %s", why);
     describe(NULL, &b);
     describe("0", &portable);
@@ -40,7 +61,8 @@ Test(toolchain, native_target_is_part_of_the_description)
         cr_expect_str_neq(a.desc, portable.desc);
     }
     /* the portable toolchain builds working kernels too */
-    cr_expect(cpu_toolchain_probe(&portable, why, sizeof why), "%s", why);
+    cr_expect_gt(cpu_toolchain_probe(&portable, stamp_dir, why, sizeof why), 0, "%s",
+                 why);
     cpu_toolchain_free(&a);
     cpu_toolchain_free(&b);
     cpu_toolchain_free(&portable);
@@ -52,7 +74,7 @@ Test(toolchain, gcc_accepts_march_native)
     setenv("ACC_CC", "gcc", 1);
     describe(NULL, &tc);
     char why[512];
-    if (!cpu_toolchain_probe(&tc, why, sizeof why))
+    if (cpu_toolchain_probe(&tc, stamp_dir, why, sizeof why) <= 0)
         cr_skip_test("gcc does not work here: %s", why);
 #if defined(__x86_64__)
     /* gcc on x86-64 always knows -march=native */

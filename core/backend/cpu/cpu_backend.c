@@ -4,27 +4,33 @@
  */
 #include "core/backend/cpu/cpu_backend.h"
 
+#include "core/backend/cpu/probe.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
-int cpu_backend_probe(char *why, size_t why_len)
+int cpu_backend_probe(const char *cache_dir, char *why, size_t why_len)
 {
     cpu_toolchain tc;
-    char reason[512];
+    char report[1024];
     if (!cpu_toolchain_init(&tc)) {
         snprintf(why, why_len, "not available: out of host memory");
         return 0;
     }
-    int ok = cpu_toolchain_probe(&tc, reason, sizeof reason);
-    if (ok)
-        snprintf(why, why_len, "available: C kernels compiled by '%s'",
-                 tc.desc);
+    int ok = cpu_toolchain_probe(&tc, cache_dir, report, sizeof report);
+    if (ok > 0)
+        snprintf(why, why_len, "available: C kernels compiled by '%s'; %s",
+                 tc.desc, report);
+    else if (ok < 0)
+        snprintf(why, why_len, "not available: the C compiler '%s' "
+                 "miscompiles the kernels' loops (set ACC_CC or CC to another "
+                 "compiler): %s", tc.argv[0], report);
     else
         snprintf(why, why_len, "not available: the C compiler '%s' does not "
                  "work (set ACC_CC or CC to one that does): %s", tc.argv[0],
-                 reason);
+                 report);
     cpu_toolchain_free(&tc);
-    return ok;
+    return ok > 0;
 }
 
 cpu_backend *cpu_backend_create(const char *cache_dir, int32_t threads)
@@ -32,7 +38,11 @@ cpu_backend *cpu_backend_create(const char *cache_dir, int32_t threads)
     cpu_backend *b = calloc(1, sizeof *b);
     if (!b)
         return NULL;
-    if (!cpu_toolchain_init(&b->tc) || !(b->cache = cache_create(cache_dir)) ||
+    char report[1024];
+    /* the toolchain the probe chose (remembered: this compiles nothing) */
+    if (!cpu_toolchain_init(&b->tc) ||
+        cpu_toolchain_probe(&b->tc, cache_dir, report, sizeof report) <= 0 ||
+        !(b->cache = cache_create(cache_dir)) ||
         !(b->pool = pool_create(threads > 0 ? threads
                                             : pool_default_threads()))) {
         cpu_backend_destroy(b);

@@ -26,11 +26,15 @@ typedef struct cpu_backend {
     pool *pool;
 } cpu_backend;
 
-/* Whether the CPU backend works here (a C compiler that builds and loads
- * a kernel); `why` receives a sentence either way. */
-int cpu_backend_probe(char *why, size_t why_len);
+/* Whether the CPU backend works here: a C compiler, with flags that pass
+ * the canaries (probe.h; stamp files in cache folder `cache_dir`, NULL:
+ * the default).  `why` receives a sentence either way (when available:
+ * the compiler and flags, the canaries and what they chose). */
+int cpu_backend_probe(const char *cache_dir, char *why, size_t why_len);
 /* The backend of a context: cache folder (NULL: default) and threads
- * (0: pool_default_threads()).  NULL when out of resources. */
+ * (0: pool_default_threads()), with the toolchain the probe chose (call
+ * cpu_backend_probe first).  NULL when out of resources or when no
+ * toolchain works. */
 cpu_backend *cpu_backend_create(const char *cache_dir, int32_t threads);
 void cpu_backend_destroy(cpu_backend *b);
 

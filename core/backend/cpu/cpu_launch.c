@@ -6,6 +6,7 @@
 #include "core/ir/scan_kind.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,7 +121,16 @@ int cpu_shape_extents(interp *st, const ir_node *shape, int64_t *ext)
     for (int32_t d = 0; d < shape->type->rank; d++)
         if ((ext[d] = v[d].i) < 0)
             return -1;
-    return 1;
+    /* extents whose product is beyond int64: nothing may be computed from
+     * them (the interpreter reports the shape) */
+    return rt_shape_size(shape->type->rank, ext) < 0 ? -1 : 1;
+}
+
+int64_t *cpu_alloc_offsets(int64_t n)
+{
+    if (n < 0 || (uint64_t)n >= SIZE_MAX / sizeof(int64_t) - 1)
+        return NULL;
+    return malloc((size_t)(n + 1) * sizeof(int64_t));
 }
 
 int cpu_source_extents(interp *st, const ir_node *xs, int64_t *ext)

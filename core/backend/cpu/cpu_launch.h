@@ -130,8 +130,14 @@ int cpu_bind_arrays(interp *st, const cg_kernel *k, cpu_launch *l,
                     size_t extra);
 
 /* Extents of a shape term evaluated on the host: 1, 0 after an error,
- * -1 for a negative extent (the interpreter reports it). */
+ * -1 for a negative extent or extents whose product is beyond int64 (the
+ * interpreter reports them). */
 int cpu_shape_extents(interp *st, const ir_node *shape, int64_t *ext);
+/* An expansion's offsets off[0..n] (malloc'd), or NULL when out of memory
+ * or when n + 1 offsets cannot be counted in bytes (a source of 2^61
+ * elements or more, possible for an embedded producer that allocates
+ * nothing): the caller returns the step to the interpreter. */
+int64_t *cpu_alloc_offsets(int64_t n);
 /* The extents of a consumer's source: an embedded producer's shape, or
  * the manifest array's.  Same conventions as cpu_shape_extents. */
 int cpu_source_extents(interp *st, const ir_node *xs, int64_t *ext);

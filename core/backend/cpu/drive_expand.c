@@ -42,7 +42,7 @@ int cpu_drive_expand(pool *pl, const cpu_node *kn, interp *st,
     if (r <= 0)
         return r;
     /* a failed allocation is the interpreter's to report too */
-    int64_t *off = malloc((size_t)(ext[0] + 1) * sizeof *off);
+    int64_t *off = cpu_alloc_offsets(ext[0]);
     void *parts[1] = {off};
     if (!off)
         return -1;

@@ -122,7 +122,7 @@ static int combine_source(pool *pl, cpu_launch *l, interp *st,
         return 1;
     }
     /* a failed allocation is the interpreter's to report too */
-    int64_t *off = malloc((size_t)(n + 1) * sizeof *off);
+    int64_t *off = cpu_alloc_offsets(n);
     void *parts[1] = {off};
     if (!off)
         return -1;

@@ -10,6 +10,7 @@
 
 #include "core/ir/scan_kind.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,6 +129,8 @@ int cpu_drive_scan(pool *pl, const cpu_node *kn, interp *st,
         return ok; /* -1: an empty scanl1 row, the interpreter names it */
     int64_t inner = src.inner, rows = src.rows;
     int oom = 0;
+    if (form == IR_SCAN_FULL && inner == INT64_MAX)
+        return -1; /* n + 1 outputs per row: the interpreter refuses them */
     ok = cpu_scan_begin(&s, st, kn, n, &src, inner + (form == IR_SCAN_FULL),
                         1, 0);
     if (ok > 0 && rows > 0) {

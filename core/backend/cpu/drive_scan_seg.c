@@ -10,6 +10,7 @@
 
 #include "core/ir/scan_kind.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,13 @@ int cpu_drive_scan_seg(pool *pl, const cpu_node *kn, interp *st,
         return ok; /* -1: a refused descriptor, the interpreter names it */
     int64_t k = src.k, *off = src.off;
     int full = ir_scan_form_of(scan->u.scan.kind) == IR_SCAN_FULL;
+    /* a result row beyond int64 (S elements and k seeds), or more (row,
+     * segment) pairs than int64 counts: the interpreter refuses them */
+    if (off[k] > INT64_MAX - (full ? k : 0) ||
+        (src.rows > 0 && k >= INT64_MAX / src.rows)) {
+        pool_scratch_done(pl, off);
+        return -1;
+    }
     ok = cpu_scan_begin(&s, st, kn, n, &src, off[k] + (full ? k : 0), k, 1);
     if (ok > 0) {
         cpu_bind_segments(&s.l, kn->k.n_arrays, off, k);

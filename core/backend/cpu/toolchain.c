@@ -6,7 +6,6 @@
 #include "core/backend/cpu/toolchain.h"
 
 #include "core/base/hash.h"
-#include "core/codegen/skeletons.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -16,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -80,12 +80,14 @@ static int spawn_logged(const char *const *argv, const char *log, int *status)
 static int spawn_compiler(const cpu_toolchain *tc, const char *src,
                           const char *so, const char *log, int *status)
 {
-    const char *argv[CPU_MAX_WORDS + N_CFLAGS + 7];
+    const char *argv[CPU_MAX_WORDS + N_CFLAGS + 8];
     int n = 0;
     for (int i = 0; i < tc->n_words; i++)
         argv[n++] = tc->argv[i];
     for (int i = 0; i < N_CFLAGS; i++)
         argv[n++] = cflags[i];
+    if (tc->extra)
+        argv[n++] = tc->extra;
     if (tc->native)
         argv[n++] = NATIVE_FLAG;
     argv[n++] = "-o";
@@ -108,9 +110,11 @@ static int spawn_compiler(const cpu_toolchain *tc, const char *src,
  * shared by different machines holds one object per target.
  * ACC_CPU_NATIVE=0 builds portable objects instead. */
 
-/* The digest of `words -march=native -E -dM -x c /dev/null`, or 0 when
- * the compiler does not accept -march=native. */
-static uint64_t native_target_digest(char *const *words, int n_words)
+/* The digest of `words [-march=native] -E -dM -x c /dev/null` (the
+ * compiler's predefined macros: its version, and with the flag the target's
+ * instruction-set extensions), or 0 when the compiler does not run or does
+ * not accept the flag. */
+static uint64_t macros_digest(char *const *words, int n_words, int native)
 {
     const char *argv[CPU_MAX_WORDS + 8];
     const char *tmp = getenv("TMPDIR");
@@ -125,7 +129,7 @@ static uint64_t native_target_digest(char *const *words, int n_words)
     for (int i = 0; i < n_words; i++)
         argv[n++] = words[i];
     const char *query[] = {NATIVE_FLAG, "-E", "-dM", "-x", "c", "/dev/null"};
-    for (size_t i = 0; i < sizeof query / sizeof *query; i++)
+    for (size_t i = native ? 0 : 1; i < sizeof query / sizeof *query; i++)
         argv[n++] = query[i];
     argv[n] = NULL;
     uint64_t h = 0;
@@ -147,6 +151,7 @@ static uint64_t native_target_digest(char *const *words, int n_words)
 
 typedef struct target_memo {
     char line[512];
+    int native;
     uint64_t digest;
     struct target_memo *next;
 } target_memo;
@@ -154,19 +159,17 @@ typedef struct target_memo {
 static pthread_mutex_t target_lock = PTHREAD_MUTEX_INITIALIZER;
 static target_memo *targets;
 
-/* native_target_digest, asked once per process and compiler command. */
-static uint64_t native_target(const cpu_toolchain *tc, const char *line)
+/* macros_digest, asked once per process, compiler command and flag. */
+static uint64_t macros(const cpu_toolchain *tc, int native)
 {
-    const char *env = getenv("ACC_CPU_NATIVE");
-    if (env && strcmp(env, "0") == 0)
-        return 0;
     pthread_mutex_lock(&target_lock);
     target_memo *m = targets;
-    while (m && strcmp(m->line, line) != 0)
+    while (m && (strcmp(m->line, tc->line_copy) != 0 || m->native != native))
         m = m->next;
     if (!m && (m = calloc(1, sizeof *m)) != NULL) {
-        snprintf(m->line, sizeof m->line, "%s", line);
-        m->digest = native_target_digest(tc->argv, tc->n_words);
+        snprintf(m->line, sizeof m->line, "%s", tc->line_copy);
+        m->native = native;
+        m->digest = macros_digest(tc->argv, tc->n_words, native);
         m->next = targets;
         targets = m;
     }
@@ -175,12 +178,64 @@ static uint64_t native_target(const cpu_toolchain *tc, const char *line)
     return d;
 }
 
+/* The target digest when -march=native is wanted and accepted, else 0. */
+static uint64_t native_target(const cpu_toolchain *tc, int want)
+{
+    const char *env = getenv("ACC_CPU_NATIVE");
+    if (!want || (env && strcmp(env, "0") == 0))
+        return 0;
+    return macros(tc, 1);
+}
+
+/* A file's identity: where PATH finds `word` (or `word` itself when it
+ * names a path), its size and modification time. */
+void cpu_word_identity(const char *word, strbuf *b)
+{
+    char path[4096];
+    struct stat st;
+    int found = 0;
+    if (strchr(word, '/')) {
+        snprintf(path, sizeof path, "%s", word);
+        found = stat(path, &st) == 0;
+    }
+    for (const char *dirs = strchr(word, '/') ? NULL : getenv("PATH");
+         dirs && !found;) {
+        size_t n = strcspn(dirs, ":");
+        snprintf(path, sizeof path, "%.*s/%s", (int)n, n ? dirs : ".", word);
+        found = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+        dirs = dirs[n] ? dirs + n + 1 : NULL;
+    }
+    if (found)
+        sb_printf(b, "%s:%lld:%lld ", path, (long long)st.st_size,
+                  (long long)st.st_mtime);
+    else
+        sb_printf(b, "%s:? ", word);
+}
+
+int cpu_toolchain_identity(const cpu_toolchain *tc, strbuf *b)
+{
+    uint64_t d = macros(tc, tc->native);
+    for (int i = 0; i < tc->n_words; i++)
+        cpu_word_identity(tc->argv[i], b);
+    sb_printf(b, "macros %016llx", (unsigned long long)d);
+    return d != 0;
+}
+
 int cpu_toolchain_init(cpu_toolchain *tc)
 {
+    return cpu_toolchain_make(tc, NULL, 1, NULL);
+}
+
+int cpu_toolchain_make(cpu_toolchain *tc, const char *command, int native,
+                       const char *extra)
+{
     memset(tc, 0, sizeof *tc);
-    const char *line = compiler_line();
-    if (!(tc->line = strdup(line)))
+    const char *line = command ? command : compiler_line();
+    if (!(tc->line = strdup(line)) || !(tc->line_copy = strdup(line))) {
+        cpu_toolchain_free(tc);
         return 0;
+    }
+    tc->extra = extra;
     char *save = NULL;
     for (char *w = strtok_r(tc->line, " \t", &save);
          w && tc->n_words < CPU_MAX_WORDS; w = strtok_r(NULL, " \t", &save))
@@ -196,7 +251,10 @@ int cpu_toolchain_init(cpu_toolchain *tc)
     for (int i = 0; i < N_CFLAGS; i++)
         at += (size_t)snprintf(tc->desc + at, sizeof tc->desc - at, "%s ",
                                cflags[i]) % (sizeof tc->desc - at);
-    uint64_t target = native_target(tc, line);
+    if (extra)
+        at += (size_t)snprintf(tc->desc + at, sizeof tc->desc - at, "%s ",
+                               extra) % (sizeof tc->desc - at);
+    uint64_t target = native_target(tc, native);
     tc->native = target != 0;
     if (tc->native)
         at += (size_t)snprintf(tc->desc + at, sizeof tc->desc - at,
@@ -211,6 +269,7 @@ int cpu_toolchain_init(cpu_toolchain *tc)
 void cpu_toolchain_free(cpu_toolchain *tc)
 {
     free(tc->line);
+    free(tc->line_copy);
     memset(tc, 0, sizeof *tc);
 }
 
@@ -247,91 +306,5 @@ int cpu_compile(const cpu_toolchain *tc, const char *src, const char *so,
                  out);
     }
     unlink(log);
-    return ok;
-}
-
-/* ---- the probe ---------------------------------------------------------------- */
-
-static const char probe_source[] =
-    "\nACC_EXPORT int accel_probe(int x);\n"
-    "ACC_EXPORT int accel_probe(int x) { return acc_add_i32(x, 1); }\n";
-
-static int write_file(const char *path, const char *a, const char *b)
-{
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return 0;
-    int ok = fputs(a, f) >= 0 && fputs(b, f) >= 0;
-    return fclose(f) == 0 && ok;
-}
-
-/* Loads the probe and calls it. */
-static int load_probe(const char *so, char *why, size_t why_len)
-{
-    void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        snprintf(why, why_len, "the compiled probe does not load: %s",
-                 dlerror());
-        return 0;
-    }
-    int (*fn)(int) = NULL;
-    void *sym = dlsym(h, "accel_probe");
-    memcpy(&fn, &sym, sizeof fn);
-    int ok = fn && fn(41) == 42;
-    if (!ok)
-        snprintf(why, why_len, "the compiled probe does not run correctly");
-    dlclose(h);
-    return ok;
-}
-
-static int run_probe(const cpu_toolchain *tc, char *why, size_t why_len)
-{
-    const char *tmp = getenv("TMPDIR");
-    char dir[1024], src[1100], so[1100];
-    snprintf(dir, sizeof dir, "%s/accel-probe-XXXXXX",
-             tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
-        snprintf(why, why_len, "cannot create a folder in %s to probe the C "
-                 "compiler: %s", tmp && *tmp ? tmp : "/tmp", strerror(errno));
-        return 0;
-    }
-    snprintf(src, sizeof src, "%s/probe.c", dir);
-    snprintf(so, sizeof so, "%s/probe.so", dir);
-    int ok = write_file(src, cg_skeleton("cpu/prelude.h.in"), probe_source);
-    if (!ok)
-        snprintf(why, why_len, "cannot write %.400s", src);
-    ok = ok && cpu_compile(tc, src, so, why, why_len);
-    ok = ok && load_probe(so, why, why_len);
-    unlink(src);
-    unlink(so);
-    rmdir(dir);
-    return ok;
-}
-
-typedef struct probe_memo {
-    char desc[640];
-    int ok;
-    char why[512];
-    struct probe_memo *next;
-} probe_memo;
-
-static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
-static probe_memo *probes;
-
-int cpu_toolchain_probe(const cpu_toolchain *tc, char *why, size_t why_len)
-{
-    pthread_mutex_lock(&probe_lock);
-    probe_memo *m = probes;
-    while (m && strcmp(m->desc, tc->desc) != 0)
-        m = m->next;
-    if (!m && (m = calloc(1, sizeof *m)) != NULL) {
-        snprintf(m->desc, sizeof m->desc, "%s", tc->desc);
-        m->ok = run_probe(tc, m->why, sizeof m->why);
-        m->next = probes;
-        probes = m;
-    }
-    int ok = m && m->ok;
-    snprintf(why, why_len, "%s", m ? m->why : "out of host memory");
-    pthread_mutex_unlock(&probe_lock);
     return ok;
 }

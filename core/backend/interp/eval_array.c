@@ -11,8 +11,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Reads a shape term into extents; checks that none is negative. */
-static int eval_extents(interp *st, const ir_node *shape, const char *op,
+int interp_check_size(interp *st, const char *op, int32_t rank,
+                      const int64_t *extents)
+{
+    char sh[160];
+    if (rt_shape_size(rank, extents) >= 0)
+        return 1;
+    diag_fail(st->d, ACC_ERR_SHAPE, "%s: the shape %s is too large: the "
+              "product of its extents is beyond int64 (%lld)", op,
+              rt_format_shape(rank, extents, sh, sizeof sh),
+              (long long)INT64_MAX);
+    return 0;
+}
+
+int interp_eval_extents(interp *st, const ir_node *shape, const char *op,
                         int64_t *extents)
 {
     const ir_value *v = interp_eval(st, shape);
@@ -27,7 +39,7 @@ static int eval_extents(interp *st, const ir_node *shape, const char *op,
             return 0;
         }
     }
-    return 1;
+    return interp_check_size(st, op, shape->type->rank, extents);
 }
 
 /* An index as a value of shape type, for passing to a function. */
@@ -49,7 +61,7 @@ static rt_array *eval_generate(interp *st, const ir_node *n)
     int64_t ext[ACC_MAX_RANK], ix[ACC_MAX_RANK];
     ir_value ixv[ACC_MAX_RANK];
     const ir_node *f = n->args[1];
-    if (!eval_extents(st, n->args[0], ir_origin_name(n), ext))
+    if (!interp_eval_extents(st, n->args[0], ir_origin_name(n), ext))
         return NULL;
     rt_array *r = new_result(st, n, ext);
     for (int64_t k = 0; r && k < r->size; k++) {
@@ -120,7 +132,7 @@ static rt_array *eval_backpermute(interp *st, const ir_node *n)
     ir_value ixv[ACC_MAX_RANK], elem[ACC_MAX_COMPONENTS];
     const ir_node *p = n->args[1];
     rt_array *xs = interp_array_of(st, n->args[2]);
-    if (!xs || !eval_extents(st, n->args[0], "backpermute", ext))
+    if (!xs || !interp_eval_extents(st, n->args[0], "backpermute", ext))
         return NULL;
     rt_array *r = new_result(st, n, ext);
     for (int64_t k = 0; r && k < r->size; k++) {
@@ -156,7 +168,7 @@ static rt_array *eval_reshape(interp *st, const ir_node *n)
     char from[160], to[160];
     int64_t ext[ACC_MAX_RANK];
     rt_array *xs = interp_array_of(st, n->args[1]);
-    if (!xs || !eval_extents(st, n->args[0], "reshape", ext))
+    if (!xs || !interp_eval_extents(st, n->args[0], "reshape", ext))
         return NULL;
     int32_t rank = n->type->rank;
     if (rt_shape_size(rank, ext) != xs->size) {

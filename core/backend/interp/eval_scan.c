@@ -23,7 +23,7 @@ typedef struct scan_job {
     const char *op;
     const rt_array *xs;
     rt_array *out, *totals;
-    int left;
+    int left, seeded, segmented;
     ir_scan_form form;
     size_t k; /* leaves of the element type */
     ir_value z[ACC_MAX_COMPONENTS];
@@ -156,19 +156,72 @@ static int alloc_results(scan_job *j, const ir_node *n, int64_t out_len,
     return out[1] != NULL;
 }
 
-static int run_scan(scan_job *j, const ir_node *n, const rt_array *seg,
-                    rt_array **out)
+/* The extents of the scanned array: an embedded producer's (generate)
+ * from its shape alone, so that a result too large is refused before the
+ * producer is computed; any other array's once it is evaluated. */
+static int source_extents(interp *st, const ir_node *xs, const char *op,
+                          int64_t *ext)
 {
-    int32_t outer = j->xs->rank - 1;
-    int64_t inner = j->xs->extents[outer], k = 1, plain[2] = {0, inner};
-    int64_t rows = rt_shape_size(outer, j->xs->extents);
+    if (xs->op == IR_GENERATE)
+        return interp_eval_extents(st, xs->args[0], op, ext);
+    rt_array *a = interp_array_raw(st, xs);
+    if (a)
+        memcpy(ext, a->extents, sizeof a->extents);
+    return a != NULL;
+}
+
+/* The length of a result row: the elements of its k segments, plus one
+ * seed per segment for scanl/scanr; -1 after ACC_ERR_SHAPE when that, or
+ * (segmented) the number of (row, segment) pairs, is beyond int64. */
+static int64_t result_length(scan_job *j, const int64_t *off, int64_t k,
+                             int64_t rows)
+{
+    int64_t seeds = j->form == IR_SCAN_FULL ? k : 0;
+    if (off[k] > INT64_MAX - seeds) {
+        diag_fail(j->st->d, ACC_ERR_SHAPE, "%s: a result row would hold "
+                  "%lld elements and %lld seed%s: more than %lld", j->op,
+                  (long long)off[k], (long long)seeds, seeds == 1 ? "" : "s",
+                  (long long)INT64_MAX);
+        return -1;
+    }
+    if (j->segmented && rows > 0 && k >= INT64_MAX / rows) {
+        diag_fail(j->st->d, ACC_ERR_SHAPE, "%s: %lld rows of %lld segments "
+                  "each: more segments than int64 counts", j->op,
+                  (long long)rows, (long long)k);
+        return -1;
+    }
+    return off[k] + seeds;
+}
+
+/* Sizes first (the source's extents, the segments, the result's length:
+ * checked before anything is computed from them), then the source, the
+ * seed, the results. */
+static int run_scan(scan_job *j, const ir_node *n, const ir_node *xs_node,
+                    const ir_node *seg_node, rt_array **out)
+{
+    int64_t ext[ACC_MAX_RANK], k = 1;
+    int32_t outer = xs_node->type->rank - 1;
+    if (!source_extents(j->st, xs_node, j->op, ext))
+        return 0;
+    int64_t inner = ext[outer], plain[2] = {0, inner};
+    int64_t rows = rt_shape_size(outer, ext);
+    rt_array *seg = seg_node ? interp_array_of(j->st, seg_node) : NULL;
+    if (seg_node && !seg)
+        return 0;
     int64_t *off = seg ? interp_read_segments(j->st, j->op, seg, 0, inner, &k)
                        : plain;
-    if (!off || (!seg && !check_nonempty(j, inner, rows)))
+    if (!off)
         return 0;
-    int64_t out_len = off[k] + (j->form == IR_SCAN_FULL ? k : 0);
-    int ok = alloc_results(j, n, out_len, k, out) &&
-             scan_rows(j, off, k, out_len, rows);
+    int64_t out_len = result_length(j, off, k, rows);
+    int ok = out_len >= 0 && (j->xs = interp_array_of(j->st, xs_node)) &&
+             (seg || check_nonempty(j, inner, rows));
+    if (ok && j->seeded) {
+        const ir_value *z = interp_eval(j->st, n->args[1]);
+        if ((ok = z != NULL))
+            memcpy(j->z, z, j->k * sizeof *j->z);
+    }
+    ok = ok && alloc_results(j, n, out_len, k, out) &&
+         scan_rows(j, off, k, out_len, rows);
     if (seg)
         free(off);
     return ok;
@@ -181,19 +234,9 @@ int interp_eval_scan(interp *st, const ir_node *n, rt_array **out)
     uint32_t at = ir_scan_seeded(kind) ? 2 : 1;
     scan_job j = {.st = st, .f = n->args[0],
                   .op = ir_scan_name(kind, segmented),
-                  .left = ir_scan_left(kind), .form = ir_scan_form_of(kind)};
-    rt_array *xs = interp_array_of(st, n->args[at]);
-    rt_array *seg = xs && segmented ? interp_array_of(st, n->args[at + 1])
-                                    : NULL;
-    if (!xs || (segmented && !seg))
-        return 0;
-    j.xs = xs;
-    j.k = xs->elem->n_leaves;
-    if (at == 2) {
-        const ir_value *z = interp_eval(st, n->args[1]);
-        if (!z)
-            return 0;
-        memcpy(j.z, z, j.k * sizeof *j.z);
-    }
-    return run_scan(&j, n, seg, out);
+                  .left = ir_scan_left(kind), .form = ir_scan_form_of(kind),
+                  .seeded = at == 2, .segmented = segmented,
+                  .k = n->args[at]->type->elem->n_leaves};
+    return run_scan(&j, n, n->args[at], segmented ? n->args[at + 1] : NULL,
+                    out);
 }

@@ -32,6 +32,13 @@ static int64_t mirror_coord(int64_t i, int64_t n)
 {
     if (n == 1)
         return 0;
+    /* one reflection (2n - 2 - i written so that it cannot overflow: n may
+     * be near 2^63 in stencil2); the period only serves windows that reach
+     * further than that, past extents below 5 */
+    if (i < 0 && i > -n)
+        return -i;
+    if (i >= n && i - n < n - 1)
+        return n - 2 - (i - n);
     int64_t period = 2 * n - 2, m = i % period;
     if (m < 0)
         m += period;

@@ -69,6 +69,8 @@ rt_array *interp_eval_replicate(interp *st, const ir_node *n)
             return NULL;
         }
     }
+    if (!interp_check_size(st, "replicate", n->type->rank, ext))
+        return NULL;
     return copy_indexed(st, n, xs, ext, from, NULL);
 }
 

@@ -75,6 +75,17 @@ rt_array *interp_array_of(interp *st, const ir_node *n);
  * backend's hook that moves it where its kernel needs it. */
 rt_array *interp_array_raw(interp *st, const ir_node *n);
 
+/* Extents are checked before anything is computed from them (an extent
+ * near 2^63 must not overflow what is computed from it): a negative
+ * extent, or extents whose product is beyond int64, is ACC_ERR_SHAPE
+ * naming op.  interp_eval_extents reads a shape term into extents and
+ * checks both; interp_check_size checks the product.  0 after the
+ * error. */
+int interp_eval_extents(interp *st, const ir_node *shape, const char *op,
+                        int64_t *extents);
+int interp_check_size(interp *st, const char *op, int32_t rank,
+                      const int64_t *extents);
+
 /* Structural operations, segmented reductions and scans (eval_struct.c,
  * eval_segments.c, eval_scan.c).  Reduces linear positions [lo, hi) of xs
  * (hi > lo) into acc as a balanced tree of applications of f that keeps
