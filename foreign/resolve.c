@@ -15,7 +15,8 @@ enum { MAX_ARRAYS = 64, REASON_MAX = 512 };
 
 typedef struct resolver {
     ir_program *p;
-    acc_context *ctx;
+    reg_registry *reg;
+    acc_backend backend;
     uint8_t *seen;
     diag *d;
 } resolver;
@@ -174,8 +175,8 @@ static void describe(char *out, const ir_node *n, const reg_impl *e,
 static int resolve_node(resolver *r, ir_node *n)
 {
     char why[REASON_MAX] = "", text[REASON_MAX];
-    acc_backend backend = r->ctx->backend;
-    reg_registry *reg = r->ctx->foreign;
+    acc_backend backend = r->backend;
+    reg_registry *reg = r->reg;
     const reg_impl *e = NULL;
     query_store s;
     pthread_mutex_lock(&reg->lock);
@@ -214,9 +215,11 @@ static int walk(resolver *r, ir_node *n)
     return 1;
 }
 
-acc_status reg_resolve_program(ir_program *p, acc_context *ctx, diag *d)
+acc_status reg_resolve_program(ir_program *p, reg_registry *reg,
+                               acc_backend backend, diag *d)
 {
-    resolver r = {p, ctx, calloc(p->n_nodes ? p->n_nodes : 1, 1), d};
+    resolver r = {p, reg, backend, calloc(p->n_nodes ? p->n_nodes : 1, 1),
+                  d};
     if (!r.seen || !walk(&r, p->root))
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "compile: out of host memory "
                   "while resolving foreign nodes");

@@ -5,7 +5,7 @@
 #ifndef ACC_ABI_CONTEXT_H
 #define ACC_ABI_CONTEXT_H
 
-#include "abi/src/handles.h"
+#include "core/base/handles.h"
 #include "core/ir/types.h"
 
 enum { BACKEND_COUNT = 4 };

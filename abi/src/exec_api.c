@@ -7,7 +7,7 @@
  * first failure for acc_exec_wait.  acc_exec_cancel sets the handle's
  * cancel flag, which the run's check points read (core/base/stop.h).
  */
-#include "core/exec/program.h"
+#include "abi/src/program.h"
 
 #include "core/backend/cuda/cuda_backend.h"
 
@@ -141,7 +141,7 @@ acc_status acc_run_exec(acc_exec *x, acc_program *p, size_t n_inputs,
         diag_fail(&d, ACC_ERR_INVALID_ARGUMENT, "acc_run_exec: the program "
                   "belongs to another context than the execution handle");
     else
-        exec_run(p, x, n_inputs, inputs, n_outputs, outputs, &d);
+        program_run(p, x, n_inputs, inputs, n_outputs, outputs, &d);
     /* a cancel is for the run in progress, or the next: this one is over */
     atomic_store(&x->cancel, 0);
     if (diag_ok(&d))

@@ -1,6 +1,6 @@
 /* plan_api.c — acc_program_plan, acc_program_explain, acc_program_last_run
  * and acc_free. */
-#include "core/exec/program.h"
+#include "abi/src/program.h"
 
 #include "core/backend/cpu/cpu_backend.h"
 #include "core/backend/cuda/cuda_backend.h"
@@ -29,9 +29,9 @@ acc_status acc_program_plan(const acc_program *p, acc_plan_summary *out)
     if (!out || out->struct_size < sizeof(size_t))
         return api_fail((error_slot *)&p->error, ACC_ERR_INVALID_ARGUMENT,
                         "%s: out is NULL or its struct_size is not set", fn);
-    acc_plan_summary s = {sizeof s, p->backend, p->plan.kernels,
-                          p->plan.intermediates, p->plan.foreign_calls,
-                          p->plan.duplicated};
+    acc_plan_summary s = {sizeof s, p->c.backend, p->c.plan.kernels,
+                          p->c.plan.intermediates, p->c.plan.foreign_calls,
+                          p->c.plan.duplicated};
     copy_versioned(out, out->struct_size, &s, sizeof s);
     return ACC_OK;
 }
@@ -47,9 +47,9 @@ acc_status acc_program_explain(const acc_program *p, int json, char **text)
         return api_fail((error_slot *)&p->error, ACC_ERR_INVALID_ARGUMENT,
                         "%s: text is NULL", fn);
     strbuf b = {0};
-    plan_describe(&b, &p->plan, p->backend, json);
-    cpu_program_describe(&b, p->cpu, json);
-    cuda_program_describe(&b, p->cuda, json);
+    plan_describe(&b, &p->c.plan, p->c.backend, json);
+    cpu_program_describe(&b, p->c.cpu, json);
+    cuda_program_describe(&b, p->c.cuda, json);
     if (b.failed || !b.text) {
         sb_free(&b);
         return api_fail((error_slot *)&p->error, ACC_ERR_OUT_OF_HOST_MEMORY,

@@ -7,15 +7,14 @@
  * core/base/stop.h) goes to the interpreter and the backend's hook,
  * whose check points read it.
  */
-#include "core/exec/program.h"
+#include "core/exec/exec.h"
 
 #include "core/backend/cpu/cpu_backend.h"
 #include "core/backend/cuda/cuda_backend.h"
+#include "core/backend/destinations.h"
 #include "core/backend/interp/interp.h"
-#include "core/exec/destinations.h"
-#include "core/exec/rt_array.h"
+#include "core/backend/rt_array.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +22,7 @@
 #define ARRAY_V1_SIZE sizeof(acc_array)
 
 /* Host memory anywhere; device memory for CUDA programs, on their device. */
-static acc_status check_memory(const acc_program *p, const acc_array *a,
+static acc_status check_memory(const compiled *p, const acc_array *a,
                                const char *what, size_t i, diag *d)
 {
     if (a->memory == ACC_MEMORY_HOST)
@@ -35,14 +34,14 @@ static acc_status check_memory(const acc_program *p, const acc_array *a,
         return diag_fail(d, ACC_ERR_UNSUPPORTED, "%s %zu: the array is in "
                          "device memory, but this program runs on the host "
                          "(backend %s)", what, i, acc_backend_name(p->backend));
-    if (a->device != p->ctx->cuda_device)
+    if (a->device != p->device)
         return diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "%s %zu is on CUDA "
                          "device %d, the context runs on device %d", what, i,
-                         (int)a->device, (int)p->ctx->cuda_device);
+                         (int)a->device, (int)p->device);
     return ACC_OK;
 }
 
-static acc_status check_descriptor(const acc_program *p, const acc_array *a,
+static acc_status check_descriptor(const compiled *p, const acc_array *a,
                                    const char *what, size_t i, diag *d)
 {
     if (a->struct_size < ARRAY_V1_SIZE)
@@ -63,7 +62,7 @@ static acc_status check_descriptor(const acc_program *p, const acc_array *a,
     return check_memory(p, a, what, i, d);
 }
 
-static acc_status check_input(const acc_program *p, const ir_node *param,
+static acc_status check_input(const compiled *p, const ir_node *param,
                               const acc_array *a, size_t i, diag *d)
 {
     char want[128], got[128];
@@ -92,7 +91,7 @@ static acc_status check_input(const acc_program *p, const ir_node *param,
     return ACC_OK;
 }
 
-static acc_status check_arguments(const acc_program *p, size_t n_inputs,
+static acc_status check_arguments(const compiled *p, size_t n_inputs,
                                   const acc_array *inputs, size_t n_outputs,
                                   const acc_array *outputs, diag *d)
 {
@@ -224,9 +223,10 @@ static acc_status deliver(struct cuda_run *run, size_t n, acc_array *outputs,
     return d->status;
 }
 
-/* Output bytes are the part of the allocation that is not intermediate. */
-static void record_run(acc_program *p, const interp_stats *stats,
-                       rt_array *const *results, size_t n, double seconds)
+/* The run's statistics; output bytes are the part of the allocation that
+ * is not intermediate. */
+static void run_stats(const interp_stats *stats, rt_array *const *results,
+                      size_t n, double seconds, acc_run_stats *out)
 {
     uint64_t output_bytes = 0;
     for (size_t i = 0; i < n; i++)
@@ -238,32 +238,23 @@ static void record_run(acc_program *p, const interp_stats *stats,
                        stats->bytes > output_bytes ? stats->bytes - output_bytes
                                                    : 0,
                        seconds};
-    pthread_mutex_lock(&p->stats_lock);
-    p->last_run = r;
-    pthread_mutex_unlock(&p->stats_lock);
+    *out = r;
 }
 
 /* The interpreter hook of the program's backend for this run. */
-static const interp_hook *hook_of(const acc_program *p, struct cuda_run *run)
+static const interp_hook *hook_of(const compiled *p, struct cuda_run *run)
 {
     return run ? cuda_run_hook(run) : cpu_program_hook(p->cpu);
 }
 
-/* The run's deadline in seconds (0: none): the handle's, else the
- * context's; INFINITY on the handle means none. */
-static double deadline_of(const acc_program *p, const acc_exec *x)
-{
-    double s = x && x->deadline > 0 ? x->deadline : p->ctx->run_deadline;
-    return s > 0 && s < HUGE_VAL ? s : 0;
-}
-
-acc_status exec_run(acc_program *p, acc_exec *x, size_t n_inputs,
-                    const acc_array *inputs, size_t n_outputs,
-                    acc_array *outputs, diag *d)
+acc_status exec_run(const compiled *p, const exec_call *call,
+                    size_t n_inputs, const acc_array *inputs,
+                    size_t n_outputs, acc_array *outputs,
+                    acc_run_stats *run_stats_out, diag *d)
 {
     double start = stop_now();
     run_stop stop;
-    stop_init(&stop, x ? &x->cancel : NULL, start, deadline_of(p, x));
+    stop_init(&stop, call->cancel, start, call->deadline);
     interp_stats stats = {0, 0};
     rt_array *in[256], **in_heap = NULL, **results = NULL;
     exec_dests *dests = NULL;
@@ -290,14 +281,16 @@ acc_status exec_run(acc_program *p, acc_exec *x, size_t n_inputs,
                                            : ACC_MEMORY_HOST,
                            n_inputs, inputs, n_outputs, outputs, &dests, d))
         goto out;
-    if (p->cuda && !(run = cuda_run_begin(p->cuda, x ? x->cuda : NULL, ins,
+    if (p->cuda && !(run = cuda_run_begin(p->cuda, call->queue, ins,
                                           n_inputs, dests, &stop, d)))
         goto out;
     if (interp_run_hooked(&p->ir, hook_of(p, run), ins, dests, &stop, results,
                           &stats, d) != ACC_OK)
         goto out;
     produced = n_outputs;
-    record_run(p, &stats, results, n_outputs, stop_now() - start);
+    if (run_stats_out)
+        run_stats(&stats, results, n_outputs, stop_now() - start,
+                  run_stats_out);
     delivered = deliver(run, n_outputs, outputs, results, d) == ACC_OK;
 out:
     /* every array of the run is released before the run ends */

@@ -11,6 +11,7 @@
  * builder error: the graph may hold inputs of a half-elaborated program),
  * on the context for acc_compile_text, and on the calling thread.
  */
+#include "abi/src/context.h"
 #include "core/ir/graph.h"
 #include "core/text/text_elab.h"
 

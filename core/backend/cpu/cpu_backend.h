@@ -13,12 +13,12 @@
 #ifndef ACC_CORE_BACKEND_CPU_CPU_BACKEND_H
 #define ACC_CORE_BACKEND_CPU_CPU_BACKEND_H
 
-#include "core/backend/cpu/pool.h"
+#include "core/backend/host/pool.h"
 #include "core/backend/cpu/toolchain.h"
 #include "core/backend/interp/interp.h"
 #include "core/base/strbuf.h"
-#include "core/cache/kernel_cache.h"
-#include "core/exec/plan.h"
+#include "core/backend/cpu/kernel_cache.h"
+#include "core/schedule/plan.h"
 
 typedef struct cpu_backend {
     cpu_toolchain tc;

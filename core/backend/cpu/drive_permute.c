@@ -112,7 +112,7 @@ static int combine_source(pool *pl, cpu_launch *l, interp *st,
 {
     const ir_node *src = expanded ? k->src->args[2] : k->src;
     int64_t ext[ACC_MAX_RANK] = {0}, total = 0;
-    int r = cpu_source_extents(st, src, ext);
+    int r = host_source_extents(st, src, ext);
     int64_t n = r > 0 ? rt_shape_size(src->type->rank, ext) : 0;
     if (r <= 0 || n < 0)
         return n < 0 ? -1 : r;
@@ -122,7 +122,7 @@ static int combine_source(pool *pl, cpu_launch *l, interp *st,
         return 1;
     }
     /* a failed allocation is the interpreter's to report too */
-    int64_t *off = cpu_alloc_offsets(n);
+    int64_t *off = host_alloc_offsets(n);
     void *parts[1] = {off};
     if (!off)
         return -1;
@@ -160,7 +160,7 @@ int cpu_drive_permute(pool *pl, const cpu_node *kn, interp *st,
     int64_t ext[ACC_MAX_RANK] = {0};
     cpu_launch l;
     memset(&l, 0, sizeof l);
-    int r = cpu_source_extents(st, pm->args[1], ext);
+    int r = host_source_extents(st, pm->args[1], ext);
     if (r <= 0)
         return r;
     if (rt_shape_size(pm->type->rank, ext) < 0)

@@ -10,7 +10,7 @@
  * with a loaded kernel is launched by a driver (drive_*.c, one per kernel
  * kind, listed in cuda_program.c's `launchers` table); every other step is
  * evaluated by the interpreter on host copies of its arguments, which
- * rt_host downloads on demand (core/exec/rt_array.h).  docs/CUDA.md
+ * rt_host downloads on demand (core/backend/rt_array.h).  docs/CUDA.md
  * describes the whole design.
  */
 #ifndef ACC_CORE_BACKEND_CUDA_CUDA_BACKEND_H
@@ -18,7 +18,7 @@
 
 #include "core/backend/interp/interp.h"
 #include "core/base/strbuf.h"
-#include "core/exec/plan.h"
+#include "core/schedule/plan.h"
 
 #include <stdint.h>
 
@@ -82,7 +82,7 @@ void cuda_queue_destroy(cuda_queue *q);
  * or one of the context's own when q is NULL), adopts device inputs and
  * keeps the run's destinations (borrowed; the caller's device output
  * buffers that the step producing an output writes directly, see
- * core/exec/destinations.h) and its stop request (NULL: none;
+ * core/backend/destinations.h) and its stop request (NULL: none;
  * core/base/stop.h), checked before every kernel launch (a launched
  * kernel runs to completion).  On failure records on d and returns
  * NULL. */

@@ -13,7 +13,7 @@
 #include "core/backend/interp/interp_state.h"
 #include "core/cache/cache_store.h"
 #include "core/codegen/kernel_cuda.h"
-#include "foreign/resolve.h"
+#include "core/backend/foreign_call.h"
 
 #include <pthread.h>
 
@@ -349,13 +349,13 @@ void cuda_expansion_free(cuda_run *run, cuda_expansion *x);
  * (kn->k.fold), what the host evaluated (extents, offsets, seed), its
  * launch, the results a and, for a primed scan, the totals t (whose
  * leaves follow a's in A.out). */
-struct cpu_source; /* core/backend/cpu/cpu_launch.h: host-side evaluation */
+struct host_source; /* core/backend/host/host_eval.h: host-side evaluation */
 
 typedef struct cuda_scan {
     cuda_run *run;
     const cuda_node *kn;
     const ir_node *scan;
-    const struct cpu_source *src;
+    const struct host_source *src;
     cuda_launch l;
     rt_array *a, *t;
 } cuda_scan;
@@ -367,7 +367,7 @@ typedef struct cuda_scan {
  * error; finish with cuda_scan_finish either way. */
 int cuda_scan_begin(cuda_scan *s, cuda_run *run, const cuda_node *kn,
                     interp *st, const ir_node *n,
-                    const struct cpu_source *src, int64_t out_len,
+                    const struct host_source *src, int64_t out_len,
                     int64_t k);
 /* Whether the results have any element to compute. */
 int cuda_scan_has_results(const cuda_scan *s);

@@ -5,7 +5,7 @@
  */
 #include "core/backend/interp/interp_state.h"
 
-#include "core/exec/plan.h"
+#include "core/schedule/plan.h"
 #include "core/ir/value.h"
 
 #include <stdlib.h>

@@ -7,7 +7,7 @@
  */
 #include "core/backend/interp/interp_state.h"
 
-#include "foreign/resolve.h"
+#include "core/backend/foreign_call.h"
 
 /* The chosen implementation: through the backend's hook when it has one,
  * else on host copies of the arguments. */

@@ -8,8 +8,8 @@
 #define ACC_CORE_BACKEND_INTERP_INTERP_H
 
 #include "core/base/stop.h"
-#include "core/exec/destinations.h"
-#include "core/exec/rt_array.h"
+#include "core/backend/destinations.h"
+#include "core/backend/rt_array.h"
 #include "core/ir/program_ir.h"
 
 /* What one run did, for the program's run statistics. */
@@ -37,7 +37,7 @@ typedef struct interp_hook {
     void *state;
     /* Optional: calls the implementation chosen for foreign node n on its
      * argument arrays, with the backend's memory (device pointers and its
-     * stream on CUDA); returns as reg_call (foreign/resolve.h) does.
+     * stream on CUDA); returns as reg_call (core/backend/foreign_call.h) does.
      * NULL: reg_call on host copies of the arguments. */
     acc_status (*call_foreign)(void *state, struct interp *st,
                                const ir_node *n, rt_array *const *args,
@@ -45,7 +45,7 @@ typedef struct interp_hook {
 } interp_hook;
 
 /* interp_run with a hook (NULL: none), the run's destinations (NULL:
- * none; core/exec/destinations.h), which a hook's kernels may compute
+ * none; core/backend/destinations.h), which a hook's kernels may compute
  * results into (interp_result), and the run's stop request (NULL: none;
  * core/base/stop.h), which the interpreter checks before every step,
  * every awhile iteration and every STOP_EVERY scalar function

@@ -130,7 +130,7 @@ void interp_release_control(interp *st);
 
 /* The array a hook's kernel computes node n's result into: the run's
  * destination for n when it has one of this element type and extents
- * (core/exec/destinations.h), else a new host array (rt_alloc, errors on
+ * (core/backend/destinations.h), else a new host array (rt_alloc, errors on
  * the run's diag). */
 rt_array *interp_result(interp *st, const ir_node *n, const acc_type *elem,
                         int32_t rank, const int64_t *extents, const char *op);

@@ -4,7 +4,7 @@
  * once; different processes race only on rename(), which is atomic, and
  * each compiles in a folder of its own.
  */
-#include "core/cache/kernel_cache.h"
+#include "core/backend/cpu/kernel_cache.h"
 
 #include "core/backend/cpu/kernel_abi.h"
 

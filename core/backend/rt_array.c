@@ -2,7 +2,7 @@
  * rt_array.c — allocation, reference counting and host residency of
  * run-time arrays (see rt_array.h).
  */
-#include "core/exec/rt_array.h"
+#include "core/backend/rt_array.h"
 
 #include <stdio.h>
 #include <stdlib.h>

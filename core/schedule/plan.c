@@ -3,7 +3,7 @@
  * in which each step's inputs are computed before it (dependencies first);
  * the outputs are the arrays the root term evaluates to.
  */
-#include "core/exec/plan.h"
+#include "core/schedule/plan.h"
 
 #include "core/fusion/fusion.h"
 

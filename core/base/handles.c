@@ -2,7 +2,7 @@
  * handles.c — live-handle registry (open addressing on pointer keys) and
  * error reporting shared by every API function.
  */
-#include "abi/src/handles.h"
+#include "core/base/handles.h"
 
 #include <stdarg.h>
 #include <stdint.h>

@@ -4,8 +4,8 @@
  * which arrays are intermediates.  Computed once at compile time from the
  * final IR, so it describes exactly what runs.
  */
-#ifndef ACC_CORE_EXEC_PLAN_H
-#define ACC_CORE_EXEC_PLAN_H
+#ifndef ACC_CORE_SCHEDULE_PLAN_H
+#define ACC_CORE_SCHEDULE_PLAN_H
 
 #include "core/base/strbuf.h"
 #include "core/ir/program_ir.h"

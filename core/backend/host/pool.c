@@ -4,7 +4,7 @@
  * back; the caller waits until every worker has left the job, so a job's
  * argument may live on the caller's stack.
  */
-#include "core/backend/cpu/pool.h"
+#include "core/backend/host/pool.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -12,8 +12,8 @@
  * interp_array_of, the delivery of results) calls rt_host, which
  * allocates host buffers and downloads through the array's dev_ops.
  */
-#ifndef ACC_CORE_EXEC_RT_ARRAY_H
-#define ACC_CORE_EXEC_RT_ARRAY_H
+#ifndef ACC_CORE_BACKEND_RT_ARRAY_H
+#define ACC_CORE_BACKEND_RT_ARRAY_H
 
 #include "core/ir/ir.h"
 

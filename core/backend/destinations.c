@@ -2,7 +2,7 @@
  * destinations.c — the caller's output buffers offered to the steps that
  * compute the outputs (see destinations.h).
  */
-#include "core/exec/destinations.h"
+#include "core/backend/destinations.h"
 
 #include "core/ir/types.h"
 

@@ -1,13 +1,13 @@
 /*
- * call.c — calling the implementation chosen for a foreign node at run
- * time: argument descriptors that borrow the run's arrays, result arrays
- * of the extents result_shape gives, a workspace freed after the call.
- * The memory is the host's (reg_call) or a device backend's
- * (reg_call_with: device pointers, its stream, device scratch).
+ * foreign_call.c — calling the implementation chosen for a foreign node
+ * at run time (see foreign_call.h).  The memory is the host's (reg_call)
+ * or a device backend's (reg_call_with: device pointers, its stream,
+ * device scratch).
  */
+#include "core/backend/foreign_call.h"
+
 #include "foreign/cfunc.h"
 #include "foreign/registry.h"
-#include "foreign/resolve.h"
 
 #include <stdarg.h>
 #include <stdio.h>

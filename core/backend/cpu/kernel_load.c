@@ -3,7 +3,7 @@
  * kernel_load.h).  One process-wide list under one mutex: loads happen at
  * compile time, a handful per program, next to a compiler run.
  */
-#include "core/cache/kernel_load.h"
+#include "core/backend/cpu/kernel_load.h"
 
 #include <dlfcn.h>
 #include <errno.h>
