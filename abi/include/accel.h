@@ -137,10 +137,16 @@ typedef struct acc_context_options {
      * check point past it stops with ACC_ERR_TIMEOUT (see "Execution
      * handles").  Negative or NaN: ACC_ERR_INVALID_ARGUMENT. */
     double run_deadline_seconds;
+    /* 1: acc_compile fails (ACC_ERR_UNSUPPORTED, naming the step and why)
+     * when the backend cannot compile a step of the program, instead of
+     * scheduling that step on the reference interpreter (which the plan
+     * shows, with the reason).  0 (the default): such steps are
+     * interpreted.  Other values: ACC_ERR_INVALID_ARGUMENT. */
+    int32_t strict;
 } acc_context_options;
 
 /* Fills *options with the defaults (AUTO, 0 threads, NULL cache dir,
- * CUDA device 0, no run deadline) and sets struct_size. */
+ * CUDA device 0, no run deadline, not strict) and sets struct_size. */
 ACC_API void acc_context_options_init(acc_context_options *options);
 
 /* Creates a context.  `options` may be NULL for the defaults.  Asking for a

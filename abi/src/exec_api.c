@@ -9,8 +9,6 @@
  */
 #include "abi/src/program.h"
 
-#include "core/backend/cuda/cuda_backend.h"
-
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +51,8 @@ static acc_status check_exec_options(const acc_exec_options *o,
 
 static void exec_free(acc_exec *x)
 {
-    cuda_queue_destroy(x->cuda);
+    if (x->queue)
+        x->ctx->be->ops->queue_destroy(x->queue);
     error_slot_destroy(&x->error);
     pthread_mutex_destroy(&x->lock);
     ctx_release(x->ctx);
@@ -92,8 +91,9 @@ acc_status acc_exec_create(acc_context *ctx, const acc_exec_options *options,
     pthread_mutex_init(&x->lock, NULL);
     diag_clear(&x->pending);
     ctx_retain(ctx);
-    if ((ctx->cuda && !(x->cuda = cuda_queue_create(ctx->cuda, x->stream,
-                                                    x->async))) ||
+    const backend_ops *ops = ctx->be->ops;
+    if ((ops->queue_create &&
+         !(x->queue = ops->queue_create(ctx->be, x->stream, x->async))) ||
         !handle_register(x, HANDLE_EXEC)) {
         exec_free(x);
         return api_fail(&ctx->error, ACC_ERR_OUT_OF_HOST_MEMORY,
@@ -165,8 +165,8 @@ acc_status acc_exec_wait(acc_exec *x)
     diag_clear(&d);
     if (!handle_is_live(x, HANDLE_EXEC))
         return api_bad_handle(x, HANDLE_EXEC, "acc_exec_wait");
-    if (x->cuda)
-        cuda_queue_wait(x->cuda, &d);
+    if (x->queue)
+        x->ctx->be->ops->queue_wait(x->queue, &d);
     pthread_mutex_lock(&x->lock);
     if (!diag_ok(&x->pending)) /* the first failure is the one reported */
         d = x->pending;

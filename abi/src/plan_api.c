@@ -2,9 +2,6 @@
  * and acc_free. */
 #include "abi/src/program.h"
 
-#include "core/backend/cpu/cpu_backend.h"
-#include "core/backend/cuda/cuda_backend.h"
-
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,9 +26,10 @@ acc_status acc_program_plan(const acc_program *p, acc_plan_summary *out)
     if (!out || out->struct_size < sizeof(size_t))
         return api_fail((error_slot *)&p->error, ACC_ERR_INVALID_ARGUMENT,
                         "%s: out is NULL or its struct_size is not set", fn);
-    acc_plan_summary s = {sizeof s, p->c.backend, p->c.plan.kernels,
-                          p->c.plan.intermediates, p->c.plan.foreign_calls,
-                          p->c.plan.duplicated};
+    const sched_program *sp = &p->c.sched;
+    acc_plan_summary s = {sizeof s, p->c.be->ops->kind, sp->kernels,
+                          sp->intermediates, sp->foreign_calls,
+                          sp->duplicated};
     copy_versioned(out, out->struct_size, &s, sizeof s);
     return ACC_OK;
 }
@@ -47,9 +45,10 @@ acc_status acc_program_explain(const acc_program *p, int json, char **text)
         return api_fail((error_slot *)&p->error, ACC_ERR_INVALID_ARGUMENT,
                         "%s: text is NULL", fn);
     strbuf b = {0};
-    plan_describe(&b, &p->c.plan, p->c.backend, json);
-    cpu_program_describe(&b, p->c.cpu, json);
-    cuda_program_describe(&b, p->c.cuda, json);
+    const backend_ops *ops = p->c.be->ops;
+    sched_describe(&b, &p->c.sched, ops->kind, json);
+    if (ops->describe)
+        ops->describe(&b, p->c.bprog, json);
     if (b.failed || !b.text) {
         sb_free(&b);
         return api_fail((error_slot *)&p->error, ACC_ERR_OUT_OF_HOST_MEMORY,

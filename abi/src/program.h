@@ -27,7 +27,7 @@ struct acc_exec {
     int async;
     double deadline;  /* the deadline_seconds option (0: the context's) */
     atomic_int cancel; /* nonzero: stop the run in progress, or the next */
-    struct cuda_queue *cuda; /* the CUDA side, for a CUDA context */
+    void *queue;       /* the backend's queue (backend.h), or NULL */
     error_slot error;
     pthread_mutex_t lock;
     diag pending; /* the first failure since the last wait */

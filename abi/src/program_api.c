@@ -76,8 +76,8 @@ acc_status acc_compile(acc_context *ctx, acc_graph *g, size_t n_results,
                   "memory");
         goto out;
     }
-    compile_target t = {ctx->backend, ctx->cuda_device, ctx->cpu, ctx->cuda,
-                        ctx->foreign, ctx->fusion_duplicate_max_ops};
+    compile_target t = {ctx->be, ctx->cuda_device, ctx->foreign,
+                        ctx->fusion_duplicate_max_ops, ctx->strict};
     if (compile_program(&t, g, n_results, results, &p->c, &d) != ACC_OK)
         goto out;
     p->ctx = ctx;
@@ -169,7 +169,7 @@ acc_status acc_program_output(const acc_program *p, size_t i,
 
 acc_backend acc_program_backend(const acc_program *p)
 {
-    return handle_is_live(p, HANDLE_PROGRAM) ? p->c.backend : ACC_BACKEND_AUTO;
+    return handle_is_live(p, HANDLE_PROGRAM) ? p->c.be->ops->kind : ACC_BACKEND_AUTO;
 }
 
 acc_status acc_run(acc_program *p, size_t n_inputs, const acc_array *inputs,
@@ -197,7 +197,7 @@ acc_status program_run(acc_program *p, acc_exec *x, size_t n_inputs,
                        const acc_array *inputs, size_t n_outputs,
                        acc_array *outputs, diag *d)
 {
-    exec_call call = {x ? x->cuda : NULL, x ? &x->cancel : NULL,
+    exec_call call = {x ? x->queue : NULL, x ? &x->cancel : NULL,
                       deadline_of(p, x)};
     acc_run_stats stats;
     if (exec_run(&p->c, &call, n_inputs, inputs, n_outputs, outputs, &stats,

@@ -277,6 +277,15 @@ acc_status reg_call(const ir_node *n, rt_array *const *args,
     return reg_call_with(n, args, results, &host_memory, d);
 }
 
+acc_status reg_call_on_host(const ir_node *n, rt_array *const *args,
+                            rt_array **results, diag *d)
+{
+    for (size_t i = 0; i < n->args[1]->type->n_leaves; i++)
+        if (!rt_host(args[i], d))
+            return d->status;
+    return reg_call(n, args, results, d);
+}
+
 void reg_call_scalar(const ir_node *n, const ir_value *in, ir_value *out)
 {
     const reg_impl *e = n->u.foreign.impl;

@@ -19,6 +19,11 @@
 acc_status reg_call(const ir_node *n, rt_array *const *args,
                     rt_array **results, diag *d);
 
+/* reg_call on host copies of the arguments (downloaded first when a
+ * device backend left them on its device): the host backends' calls. */
+acc_status reg_call_on_host(const ir_node *n, rt_array *const *args,
+                            rt_array **results, diag *d);
+
 /* The memory a foreign call works in: descriptors get `memory`, `device`
  * and `stream`; buffers() gives the buffers of a run-time array as the
  * call sees them (0 after recording an error); alloc() makes a result of

@@ -54,3 +54,17 @@ void sb_free(strbuf *b)
     b->text = NULL;
     b->len = b->cap = 0;
 }
+
+void sb_json_string(strbuf *b, const char *s)
+{
+    sb_puts(b, "\"");
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            sb_printf(b, "\\%c", *p);
+        else if (*p < 0x20)
+            sb_printf(b, "\\u%04x", *p);
+        else
+            sb_printf(b, "%c", *p);
+    }
+    sb_puts(b, "\"");
+}

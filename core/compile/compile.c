@@ -5,8 +5,6 @@
  */
 #include "core/compile/compile.h"
 
-#include "core/backend/cpu/cpu_backend.h"
-#include "core/backend/cuda/cuda_backend.h"
 #include "core/check/check.h"
 #include "core/fusion/fusion.h"
 #include "core/ir/dump.h"
@@ -31,7 +29,7 @@ static acc_status run_passes(const compile_target *t, ir_program *ir,
     dump_after_pass(ir, "fusion");
     if (check_program(ir, d) != ACC_OK)
         return d->status;
-    if (reg_resolve_program(ir, t->foreign, t->backend, d) != ACC_OK)
+    if (reg_resolve_program(ir, t->foreign, t->be->ops->kind, d) != ACC_OK)
         return d->status;
     dump_after_pass(ir, "foreign");
     if (!ir_program_layout(ir))
@@ -39,30 +37,19 @@ static acc_status run_passes(const compile_target *t, ir_program *ir,
     return d->status;
 }
 
-/* The backend's kernels for the plan's steps. */
-static acc_status build_backend(const compile_target *t, compiled *c, diag *d)
-{
-    if (t->backend == ACC_BACKEND_CPU)
-        return cpu_program_build(t->cpu, &c->ir, &c->plan, &c->cpu, d);
-    if (t->backend == ACC_BACKEND_CUDA)
-        return cuda_program_build(t->cuda, &c->ir, &c->plan, &c->cuda, d);
-    return ACC_OK;
-}
-
 acc_status compile_program(const compile_target *t, acc_graph *g,
                            size_t n_results, acc_node *const *results,
                            compiled *out, diag *d)
 {
     memset(out, 0, sizeof *out);
-    out->backend = t->backend;
+    out->be = t->be;
     out->device = t->device;
     if (ir_program_copy(g, n_results, results, &out->ir, d) != ACC_OK)
         return d->status;
-    if (run_passes(t, &out->ir, d) == ACC_OK && !plan_build(&out->ir, &out->plan))
-        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of host "
-                  "memory");
-    if (diag_ok(d))
-        build_backend(t, out, d);
+    if (run_passes(t, &out->ir, d) == ACC_OK &&
+        sched_build(&out->ir, &out->sched, d))
+        t->be->ops->build(t->be, &out->ir, &out->sched, t->strict,
+                          &out->bprog, d);
     if (!diag_ok(d))
         compiled_free(out);
     return d->status;
@@ -70,9 +57,9 @@ acc_status compile_program(const compile_target *t, acc_graph *g,
 
 void compiled_free(compiled *c)
 {
-    cpu_program_free(c->cpu);
-    cuda_program_free(c->cuda);
-    plan_free(&c->plan);
+    if (c->be && c->be->ops->program_free)
+        c->be->ops->program_free(c->bprog);
+    sched_free(&c->sched);
     if (c->ir.arena)
         reg_release_program(&c->ir);
     ir_program_free(&c->ir);

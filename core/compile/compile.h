@@ -7,36 +7,35 @@
 #ifndef ACC_CORE_COMPILE_COMPILE_H
 #define ACC_CORE_COMPILE_COMPILE_H
 
+#include "core/backend/backend.h"
 #include "core/ir/graph.h"
 #include "core/ir/program_ir.h"
-#include "core/schedule/plan.h"
+#include "core/schedule/schedule.h"
 #include "foreign/registry.h"
 
 /* What a program is compiled for: the context's backend and what the
  * passes take from the context. */
 typedef struct compile_target {
-    acc_backend backend;
+    backend *be;                       /* the context's backend */
     int32_t device;                    /* the CUDA device ordinal */
-    struct cpu_backend *cpu;           /* the CPU backend's, for CPU */
-    struct cuda_backend *cuda;         /* the CUDA backend's, for CUDA */
     reg_registry *foreign;             /* foreign implementations */
     int32_t fusion_duplicate_max_ops;  /* fusion's cost model */
+    int strict;                        /* no step left to the interpreter */
 } compile_target;
 
-/* A compiled program: its IR after every pass, its plan, and its
- * backend's compiled kernels. */
+/* A compiled program: its IR after every pass, its schedule, and what
+ * its backend built for it (kernels). */
 typedef struct compiled {
-    acc_backend backend;
+    backend *be;
     int32_t device;
     ir_program ir;
-    plan plan;
-    struct cpu_program *cpu;
-    struct cuda_program *cuda;
+    sched_program sched;
+    backend_program *bprog;
 } compiled;
 
 /* The pipeline: copy of the graph, sharing recovery, check, fusion,
- * check, foreign resolution, plan, backend build.  On failure records
- * the first error on d and leaves *out empty. */
+ * check, foreign resolution, schedule, backend build.  On failure
+ * records the first error on d and leaves *out empty. */
 acc_status compile_program(const compile_target *t, acc_graph *g,
                            size_t n_results, acc_node *const *results,
                            compiled *out, diag *d);

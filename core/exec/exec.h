@@ -15,7 +15,7 @@
  * acc_run, synchronous, on a stream of the context's own), its cancel
  * flag (NULL: none) and its deadline in seconds (0: none). */
 typedef struct exec_call {
-    struct cuda_queue *queue;
+    void *queue;        /* the backend's queue of the handle (backend.h) */
     atomic_int *cancel;
     double deadline;
 } exec_call;

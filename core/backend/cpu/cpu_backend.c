@@ -38,6 +38,7 @@ cpu_backend *cpu_backend_create(const char *cache_dir, int32_t threads)
     cpu_backend *b = calloc(1, sizeof *b);
     if (!b)
         return NULL;
+    b->base.ops = &cpu_ops;
     char report[1024];
     /* the toolchain the probe chose (remembered: this compiles nothing) */
     if (!cpu_toolchain_init(&b->tc) ||

@@ -53,6 +53,7 @@ static cuda_backend *open_libraries(int ordinal, char *why, size_t size,
         snprintf(why, size, "out of host memory");
         return NULL;
     }
+    be->base.ops = &cuda_ops;
     *st = ACC_ERR_UNSUPPORTED;
     if (!cuda_load_driver(&be->drv, why, size) ||
         !cuda_device_query(&be->drv, ordinal, &be->dev, &count, why, size) ||

@@ -20,6 +20,7 @@
 typedef struct cuda_module cuda_module; /* modules.c */
 
 struct cuda_backend {
+    backend base;          /* &cuda_ops */
     cuda_driver drv;
     cuda_nvrtc nv;
     cuda_device_info dev;
@@ -123,16 +124,15 @@ int cuda_drive_scan_seg(cuda_run *run, const cuda_node *kn, interp *st,
 
 struct cuda_program {
     cuda_backend *be;
-    uint32_t n_nodes;
-    cuda_node **by_id;
+    cuda_node **nodes;      /* the compiled steps, freed with it */
+    size_t n_nodes, cap_nodes;
     size_t kernels, interpreted;
     cache_stats stats;
     char cache_note[CACHE_NOTE_MAX]; /* the cache folder's, when built */
 };
 
-/* The loaded kernel of node n, and its launcher; NULL when none. */
-const cuda_node *cuda_program_node(const cuda_program *cp, const ir_node *n,
-                                   const cuda_launcher **launcher);
+/* The launcher of kernel kind `kind`; NULL when none. */
+const cuda_launcher *cuda_launcher_of(cg_kind kind);
 /* Entry point `id` of the launch contract (kernel_cuda.h) in kn; id must
  * be one its launcher lists. */
 const cuda_fn *cuda_fn_of(const cuda_node *kn, cg_cuda_entry_id id);
@@ -165,9 +165,9 @@ struct cuda_run {
     cuda_queue *queue;
     cuda_blocks freed; /* released during the run: reused by it (stream
                           order makes that safe), then to the pool */
+    run_env *env;           /* the run's values, host evaluator, diag */
     exec_dests *dests;      /* the caller's device output buffers */
     run_stop *stop;         /* checked before every launch, or NULL */
-    interp_hook hook;
     reg_memory mem;         /* foreign calls in device memory */
 };
 
@@ -179,9 +179,9 @@ int cuda_blocks_push(cuda_blocks *b, cu_deviceptr ptr, size_t bytes);
 int cuda_blocks_take(cuda_blocks *b, size_t bytes, cu_deviceptr *out);
 void cuda_blocks_to_pool(cuda_pool *pool, cuda_blocks *b);
 
-/* Foreign calls (cuda_foreign.c): the interp_hook.call_foreign of a run,
+/* Foreign calls (cuda_foreign.c): the backend's call_foreign for a run,
  * and the device memory its CUDA implementations see. */
-acc_status cuda_call_foreign(void *state, interp *st, const ir_node *n,
+acc_status cuda_call_foreign(cuda_run *run, const ir_node *n,
                              rt_array *const *args, rt_array **results);
 reg_memory cuda_foreign_memory(cuda_run *run);
 
