@@ -5,6 +5,7 @@
 #include "core/backend/rt_array.h"
 
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,19 +75,60 @@ size_t rt_leaf_bytes(const rt_array *a, size_t i)
     return (size_t)a->size * acc_scalar_size(a->elem->leaves[i]);
 }
 
+/* The host memory of arrays accel owns: what is live now, and the most
+ * that was live at once since the last rt_reset_peak. */
+static _Atomic uint64_t live_host_bytes, peak_host_bytes;
+
+static void account(uint64_t add, uint64_t sub)
+{
+    uint64_t now = atomic_fetch_add(&live_host_bytes, add) + add;
+    atomic_fetch_sub(&live_host_bytes, sub);
+    uint64_t peak = atomic_load(&peak_host_bytes);
+    while (now > peak &&
+           !atomic_compare_exchange_weak(&peak_host_bytes, &peak, now))
+        ;
+}
+
+uint64_t rt_live_bytes(void)
+{
+    return atomic_load(&live_host_bytes);
+}
+
+uint64_t rt_peak_bytes(void)
+{
+    return atomic_load(&peak_host_bytes);
+}
+
+void rt_reset_peak(void)
+{
+    atomic_store(&peak_host_bytes, atomic_load(&live_host_bytes));
+}
+
 /* Host buffers for every leaf of a shell (owned by it). */
 static int host_buffers(rt_array *a)
 {
+    uint64_t total = 0;
     for (size_t i = 0; i < a->elem->n_leaves; i++) {
         size_t width = acc_scalar_size(a->elem->leaves[i]);
         if ((uint64_t)a->size > SIZE_MAX / width)
             return 0;
     }
     a->owns_data = 1;
-    for (size_t i = 0; i < a->elem->n_leaves; i++)
+    for (size_t i = 0; i < a->elem->n_leaves; i++) {
         if (!(a->data[i] = malloc(a->size ? rt_leaf_bytes(a, i) : 1)))
             return 0;
+        total += rt_leaf_bytes(a, i);
+    }
+    a->host_bytes = total;
+    account(total, 0);
     return 1;
+}
+
+void rt_disown(rt_array *a)
+{
+    account(0, a->host_bytes);
+    a->host_bytes = 0;
+    a->owns_data = 0;
 }
 
 rt_array *rt_alloc(const acc_type *elem, int32_t rank, const int64_t *extents,
@@ -169,6 +211,8 @@ void rt_release(rt_array *a)
     if (a->owns_data)
         for (size_t i = 0; i < ACC_MAX_COMPONENTS; i++)
             free(a->data[i]);
+    if (a->host_bytes)
+        account(0, a->host_bytes);
     if (a->owns_dev && a->dev_ops)
         a->dev_ops->release(a);
     free(a);

@@ -180,7 +180,7 @@ static acc_status deliver_owned(acc_array *out, rt_array *r, diag *d)
             memcpy(fresh.data[k], r->data[k], bytes);
     }
     if (steal)
-        r->owns_data = 0;
+        rt_disown(r);
     fresh.ownership = ACC_OWNERSHIP_LIBRARY;
     fresh.release = release_library_array;
     *out = fresh;

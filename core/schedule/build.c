@@ -13,9 +13,8 @@
  *     operations not embedded in a consumer, control and foreign nodes);
  *  3. steps: a post-order walk appends each step to its home scope, so
  *     every step comes after the steps it reads;
- *  4. reads: what each step reads (a control step: what its bodies read
- *     from outside them); every value of a scope is released when it
- *     ends.
+ *  4. reads and releases: what each step reads, and after which step
+ *     each value of a scope is read for the last time.
  */
 #include "core/schedule/schedule.h"
 
@@ -422,15 +421,42 @@ static int fill_step(builder *b, uint32_t si, sched_step *st, uint32_t id)
     return ok;
 }
 
-/* Every value of scope s (ids in `values`, its steps' that are not once)
- * is released at the end of s. */
+/* Where each value of scope s (ids in `values`, its steps' that are not
+ * once) is released: after the last step of s that reads it, or at the
+ * end of s when its result names it (it is taken first) or nothing in s
+ * reads it. */
 static int last_uses(builder *b, schedule *s, const ids *values)
 {
-    return copy_ids(b, values, &s->release_end, &s->n_release_end);
+    ids keep = {0}, end = {0};
+    ids *after = calloc(s->n_steps ? s->n_steps : 1, sizeof *after);
+    int ok = after != NULL;
+    b->stamp++;
+    reads_of(b, s->result, NULL, &keep);
+    uint32_t kept = b->stamp;
+    for (uint32_t j = 0; ok && j < values->n; j++) {
+        uint32_t v = values->v[j];
+        size_t last = s->n_steps;
+        for (size_t i = 0; b->mark[v] != kept && i < s->n_steps; i++)
+            for (uint32_t r = 0; r < s->steps[i].n_reads; r++)
+                if (s->steps[i].reads[r] == v)
+                    last = i;
+        push(b, last < s->n_steps ? &after[last] : &end, v);
+    }
+    for (size_t i = 0; ok && i < s->n_steps; i++)
+        ok = copy_ids(b, &after[i], &s->steps[i].release,
+                      &s->steps[i].n_release);
+    ok = ok && !b->oom && copy_ids(b, &end, &s->release_end,
+                                   &s->n_release_end);
+    for (size_t i = 0; after && i < s->n_steps; i++)
+        free(after[i].v);
+    free(after);
+    free(keep.v);
+    free(end.v);
+    return ok;
 }
 
 /* Scope si's schedule: its steps, the once flags of a loop's steps, and
- * what is released at its end.  A control step fills its bodies first
+ * what is released after each step and at its end.  A control step fills its bodies first
  * (its reads include theirs), so a scope may be filled already. */
 static int fill_scope(builder *b, uint32_t si)
 {
