@@ -125,8 +125,8 @@ typedef struct acc_context_options {
      * per element.  0 (the default) never duplicates work.  The plan counts
      * the producers duplicated. */
     int32_t fusion_duplicate_max_ops;
-    /* Folders searched by acc_plugin_load after $ACC_PLUGIN_PATH, separated
-     * by ':'; NULL for none.  Copied. */
+    /* Folders searched first by acc_plugin_load (before $ACC_PLUGIN_PATH),
+     * separated by ':'; NULL for none.  Copied. */
     const char *plugin_path;
     /* The CUDA device (ordinal, 0 = the first) the cuda backend runs on;
      * device-memory arrays given to its programs must be on it. */
@@ -137,10 +137,21 @@ typedef struct acc_context_options {
      * check point past it stops with ACC_ERR_TIMEOUT (see "Execution
      * handles").  Negative or NaN: ACC_ERR_INVALID_ARGUMENT. */
     double run_deadline_seconds;
+    /* The plugins the context loads by itself, the first time a foreign
+     * node is compiled (see acc_plugin_status): NULL takes $ACC_PLUGINS
+     * (read when the context is created), and when that is unset or empty
+     * the default, the built-in plugins that serve the context's backend
+     * (cblas and fftw on interp and cpu, cublas and cufft on cuda) that
+     * are found; "none" loads nothing; otherwise a ','-separated list of
+     * plugin names or paths (as acc_plugin_load takes), where "builtin"
+     * stands for the default set.  A plugin that fails to load is
+     * reported by acc_plugin_status and in the plans, never an error.
+     * Copied. */
+    const char *plugins;
 } acc_context_options;
 
 /* Fills *options with the defaults (AUTO, 0 threads, NULL cache dir,
- * CUDA device 0, no run deadline) and sets struct_size. */
+ * CUDA device 0, no run deadline, NULL plugins) and sets struct_size. */
 ACC_API void acc_context_options_init(acc_context_options *options);
 
 /* Creates a context.  `options` may be NULL for the defaults.  Asking for a
@@ -1103,9 +1114,12 @@ typedef acc_status (*acc_plugin_entry_fn)(acc_plugin_registrar *reg,
 
 /* Loads a plugin.  `path_or_name` is a path (it contains a '/') or a name
  * such as "cblas", looked up as accel_NAME.so (or NAME itself when it ends
- * in ".so") in, in order: the folders of $ACC_PLUGIN_PATH, those of the
- * context's plugin_path option (both ':'-separated), and the install
- * folder of accel's plugins.  Loading the same file twice in one context
+ * in ".so") in, in order: the folders of the context's plugin_path option,
+ * those of $ACC_PLUGIN_PATH (both ':'-separated), the plugins folder
+ * installed next to the library (LIBDIR/accel/plugins, found from the
+ * file libaccel was loaded from, so a moved installation works), and,
+ * when libaccel runs from the build tree it was built in, that tree's
+ * plugins/.  Loading the same file twice in one context
  * does nothing the second time.  Errors: ACC_ERR_PLUGIN when no file is
  * found (naming the folders searched) or the file cannot be loaded (naming
  * it and the missing library or symbol, as dlopen says),
@@ -1113,6 +1127,18 @@ typedef acc_status (*acc_plugin_entry_fn)(acc_plugin_registrar *reg,
  * the status the plugin's entry returned.  The plugin stays loaded until
  * the context is destroyed. */
 ACC_API acc_status acc_plugin_load(acc_context *ctx, const char *path_or_name);
+
+/* The plugins the context loads by itself (acc_context_options.plugins)
+ * and what became of each, one line per plugin: every built-in plugin
+ * (cblas, fftw, cublas, cufft), then every other plugin the option names,
+ *     "NAME: loaded from FILE"
+ *     "NAME: loaded (by acc_plugin_load)"
+ *     "NAME: not loaded: WHY"
+ * (WHY: not found, naming the folders searched; the loader's error; the
+ * backend it serves; or the option that leaves it out).  Loads them first
+ * when no foreign node has been compiled yet, as that compile would.
+ * *text is allocated by accel; release it with acc_free. */
+ACC_API acc_status acc_plugin_status(acc_context *ctx, char **text);
 
 /* Registers the C function `symbol` of the shared library `library` (a
  * path or a name dlopen finds; NULL for the program and the libraries it

@@ -15,6 +15,7 @@
 #include "core/backend/cpu/cpu_backend.h"
 #include "core/backend/cuda/cuda_backend.h"
 #include "core/backend/cuda/probe.h"
+#include "foreign/autoload.h"
 #include "foreign/registry.h"
 
 #include <stddef.h>
@@ -162,6 +163,7 @@ static acc_status check_options(const acc_context_options *o)
 static void context_free(acc_context *ctx)
 {
     reg_destroy(ctx->foreign);
+    reg_autoload_destroy(ctx->autoload);
     free(ctx->plugin_path);
     cpu_backend_destroy(ctx->cpu);
     cuda_backend_close(ctx->cuda);
@@ -198,7 +200,9 @@ acc_status acc_context_create(const acc_context_options *options,
     if (has_field(options, plugin_path) && options->plugin_path &&
         !(ctx->plugin_path = strdup(options->plugin_path)))
         goto oom_initialised;
-    if (!(ctx->foreign = reg_create()))
+    if (!(ctx->foreign = reg_create()) ||
+        !(ctx->autoload = reg_autoload_create(
+              has_field(options, plugins) ? options->plugins : NULL)))
         goto oom_initialised;
     ctx->num_threads = options->num_threads;
     if (has_field(options, fusion_duplicate_max_ops))
