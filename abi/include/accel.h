@@ -332,6 +332,147 @@ ACC_API int64_t acc_array_size(const acc_array *array);
 ACC_API void acc_array_release(acc_array *array);
 
 /* ------------------------------------------------------------------------
+ * DLPack: arrays exchanged with numpy, PyTorch, JAX, CuPy, DLPack.jl,
+ * dlpark and every other DLPack library without a copy (docs/ABI.md,
+ * "DLPack").
+ *
+ * The structs are DLPack's own (dlpack.h: DLDevice, DLDataType, DLTensor,
+ * the legacy DLManagedTensor of DLPack 0.x and the DLManagedTensorVersioned
+ * of DLPack 1.x), declared here under accel's names with exactly their
+ * layout, so a pointer to one is a pointer to the other.  An array with
+ * one buffer (a scalar element type) is one tensor: its element type is
+ * the tensor's dtype, its rank ndim, its extents shape.
+ * ------------------------------------------------------------------------ */
+
+/* DLDeviceType values accel knows (DLPack's numbers). */
+typedef enum acc_dl_device_type {
+    ACC_DL_CPU = 1,           /* host memory                               */
+    ACC_DL_CUDA = 2,          /* CUDA device memory                        */
+    ACC_DL_CUDA_HOST = 3,     /* pinned host memory (cudaMallocHost)       */
+    ACC_DL_CUDA_MANAGED = 13  /* CUDA managed memory (cudaMallocManaged)   */
+} acc_dl_device_type;
+
+/* DLDataTypeCode values (DLPack's numbers). */
+typedef enum acc_dl_type_code {
+    ACC_DL_INT = 0,
+    ACC_DL_UINT = 1,
+    ACC_DL_FLOAT = 2,
+    ACC_DL_OPAQUE_HANDLE = 3,
+    ACC_DL_BFLOAT = 4,
+    ACC_DL_COMPLEX = 5,
+    ACC_DL_BOOL = 6
+} acc_dl_type_code;
+
+typedef struct acc_dl_device {   /* DLDevice */
+    int32_t device_type;         /* an acc_dl_device_type (DLDeviceType) */
+    int32_t device_id;
+} acc_dl_device;
+
+typedef struct acc_dl_data_type { /* DLDataType */
+    uint8_t code;                 /* an acc_dl_type_code                 */
+    uint8_t bits;
+    uint16_t lanes;
+} acc_dl_data_type;
+
+typedef struct acc_dl_tensor {   /* DLTensor */
+    void *data;
+    acc_dl_device device;
+    int32_t ndim;
+    acc_dl_data_type dtype;
+    int64_t *shape;               /* ndim extents                        */
+    int64_t *strides;             /* ndim strides in elements, or NULL:
+                                     compact row-major                   */
+    uint64_t byte_offset;         /* the first element is at data + this */
+} acc_dl_tensor;
+
+typedef struct acc_dl_managed_tensor { /* DLManagedTensor (legacy, 0.x) */
+    acc_dl_tensor dl_tensor;
+    void *manager_ctx;
+    /* Releases the tensor; called once by its consumer; may be NULL. */
+    void (*deleter)(struct acc_dl_managed_tensor *self);
+} acc_dl_managed_tensor;
+
+typedef struct acc_dl_version {  /* DLPackVersion */
+    uint32_t major;
+    uint32_t minor;
+} acc_dl_version;
+
+/* The DLPack major version whose layout accel reads and writes, and the
+ * version accel's exported tensors state. */
+#define ACC_DL_MAJOR_VERSION 1u
+#define ACC_DL_MINOR_VERSION 0u
+/* Flags of a versioned tensor (DLPACK_FLAG_BITMASK_READ_ONLY, _IS_COPIED). */
+#define ACC_DL_FLAG_READ_ONLY ((uint64_t)1)
+#define ACC_DL_FLAG_IS_COPIED ((uint64_t)2)
+
+typedef struct acc_dl_managed_tensor_versioned { /* DLManagedTensorVersioned */
+    acc_dl_version version;
+    void *manager_ctx;
+    void (*deleter)(struct acc_dl_managed_tensor_versioned *self);
+    uint64_t flags;
+    acc_dl_tensor dl_tensor;
+} acc_dl_managed_tensor_versioned;
+
+/* Describes a DLPack tensor as an array, without copying it: on success
+ * *out has the tensor's element type (a scalar), rank (ndim) and extents
+ * (shape), data[0] = data + byte_offset, memory ACC_MEMORY_HOST for
+ * ACC_DL_CPU, ACC_DL_CUDA_HOST and ACC_DL_CUDA_MANAGED tensors and
+ * ACC_MEMORY_CUDA_DEVICE (device = device_id) for ACC_DL_CUDA ones, and
+ * ownership ACC_OWNERSHIP_LIBRARY: accel owns the tensor from then on,
+ * and acc_array_release(out) calls its deleter, exactly once (from any
+ * thread; no context is involved).  Give the descriptor to acc_run as an
+ * input, or as an output to be written (not when the tensor of a
+ * versioned import has ACC_DL_FLAG_READ_ONLY: accel does not keep the
+ * flag, its caller must honour it).
+ *
+ * A tensor accel cannot take as it is fails with ACC_ERR_UNSUPPORTED and
+ * a message saying which and why, so that the caller can decide to copy:
+ * strides that are not compact row-major (dimensions of extent 1, and
+ * empty arrays, may have any stride), data + byte_offset not aligned to
+ * the element size, element types accel lacks (float16, bfloat16,
+ * complex, vector lanes, other codes or widths), more than ACC_MAX_RANK
+ * dimensions, devices other than the CPU and CUDA ones above.  A tensor
+ * that is malformed (NULL shape, a negative extent, NULL data with
+ * elements) fails with ACC_ERR_INVALID_ARGUMENT, NULL arguments too.  On
+ * failure *out is zeroed (struct_size set) and the tensor is still the
+ * caller's: the deleter was not called. */
+ACC_API acc_status acc_array_from_dlpack(acc_dl_managed_tensor *tensor,
+                                         acc_array *out);
+/* The same for a DLPack 1.x tensor.  A major version other than
+ * ACC_DL_MAJOR_VERSION fails with ACC_ERR_ABI_MISMATCH naming it (DLPack
+ * says its deleter may still be called; that is the caller's to do). */
+ACC_API acc_status acc_array_from_dlpack_versioned(
+    acc_dl_managed_tensor_versioned *tensor, acc_array *out);
+
+/* Describes an array as a DLPack tensor, without copying it: data is
+ * array->data[0] (byte_offset 0), shape its extents, strides the compact
+ * row-major ones (never NULL), the device ACC_DL_CPU (host memory) or
+ * ACC_DL_CUDA with the array's device.  *out is allocated by accel; its
+ * deleter frees it, may be called from any thread, also after the
+ * context is gone, and must be called exactly once (by the consumer).
+ *  - A library-owned array (an output acc_run allocated, or an imported
+ *    DLPack tensor) moves into the tensor: the deleter releases it, and
+ *    *array is reset to an empty borrowed descriptor (acc_array_release
+ *    on it does nothing).  Re-exporting an imported tensor gives the
+ *    same data pointer, and the deleter then calls the original deleter.
+ *  - A borrowed array stays the caller's: the tensor refers to its
+ *    buffer, which must outlive the tensor.
+ * Only arrays of one buffer (a scalar element type) can be exported; a
+ * tuple array fails with ACC_ERR_UNSUPPORTED (export its components'
+ * arrays from a program that returns them apart).  NULL arguments, or a
+ * descriptor without a type, with a bad rank or extent, or without a
+ * buffer (unless empty), fail with ACC_ERR_INVALID_ARGUMENT; out of
+ * memory with ACC_ERR_OUT_OF_HOST_MEMORY.  On failure *out is NULL and
+ * *array unchanged. */
+ACC_API acc_status acc_array_to_dlpack(acc_array *array,
+                                       acc_dl_managed_tensor **out);
+/* The same as a DLPack 1.x tensor: version ACC_DL_MAJOR_VERSION.
+ * ACC_DL_MINOR_VERSION; flags 0, or ACC_DL_FLAG_READ_ONLY when the array
+ * is an imported versioned tensor that had it. */
+ACC_API acc_status acc_array_to_dlpack_versioned(
+    acc_array *array, acc_dl_managed_tensor_versioned **out);
+
+/* ------------------------------------------------------------------------
  * Graphs and the builder
  *
  * A graph owns the nodes built in it.  A node is an array term (its type is
