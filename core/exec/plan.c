@@ -45,18 +45,17 @@ typedef struct walker {
     int oom;
 } walker;
 
-/* Marks the array terms the root evaluates to. */
+/* Marks the array terms the root evaluates to: a foreign node that runs
+ * its fallback is an output, and so is the fallback's result, computed
+ * straight into the output (destinations.h). */
 static void mark_outputs(walker *w, const ir_node *n)
 {
-    switch (n->op) {
-    case IR_LET: mark_outputs(w, n->args[1]); return;
-    case IR_VAR: mark_outputs(w, w->p->var_bound[n->u.let.var]); return;
-    case IR_TUPLE:
-        for (uint32_t i = 0; i < n->n_args; i++)
-            mark_outputs(w, n->args[i]);
-        return;
-    default: w->output[n->id] = 1; return;
-    }
+    w->output[n->id] = 1;
+    const ir_node *v = ir_value_term(w->p, n);
+    w->output[v->id] = 1;
+    if (v->op == IR_TUPLE)
+        for (uint32_t i = 0; i < v->n_args; i++)
+            mark_outputs(w, v->args[i]);
 }
 
 static void add_step(walker *w, const ir_node *n)

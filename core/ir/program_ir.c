@@ -221,12 +221,25 @@ void ir_program_free(ir_program *p)
     memset(p, 0, sizeof *p);
 }
 
+const ir_node *ir_value_term(const ir_program *p, const ir_node *n)
+{
+    for (;;) {
+        if (n->op == IR_LET)
+            n = n->args[1];
+        else if (n->op == IR_VAR)
+            n = p->var_bound[n->u.let.var];
+        else if (n->op == IR_FOREIGN && !n->u.foreign.impl)
+            n = ir_lambda_body(n->args[0]);
+        else
+            return n;
+    }
+}
+
 const ir_node *ir_program_output_node(const ir_program *p, size_t leaf)
 {
     const ir_node *n = p->root;
     for (;;) {
-        while (n->op == IR_LET || n->op == IR_VAR)
-            n = n->op == IR_LET ? n->args[1] : p->var_bound[n->u.let.var];
+        n = ir_value_term(p, n);
         if (n->op != IR_TUPLE)
             return n->type->n_leaves == 1 && leaf == 0 ? n : NULL;
         uint32_t i = 0;

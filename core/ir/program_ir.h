@@ -45,8 +45,13 @@ ir_node *ir_program_node(ir_program *p, ir_op op, const acc_type *type,
  * pass adds nodes.  Returns 0 when out of memory. */
 int ir_program_layout(ir_program *p);
 
+/* The term whose value is the value of n itself: through lets and
+ * variables, and into the fallback body of a foreign node that runs its
+ * fallback (no implementation chosen), whose result is the node's. */
+const ir_node *ir_value_term(const ir_program *p, const ir_node *n);
+
 /* The node whose value is output `leaf` of the program (the root's leaves
- * flattened, through lets, variables and tuples), or NULL when that output
+ * flattened, through ir_value_term and tuples), or NULL when that output
  * is not the whole value of one array node (a component of a node with a
  * tuple of arrays as its value). */
 const ir_node *ir_program_output_node(const ir_program *p, size_t leaf);
