@@ -979,6 +979,21 @@ ACC_API acc_status acc_program_output(const acc_program *program, size_t i,
 /* The backend the program runs on. */
 ACC_API acc_backend acc_program_backend(const acc_program *program);
 
+/* The program's signature as data, for bindings that generate their
+ * calling code: a JSON object
+ *     {"inputs": [ITEM, ...], "outputs": [ITEM, ...]}
+ *     ITEM := {"name": NAME, "elem": ELEM, "rank": R, "leaves": [S, ...]}
+ * in acc_run's order.  NAME is the parameter's name for the inputs of a
+ * text program (a tuple-of-arrays parameter xs gives "xs.0", "xs.1", ...,
+ * or the names of its tuple pattern), else null; outputs have no name
+ * (null).  ELEM is the element type as a tree of scalars: a scalar is
+ * its name ("f32"), a tuple the JSON array of its fields
+ * (["f32", ["i32", "bool"]]), a shape {"shape": RANK}.  R is the rank;
+ * the leaves are the scalars of the buffers data[0], data[1], ... in
+ * order.  *json is allocated by accel; release it with acc_free. */
+ACC_API acc_status acc_program_signature_json(const acc_program *program,
+                                              char **json);
+
 /* Runs a program.  `inputs` are borrowed for the duration of the call and
  * must match the signature (count, element type, rank; non-negative
  * extents; non-NULL buffers unless the array is empty).
@@ -1329,7 +1344,8 @@ ACC_API acc_status acc_register_c_function(acc_context *ctx, const char *name,
  * ------------------------------------------------------------------------ */
 
 /* Frees memory that accel handed to the caller (strings from
- * acc_program_explain and acc_parse_entries).  NULL-safe. */
+ * acc_program_explain, acc_parse_entries and the other functions that say
+ * so).  NULL-safe. */
 ACC_API void acc_free(void *memory);
 
 typedef struct acc_plan_summary {
@@ -1389,6 +1405,18 @@ ACC_API acc_status acc_parse(acc_graph *g, const char *source, size_t len,
  * separated by '\n' (release with acc_free). */
 ACC_API acc_status acc_parse_entries(const char *source, size_t len,
                                      char **names);
+
+/* The entry points of a text program with their signatures, without
+ * compiling them: a JSON object
+ *     {"entries": [{"name": NAME, "inputs": [ITEM, ...],
+ *                   "outputs": [ITEM, ...]}, ...]}
+ * in source order, each ITEM as acc_program_signature_json gives it for
+ * that entry compiled with acc_compile_text (the inputs named after the
+ * parameters).  Every entry is elaborated (no context is needed); the
+ * first that fails fails the call with acc_parse's error ("LINE:COLUMN:
+ * ...").  *json is allocated by accel; release it with acc_free. */
+ACC_API acc_status acc_parse_entries_json(const char *source, size_t len,
+                                          char **json);
 
 /* Convenience: acc_parse into a fresh graph, then acc_compile. */
 ACC_API acc_status acc_compile_text(acc_context *ctx, const char *source,

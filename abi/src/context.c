@@ -174,8 +174,10 @@ static void context_free(acc_context *ctx)
     free(ctx);
 }
 
-acc_status acc_context_create(const acc_context_options *options,
-                              acc_context **out)
+/* acc_context_create; `probe` 0 leaves every backend but the interpreter
+ * unprobed and unavailable (ctx_create_scratch). */
+static acc_status create(const acc_context_options *options, int probe,
+                         acc_context **out)
 {
     acc_context_options defaults;
     acc_context *ctx = NULL;
@@ -211,9 +213,14 @@ acc_status acc_context_create(const acc_context_options *options,
         ctx->cuda_device = options->cuda_device;
     if (has_field(options, run_deadline_seconds))
         ctx->run_deadline = options->run_deadline_seconds;
-    probe_backends(ctx);
-    if (options->backend == ACC_BACKEND_AUTO ||
-        options->backend == ACC_BACKEND_CPU)
+    if (probe) {
+        probe_backends(ctx);
+    } else {
+        ctx->available[ACC_BACKEND_INTERP] = 1;
+        ctx->reason[ACC_BACKEND_INTERP] = interp_reason;
+    }
+    if (probe && (options->backend == ACC_BACKEND_AUTO ||
+                  options->backend == ACC_BACKEND_CPU))
         probe_cpu(ctx);
     if ((st = choose_backend(ctx, options->backend)) != ACC_OK) {
         context_free(ctx);
@@ -239,6 +246,22 @@ oom:
                   "acc_context_create: out of host memory");
 out:
     return st;
+}
+
+acc_status acc_context_create(const acc_context_options *options,
+                              acc_context **out)
+{
+    return create(options, 1, out);
+}
+
+acc_context *ctx_create_scratch(void)
+{
+    acc_context_options o;
+    acc_context *ctx = NULL;
+    acc_context_options_init(&o);
+    o.backend = ACC_BACKEND_INTERP;
+    o.plugins = "none";
+    return create(&o, 0, &ctx) == ACC_OK ? ctx : NULL;
 }
 
 void ctx_retain(acc_context *ctx)

@@ -34,6 +34,11 @@ struct acc_context {
     int destroyed;        /* acc_context_destroy was called */
 };
 
+/* A context for work that needs only types and graphs (the signatures of
+ * a text program's entry points): the interpreter, no backend probed, no
+ * plugin loaded.  NULL when out of memory; acc_context_destroy frees it. */
+acc_context *ctx_create_scratch(void);
+
 /* Graphs and programs retain their context; the last release after
  * acc_context_destroy frees it. */
 void ctx_retain(acc_context *ctx);

@@ -16,6 +16,8 @@ typedef struct ir_program {
     uint32_t n_params;  /* param slots 0 .. n_params-1 */
     ir_node **inputs;   /* every acc_input of the graph, in order */
     size_t n_inputs;
+    const char **input_names; /* per input: its name (text programs) or
+                                 NULL */
     ir_node **results;  /* the compiled results (array sort), as copied */
     size_t n_results;
     ir_node *root;      /* the program as one term: results[0], or a tuple
