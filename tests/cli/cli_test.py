@@ -416,6 +416,31 @@ def print_format():
     expect(out == "output 1: Scalar u64, shape ()\n7\n", repr(out))
 
 
+@case("npy")
+def printed_bool_arrays_end_with_a_newline():
+    """--print of bool arrays of every rank, short, wrapped over several
+    lines and summarised: the text ends with one newline, and the values
+    shown are the array's."""
+    cases = [("ids_bool", np.array(True)), ("id_bool", np.zeros(0, bool)),
+             ("id_bool", RNG.integers(0, 2, 40).astype(bool)),
+             ("idm_bool", RNG.integers(0, 2, (3, 17)).astype(bool)),
+             ("id3_bool", RNG.integers(0, 2, (2, 3, 4)).astype(bool)),
+             ("id_bool", RNG.integers(0, 2, 2000).astype(bool))]
+    for entry, x in cases:
+        out = ok("run", prog("identity.acc"), "--entry", entry, "--in",
+                 save("pb.npy", x), "--print")
+        expect(out.endswith("\n") and not out.endswith("\n\n"),
+               "%s %s: %r" % (entry, x.shape, out[-40:]))
+        body = out.split("\n", 1)[1]
+        words = [w for w in body.replace("[", " ").replace("]", " ").split()
+                 if w in ("True", "False")]
+        if x.size <= 1000:
+            expect(words == ["True" if v else "False" for v in x.flat],
+                   "%s %s: %r" % (entry, x.shape, body))
+        else:
+            expect("..." in body and len(words) == 6, body)
+
+
 # --- errors ---------------------------------------------------------------
 
 def write_bytes(name, data):
