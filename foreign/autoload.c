@@ -80,7 +80,7 @@ void reg_autoload_destroy(reg_autoload *a)
     free(a);
 }
 
-/* ---- the list ------------------------------------------------------------ */
+/* ---- the list ----------------------------------------------------------- */
 
 /* Calls fn on every non-empty item of the ','-separated list (spaces
  * around items ignored). */
@@ -135,7 +135,7 @@ static const builtin_plugin *find_builtin(const char *name)
     return NULL;
 }
 
-/* ---- loading --------------------------------------------------------------- */
+/* ---- loading ------------------------------------------------------------ */
 
 static void record(reg_autoload *a, const char *name, int loaded,
                    const char *detail)
@@ -212,7 +212,8 @@ static void other_backend(const builtin_plugin *b, const acc_context *ctx,
                  "on %s", mine);
     else
         snprintf(why, size, "it serves the cuda backend, which is %s",
-                 ctx->reason[ACC_BACKEND_CUDA]);
+                 ctx->reason[ACC_BACKEND_CUDA] ? ctx->reason[ACC_BACKEND_CUDA]
+                                               : "not available");
 }
 
 static void load_builtin(reg_autoload *a, acc_context *ctx,
@@ -262,7 +263,7 @@ void reg_autoload_ensure(acc_context *ctx)
     pthread_mutex_unlock(&a->lock);
 }
 
-/* ---- reporting ----------------------------------------------------------------- */
+/* ---- reporting ---------------------------------------------------------- */
 
 static const auto_entry *entry_of(const reg_autoload *a, const char *name)
 {

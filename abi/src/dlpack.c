@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- element types ---------------------------------------------------------- */
+/* ---- element types ------------------------------------------------------ */
 
 /* The scalar of a DLPack dtype; 0 with why written when accel has none. */
 static acc_scalar scalar_of(acc_dl_data_type t, char *why, size_t size)
@@ -68,7 +68,7 @@ static acc_dl_data_type dtype_of(acc_scalar s)
     return t;
 }
 
-/* ---- importing ---------------------------------------------------------------- */
+/* ---- importing ---------------------------------------------------------- */
 
 /* Where the tensor's memory is, as a descriptor says it; 0 when accel
  * cannot read that device. */
@@ -236,7 +236,7 @@ acc_status acc_array_from_dlpack_versioned(
     return import(&tensor->dl_tensor, tensor, release_versioned, fn, out);
 }
 
-/* ---- exporting ------------------------------------------------------------------ */
+/* ---- exporting ---------------------------------------------------------- */
 
 /* One exported tensor and what it keeps: the shape and strides it points
  * to, and the array whose memory it describes (owned when it was
@@ -295,7 +295,8 @@ static acc_status check_exportable(const acc_array *a, const char *fn)
 }
 
 /* A new export of *a (moved in when library-owned), its DLTensor filled. */
-static dl_export *export_new(acc_array *a, acc_dl_tensor *(*tensor)(dl_export *))
+static dl_export *export_new(acc_array *a,
+                             acc_dl_tensor *(*tensor)(dl_export *))
 {
     dl_export *x = calloc(1, sizeof *x);
     if (!x)

@@ -243,7 +243,7 @@ acc_status acc_parse_entries(const char *source, size_t len, char **names)
     return ACC_OK;
 }
 
-/* ---- acc_parse_entries_json ----------------------------------------------------- */
+/* ---- acc_parse_entries_json --------------------------------------------- */
 
 enum { MAX_TEXT_RESULTS = 256 };
 

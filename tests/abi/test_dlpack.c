@@ -21,7 +21,7 @@
 #include "accel.h"
 #include "support.h"
 
-/* ---- layout ------------------------------------------------------------------ */
+/* ---- layout ------------------------------------------------------------- */
 
 #ifdef ACC_HAVE_DLPACK_H
 #include <dlpack/dlpack.h>
@@ -83,20 +83,19 @@ Test(dlpack, the_legacy_structs_match_debians_dlpack_h)
  * manager_ctx, deleter, u64 flags, then the DLTensor, each at its natural
  * alignment; and kDLBool = 6. */
 #if UINTPTR_MAX == UINT64_MAX
-_Static_assert(offsetof(acc_dl_managed_tensor_versioned, version) == 0 &&
-                   offsetof(acc_dl_managed_tensor_versioned, manager_ctx) == 8 &&
-                   offsetof(acc_dl_managed_tensor_versioned, deleter) == 16 &&
-                   offsetof(acc_dl_managed_tensor_versioned, flags) == 24 &&
-                   offsetof(acc_dl_managed_tensor_versioned, dl_tensor) == 32 &&
+#define AT(f) offsetof(acc_dl_managed_tensor_versioned, f)
+_Static_assert(AT(version) == 0 && AT(manager_ctx) == 8 && AT(deleter) == 16 &&
+                   AT(flags) == 24 && AT(dl_tensor) == 32 &&
                    sizeof(acc_dl_managed_tensor_versioned) == 32 + 48 &&
                    sizeof(acc_dl_version) == 8 && sizeof(acc_dl_tensor) == 48,
                "DLManagedTensorVersioned layout (LP64)");
+#undef AT
 #endif
 _Static_assert(ACC_DL_BOOL == 6 && ACC_DL_FLAG_READ_ONLY == 1 &&
                    ACC_DL_FLAG_IS_COPIED == 2 && ACC_DL_MAJOR_VERSION == 1,
                "DLPack 1.x constants");
 
-/* ---- a producer of tensors ------------------------------------------------------ */
+/* ---- a producer of tensors ---------------------------------------------- */
 
 /* One producer tensor: its storage, and how often its deleter ran. */
 typedef struct producer {
@@ -145,7 +144,7 @@ static void produce(producer *p, int32_t ndim, const int64_t *shape)
     p->versioned.deleter = delete_versioned;
 }
 
-/* ---- programs -------------------------------------------------------------------- */
+/* ---- programs ----------------------------------------------------------- */
 
 static acc_context *ctx;
 
@@ -180,7 +179,7 @@ static acc_array empty_output(void)
     return out;
 }
 
-/* ---- round trips ---------------------------------------------------------------------- */
+/* ---- round trips -------------------------------------------------------- */
 
 Test(dlpack, a_legacy_tensor_goes_in_and_out_without_a_copy)
 {
@@ -405,7 +404,7 @@ Test(dlpack, cuda_tensors_are_device_memory)
     acc_array_release(&in);
 }
 
-/* ---- refusals -------------------------------------------------------------------------- */
+/* ---- refusals ----------------------------------------------------------- */
 
 /* The import fails with `status` and a message containing `want`; the
  * tensor is still the producer's. */

@@ -1,8 +1,8 @@
 /*
- * test_signatures.c — signatures as data (accel.h: acc_program_signature_json,
- * acc_parse_entries_json): every input and output with its name (from the
- * text program), element type as a tree of scalars, rank and leaves, in
- * acc_run's order.  The JSON is checked against the program's own
+ * test_signatures.c — signatures as data (accel.h:
+ * acc_program_signature_json, acc_parse_entries_json): every input and
+ * output with its name (from the text program), element type as a tree
+ * of scalars, rank and leaves, in acc_run's order.  The JSON is checked against the program's own
  * signature (acc_program_input/output, acc_type_*), walked here, and the
  * entries' JSON against each entry compiled.
  */
@@ -26,7 +26,7 @@ static const char source[] =
     "\n"
     "helper x = x + 1\n";
 
-/* ---- the expected JSON, from the public type API ------------------------------- */
+/* ---- the expected JSON, from the public type API ------------------------ */
 
 typedef struct text {
     char buf[8192];
@@ -148,7 +148,7 @@ static char *signature(const acc_program *p)
     return json;
 }
 
-/* ---- tests ---------------------------------------------------------------------- */
+/* ---- tests -------------------------------------------------------------- */
 
 Test(signatures, a_text_program_names_its_inputs)
 {

@@ -10,11 +10,11 @@
 #include <string.h>
 
 /* The plugin options, shared by run, check, explain and info. */
-#define PLUGIN_HELP                                                          \
+#define PLUGIN_HELP                                                        \
     "  --plugin P     load plugin P (a name such as cblas, or a path) too;\n" \
-    "                 repeatable; a plugin that cannot be loaded is an error\n" \
-    "  --no-plugins   load no plugin by default (ACC_PLUGINS=none); without\n" \
-    "                 it the built-in plugins for the backend that are found\n" \
+    "                 repeatable; one that cannot be loaded is an error\n"   \
+    "  --no-plugins   load no plugin by default (ACC_PLUGINS=none); else\n"  \
+    "                 the built-in plugins of the backend that are found\n"  \
     "                 are loaded when a foreign node is compiled\n"
 
 static const char usage_text[] =
