@@ -65,12 +65,16 @@ class AccArray(ctypes.Structure):  # acc_array
                 ("release_state", ctypes.c_void_p)]
 
 
-class ContextOptions(ctypes.Structure):  # acc_context_options
+class ContextOptions(ctypes.Structure):
+    """acc_context_options as accel.h declares it, with room after it:
+    acc_context_options_init fills sizeof the library's struct, which
+    grows as fields are appended."""
     _fields_ = [("struct_size", ctypes.c_size_t), ("backend", ctypes.c_int),
                 ("num_threads", c_int32), ("cache_dir", ctypes.c_char_p),
                 ("fusion_duplicate_max_ops", c_int32),
                 ("plugin_path", ctypes.c_char_p), ("cuda_device", c_int32),
-                ("plugins", ctypes.c_char_p)]
+                ("run_deadline_seconds", ctypes.c_double),
+                ("plugins", ctypes.c_char_p), ("room", ctypes.c_char * 256)]
 
 
 ACC_OK, ACC_ERR_UNSUPPORTED = 0, 400
