@@ -150,6 +150,11 @@ typedef struct text_elab {
     const text_module *user, *prelude;
     text_pos pos;   /* the latest user position: blamed inside the prelude */
     int depth;
+    /* The names of the inputs text_elab_entry made, in order: a
+     * parameter's variable, "xs.1" for field 1 of a tuple of arrays xs,
+     * NULL when the pattern names none (arena memory). */
+    const char **input_names;
+    size_t n_input_names, cap_input_names;
 } text_elab;
 
 /* The builtin table (builtins.c). */
