@@ -529,9 +529,12 @@ ACC_API acc_node *acc_slice(acc_graph *g, acc_node *xs, size_t n,
                             acc_node *const *spec);
 
 /* --- segmented reductions (LANGUAGE.md §3.2) ---------------------------------
- * seg is a Vector i64.  The innermost dimension of the result has one
- * element per segment; outer dimensions are kept (every row uses the same
- * segments).  When the innermost extent exceeds the sum of the lengths,
+ * seg is a vector of any integer type (i8 .. i64, u8 .. u64; e.g. the
+ * int32 indptr of numpy or CSR code as well as i64); a builder error
+ * (ACC_ERR_TYPE) otherwise.  A negative length or a u64 entry beyond
+ * 2^63-1 is a runtime ACC_ERR_RUNTIME naming the operation and the
+ * segment.  The innermost dimension of the result has one element per
+ * segment; outer dimensions are kept (every row uses the same segments).  When the innermost extent exceeds the sum of the lengths,
  * the first elements of each row are used; when it is smaller, that is a
  * runtime ACC_ERR_SHAPE naming the operation. */
 
@@ -568,7 +571,8 @@ typedef enum acc_scan_kind {
  * outputs). */
 ACC_API acc_node *acc_scan(acc_graph *g, acc_scan_kind kind, acc_node *f,
                            acc_node *z, acc_node *xs);
-/* The segmented form over segment lengths seg (a Vector i64): per row,
+/* The segmented form over segment lengths seg (a vector of any integer
+ * type, as for acc_fold_seg): per row,
  * ACC_SCANL/ACC_SCANR give S + k elements (S = sum of lengths, k = number
  * of segments: each segment, even an empty one, contributes its seed), the
  * primed kinds a tuple (S elements, k totals), the others S elements. */
