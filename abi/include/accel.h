@@ -714,6 +714,15 @@ ACC_API acc_node *acc_unzip(acc_graph *g, acc_node *xs);
 /* indexed xs: Array r e -> Array r (index of rank r, e), pairing every
  * element with its index. */
 ACC_API acc_node *acc_indexed(acc_graph *g, acc_node *xs);
+/* zip3 .. zip9 (and beyond): Array r a0, ..., Array r a(n-1) -> Array r
+ * (a0, .., a(n-1)) for n >= 2 arrays of one rank (the extent is the
+ * intersection; the element may have at most ACC_MAX_COMPONENTS leaves);
+ * acc_zip(g, xs, ys) is acc_zip_n of 2, and acc_unzip splits the result
+ * again.  n < 2 is refused (ACC_ERR_INVALID_ARGUMENT, by zipWith). */
+ACC_API acc_node *acc_zip_n(acc_graph *g, size_t n, acc_node *const *arrays);
+/* length xs: the innermost extent of xs (rank >= 1), an i64 scalar term;
+ * on a vector its number of elements (Accelerate's length). */
+ACC_API acc_node *acc_length(acc_graph *g, acc_node *xs);
 
 /* --- structural operations ------------------------------------------------- */
 
