@@ -392,9 +392,12 @@ text_core *text_reify(text_elab *el, text_val *f, size_t n,
         args[i] = text_val_core(el, items[i]);
     }
     text_val *r = text_apply(el, f, n, args, pos);
-    if (r->kind != VK_CORE)
+    if (r->kind == VK_CLOSURE || r->kind == VK_BUILTIN || r->kind == VK_PAP)
         text_type_error(el, pos, "%s takes more than the %zu argument%s it is "
                         "given", what, n, n == 1 ? "" : "s");
+    if (r->kind != VK_CORE)
+        text_type_error(el, pos, "%s returns %s, expected a value", what,
+                        val_kind_name(r));
     items[n] = r->core;
     return text_core_new(el, CK_LAMBDA, r->core->type, pos, n + 1, items);
 }
