@@ -302,27 +302,29 @@ static int checked_offsets(const int64_t *v, int64_t n, int64_t inner,
     return 1;
 }
 
-/* The entries of descriptor seg as i64: its own buffer when it is i64,
- * else a widened copy, also left in *copy for pool_scratch_done (segments
- * may have any integer type; this is the one place the compiled backends
- * read them).  A u64 entry beyond 2^63-1 becomes -1, which the checks
- * refuse, so the interpreter names it.  NULL when out of memory. */
-static const int64_t *segment_values(pool *pl, const rt_array *seg,
-                                     int64_t **copy)
+/* The entries of descriptor seg as i64 in *v: its own buffer when it is
+ * i64 (NULL when empty), else a widened copy, also left in *copy for
+ * pool_scratch_done (segments may have any integer type; this is the one
+ * place the compiled backends read them).  A u64 entry beyond 2^63-1
+ * becomes -1, which the checks refuse, so the interpreter names it.  0
+ * when out of memory. */
+static int segment_values(pool *pl, const rt_array *seg, const int64_t **v,
+                          int64_t **copy)
 {
     acc_scalar t = seg->elem->scalar;
     *copy = NULL;
+    *v = seg->data[0];
     if (t == ACC_I64)
-        return seg->data[0];
+        return 1;
     int64_t *w = pool_scratch(pl, (size_t)(seg->size + 1) * sizeof *w);
     if (!w)
-        return NULL;
+        return 0;
     for (int64_t s = 0; s < seg->size; s++) {
         ir_value x = val_load(seg->data[0], t, s);
         w[s] = t == ACC_U64 && x.u > (uint64_t)INT64_MAX ? -1 : x.i;
     }
-    *copy = w;
-    return w;
+    *v = *copy = w;
+    return 1;
 }
 
 /* The offsets of descriptor array seg: 1, 0 when out of memory, -1 when
@@ -334,9 +336,10 @@ static int segment_offsets(pool *pl, const rt_array *seg, int offsets,
     if (offsets && seg->size == 0)
         return -1;
     int64_t *copy;
-    const int64_t *v = segment_values(pl, seg, &copy);
-    int64_t *off = v ? pool_scratch(pl, (size_t)(seg->size + 1) * sizeof *off)
-                     : NULL;
+    const int64_t *v;
+    int64_t *off = segment_values(pl, seg, &v, &copy)
+                       ? pool_scratch(pl, (size_t)(seg->size + 1) * sizeof *off)
+                       : NULL;
     if (!off) {
         pool_scratch_done(pl, copy);
         return 0;
