@@ -153,6 +153,21 @@ Test(segment_types, fold1_seg_with_every_integer_type)
     expect_fold(FOLD1_SEG, lengths, 4);
 }
 
+/* No segments at all, of every type: rows of no results (an i64
+ * descriptor without a buffer: segmented_fold's no_segments test). */
+Test(segment_types, no_segments_of_any_type)
+{
+    for (int t = 0; t < N_TYPES; t++) {
+        acc_array out;
+        acc_status st = run_fold(FOLD_SEG, int_types[t], NULL, 0, &out);
+        cr_assert_eq(st, ACC_OK, "%s: %s", acc_scalar_name(int_types[t]),
+                     acc_last_error());
+        int64_t ext[2] = {3, 0};
+        ts_expect_shape(&out, 2, ext);
+        acc_array_release(&out);
+    }
+}
+
 /* scanlSeg (+) 0, scanl'Seg (+) 0 and postscanrSeg (-) 0 of a vector with
  * i64 segments give what they give with segments of every other type. */
 Test(segment_types, segmented_scans_with_every_integer_type)
