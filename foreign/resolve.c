@@ -4,6 +4,7 @@
  */
 #include "foreign/resolve.h"
 
+#include "foreign/autoload.h"
 #include "foreign/cfunc.h"
 #include "foreign/registry.h"
 
@@ -16,6 +17,7 @@ enum { MAX_ARRAYS = 64, REASON_MAX = 512 };
 typedef struct resolver {
     ir_program *p;
     reg_registry *reg;
+    reg_autoload *autoload;
     acc_backend backend;
     uint8_t *seen;
     diag *d;
@@ -158,8 +160,10 @@ static int create_state(ir_node *n, const reg_impl *e, query_store *s,
     return 0;
 }
 
+/* `note`: why a built-in plugin that would implement the node is not
+ * loaded, or "". */
 static void describe(char *out, const ir_node *n, const reg_impl *e,
-                     acc_backend backend, const char *why)
+                     acc_backend backend, const char *why, const char *note)
 {
     if (e)
         snprintf(out, REASON_MAX, "%s (%s, priority %d)", e->api.impl_name,
@@ -168,17 +172,19 @@ static void describe(char *out, const ir_node *n, const reg_impl *e,
         snprintf(out, REASON_MAX, "fallback: %s", why);
     else
         snprintf(out, REASON_MAX, "fallback: no implementation of '%s' is "
-                 "registered for backend %s", n->u.foreign.name,
-                 acc_backend_name(backend));
+                 "registered for backend %s%s%s%s", n->u.foreign.name,
+                 acc_backend_name(backend), note[0] ? " (" : "", note,
+                 note[0] ? ")" : "");
 }
 
 static int resolve_node(resolver *r, ir_node *n)
 {
-    char why[REASON_MAX] = "", text[REASON_MAX];
+    char why[REASON_MAX] = "", text[REASON_MAX], note[REASON_MAX] = "";
     acc_backend backend = r->backend;
     reg_registry *reg = r->reg;
     const reg_impl *e = NULL;
     query_store s;
+    reg_autoload_ensure(r->autoload); /* the default plugins, on first need */
     pthread_mutex_lock(&reg->lock);
     if (n->op == IR_FOREIGN_EXP) {
         e = choose_scalar(reg, n, backend, why);
@@ -188,7 +194,10 @@ static int resolve_node(resolver *r, ir_node *n)
         e = NULL;
     }
     pthread_mutex_unlock(&reg->lock);
-    describe(text, n, e, backend, why);
+    if (!e && !why[0])
+        reg_autoload_note(r->autoload, n->u.foreign.name, backend, note,
+                          sizeof note);
+    describe(text, n, e, backend, why, note);
     n->u.foreign.impl = e;
     n->u.foreign.name = arena_text(r->p, n->u.foreign.name);
     n->u.foreign.reason = arena_text(r->p, text);
@@ -216,9 +225,10 @@ static int walk(resolver *r, ir_node *n)
 }
 
 acc_status reg_resolve_program(ir_program *p, reg_registry *reg,
-                               acc_backend backend, diag *d)
+                               reg_autoload *autoload, acc_backend backend,
+                               diag *d)
 {
-    resolver r = {p, reg, backend, calloc(p->n_nodes ? p->n_nodes : 1, 1),
+    resolver r = {p, reg, autoload, backend, calloc(p->n_nodes ? p->n_nodes : 1, 1),
                   d};
     if (!r.seen || !walk(&r, p->root))
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "compile: out of host memory "

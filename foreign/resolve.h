@@ -18,12 +18,16 @@
 #define ACC_FOREIGN_RESOLVE_H
 
 #include "core/ir/program_ir.h"
+#include "foreign/autoload.h"
 #include "foreign/registry.h"
 
 /* Resolves the foreign nodes of p against registry r for a program on
- * `backend`.  Errors (out of memory) are recorded on d. */
+ * `backend`, loading first the plugins `autoload` names (the context's
+ * own, foreign/autoload.h; NULL: none).  Errors (out of memory) are
+ * recorded on d. */
 acc_status reg_resolve_program(ir_program *p, reg_registry *r,
-                               acc_backend backend, diag *d);
+                               reg_autoload *autoload, acc_backend backend,
+                               diag *d);
 /* Destroys the per-program states created by reg_resolve_program. */
 void reg_release_program(ir_program *p);
 

@@ -6,6 +6,7 @@
  */
 #include "abi/src/context.h"
 
+#include "foreign/autoload.h"
 #include "foreign/registry.h"
 
 #include <stddef.h>
@@ -84,6 +85,7 @@ static acc_status check_options(const acc_context_options *o)
 static void context_free(acc_context *ctx)
 {
     reg_destroy(ctx->foreign);
+    reg_autoload_destroy(ctx->autoload);
     free(ctx->plugin_path);
     if (ctx->be)
         ctx->be->ops->destroy(ctx->be);
@@ -94,8 +96,10 @@ static void context_free(acc_context *ctx)
     free(ctx);
 }
 
-acc_status acc_context_create(const acc_context_options *options,
-                              acc_context **out)
+/* acc_context_create; `probe` 0 leaves every backend but the interpreter
+ * unprobed and unavailable (ctx_create_scratch). */
+static acc_status create(const acc_context_options *options, int probe,
+                         acc_context **out)
 {
     acc_context_options defaults;
     acc_context *ctx = NULL;
@@ -120,7 +124,9 @@ acc_status acc_context_create(const acc_context_options *options,
     if (has_field(options, plugin_path) && options->plugin_path &&
         !(ctx->plugin_path = strdup(options->plugin_path)))
         goto oom_initialised;
-    if (!(ctx->foreign = reg_create()))
+    if (!(ctx->foreign = reg_create()) ||
+        !(ctx->autoload = reg_autoload_create(
+              has_field(options, plugins) ? options->plugins : NULL)))
         goto oom_initialised;
     ctx->num_threads = options->num_threads;
     if (has_field(options, fusion_duplicate_max_ops))
@@ -133,7 +139,7 @@ acc_status acc_context_create(const acc_context_options *options,
         ctx->strict = options->strict;
     backend_config config = {ctx->cache_dir, ctx->num_threads,
                              ctx->cuda_device};
-    backends_init(&ctx->backends, &config);
+    backends_init(&ctx->backends, &config, probe);
     diag d;
     diag_clear(&d);
     if (!(ctx->be = backends_open(&ctx->backends, options->backend, &d))) {
@@ -143,6 +149,9 @@ acc_status acc_context_create(const acc_context_options *options,
         goto out;
     }
     ctx->backend = ctx->be->ops->kind;
+    reg_autoload_bind(ctx->autoload, ctx->foreign, ctx->plugin_path,
+                      ctx->backend, ctx->backends.available[ACC_BACKEND_CUDA],
+                      ctx->backends.reason[ACC_BACKEND_CUDA]);
     if (!handle_register(ctx, HANDLE_CONTEXT))
         goto oom_initialised;
     *out = ctx;
@@ -159,6 +168,22 @@ oom:
                   "acc_context_create: out of host memory");
 out:
     return st;
+}
+
+acc_status acc_context_create(const acc_context_options *options,
+                              acc_context **out)
+{
+    return create(options, 1, out);
+}
+
+acc_context *ctx_create_scratch(void)
+{
+    acc_context_options o;
+    acc_context *ctx = NULL;
+    acc_context_options_init(&o);
+    o.backend = ACC_BACKEND_INTERP;
+    o.plugins = "none";
+    return create(&o, 0, &ctx) == ACC_OK ? ctx : NULL;
 }
 
 void ctx_retain(acc_context *ctx)

@@ -41,6 +41,7 @@ void acc_graph_free(acc_graph *g)
     acc_context *ctx = g->ctx;
     arena_destroy(g->arena);
     free(g->inputs);
+    free(g->input_names);
     free(g);
     ctx_release(ctx);
 }

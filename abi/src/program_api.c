@@ -5,6 +5,8 @@
  */
 #include "abi/src/program.h"
 
+#include "core/ir/json.h"
+
 #include <math.h>
 #include <stdlib.h>
 
@@ -76,7 +78,7 @@ acc_status acc_compile(acc_context *ctx, acc_graph *g, size_t n_results,
                   "memory");
         goto out;
     }
-    compile_target t = {ctx->be, ctx->cuda_device, ctx->foreign,
+    compile_target t = {ctx->be, ctx->cuda_device, ctx->foreign, ctx->autoload,
                         ctx->fusion_duplicate_max_ops, ctx->strict};
     if (compile_program(&t, g, n_results, results, &p->c, &d) != ACC_OK)
         goto out;
@@ -165,6 +167,41 @@ acc_status acc_program_output(const acc_program *p, size_t i,
                               const acc_type **elem, int32_t *rank)
 {
     return signature_entry(p, i, 0, elem, rank);
+}
+
+acc_status acc_program_signature_json(const acc_program *p, char **json)
+{
+    static const char fn[] = "acc_program_signature_json";
+    if (json)
+        *json = NULL;
+    if (!handle_is_live(p, HANDLE_PROGRAM))
+        return api_bad_handle(p, HANDLE_PROGRAM, fn);
+    error_slot *slot = (error_slot *)&p->error;
+    if (!json)
+        return api_fail(slot, ACC_ERR_INVALID_ARGUMENT, "%s: json is NULL",
+                        fn);
+    strbuf b = {0};
+    sb_puts(&b, "{\"inputs\":[");
+    for (size_t i = 0; i < p->c.ir.n_inputs; i++) {
+        sb_puts(&b, i ? "," : "");
+        ir_json_signature_item(&b, p->c.ir.input_names[i],
+                               p->c.ir.inputs[i]->type->elem,
+                               p->c.ir.inputs[i]->type->rank);
+    }
+    sb_puts(&b, "],\"outputs\":[");
+    for (size_t i = 0; i < p->c.ir.n_outputs; i++) {
+        sb_puts(&b, i ? "," : "");
+        ir_json_signature_item(&b, NULL, p->c.ir.outputs[i]->elem,
+                               p->c.ir.outputs[i]->rank);
+    }
+    sb_puts(&b, "]}");
+    if (b.failed) {
+        sb_free(&b);
+        return api_fail(slot, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host "
+                        "memory", fn);
+    }
+    *json = b.text;
+    return ACC_OK;
 }
 
 acc_backend acc_program_backend(const acc_program *p)

@@ -29,7 +29,8 @@ static acc_status run_passes(const compile_target *t, ir_program *ir,
     dump_after_pass(ir, "fusion");
     if (check_program(ir, d) != ACC_OK)
         return d->status;
-    if (reg_resolve_program(ir, t->foreign, t->be->ops->kind, d) != ACC_OK)
+    if (reg_resolve_program(ir, t->foreign, t->autoload, t->be->ops->kind,
+                            d) != ACC_OK)
         return d->status;
     dump_after_pass(ir, "foreign");
     if (!ir_program_layout(ir))

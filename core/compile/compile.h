@@ -11,6 +11,7 @@
 #include "core/ir/graph.h"
 #include "core/ir/program_ir.h"
 #include "core/schedule/schedule.h"
+#include "foreign/autoload.h"
 #include "foreign/registry.h"
 
 /* What a program is compiled for: the context's backend and what the
@@ -19,6 +20,7 @@ typedef struct compile_target {
     backend *be;                       /* the context's backend */
     int32_t device;                    /* the CUDA device ordinal */
     reg_registry *foreign;             /* foreign implementations */
+    reg_autoload *autoload;            /* the plugins loaded on first need */
     int32_t fusion_duplicate_max_ops;  /* fusion's cost model */
     int strict;                        /* no step left to the interpreter */
 } compile_target;

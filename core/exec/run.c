@@ -12,6 +12,7 @@
 #include "core/backend/all/backends.h"
 #include "core/backend/interp/interp.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -202,8 +203,18 @@ static int deliver_one(executor *ex, acc_array *out, rt_array *r, diag *d)
     return rt_host(r, d) && deliver_owned(out, r, d) == ACC_OK;
 }
 
+/* Releases the outputs this run allocated (not those whose buffers the
+ * caller gave: a DLPack import, say, is library-owned too). */
+static void release_allocated(size_t n, acc_array *outputs,
+                              const uint8_t *given)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!given[i] && outputs[i].ownership == ACC_OWNERSHIP_LIBRARY)
+            acc_array_release(&outputs[i]);
+}
+
 static acc_status deliver(executor *ex, size_t n, acc_array *outputs,
-                          rt_array **results, diag *d)
+                          rt_array **results, const uint8_t *given, diag *d)
 {
     for (size_t i = 0; i < n; i++)
         if (outputs[i].data[0] &&
@@ -214,9 +225,7 @@ static acc_status deliver(executor *ex, size_t n, acc_array *outputs,
         done++;
     if (diag_ok(d))
         return ACC_OK;
-    for (size_t i = 0; i < done; i++) /* leave nothing allocated */
-        if (outputs[i].ownership == ACC_OWNERSHIP_LIBRARY)
-            acc_array_release(&outputs[i]);
+    release_allocated(done, outputs, given); /* leave nothing allocated */
     return d->status;
 }
 
@@ -289,6 +298,7 @@ acc_status exec_run(const compiled *p, const exec_call *call,
     memset(&ex, 0, sizeof ex);
     ex.p = p;
     rt_array *in[256], **in_heap = NULL, **results = NULL;
+    uint8_t *given = NULL; /* per output: the caller gave its buffers */
     exec_dests *dests = NULL;
     rt_array **ins = in;
     size_t wrapped = 0, produced = 0;
@@ -299,10 +309,13 @@ acc_status exec_run(const compiled *p, const exec_call *call,
         return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of host "
                          "memory");
     results = calloc(n_outputs ? n_outputs : 1, sizeof *results);
-    if (!results) {
+    given = calloc(n_outputs ? n_outputs : 1, 1);
+    if (!results || !given) {
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of host memory");
         goto out;
     }
+    for (size_t i = 0; i < n_outputs; i++)
+        given[i] = outputs[i].data[0] != NULL;
     for (; wrapped < n_inputs; wrapped++)
         if (!(ins[wrapped] = rt_wrap(&inputs[wrapped], d)))
             goto out;
@@ -318,7 +331,7 @@ acc_status exec_run(const compiled *p, const exec_call *call,
     produced = n_outputs;
     if (run_stats_out)
         run_stats(&ex, results, n_outputs, stop_now() - start, run_stats_out);
-    delivered = deliver(&ex, n_outputs, outputs, results, d) == ACC_OK;
+    delivered = deliver(&ex, n_outputs, outputs, results, given, d) == ACC_OK;
 out:
     /* every array of the run is released before the run ends */
     for (size_t i = 0; i < produced; i++)
@@ -332,10 +345,9 @@ out:
     if (ex.host)
         ex.host_ops->run_end(ex.host);
     if (failed_end && delivered)
-        for (size_t i = 0; i < n_outputs; i++) /* leave nothing allocated */
-            if (outputs[i].ownership == ACC_OWNERSHIP_LIBRARY)
-                acc_array_release(&outputs[i]);
+        release_allocated(n_outputs, outputs, given);
     exec_dests_free(dests);
+    free(given);
     free(results);
     free(in_heap);
     return d->status;

@@ -10,6 +10,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+int gr_name_input(acc_graph *g, size_t index, const char *name)
+{
+    if (index >= g->n_input_names) {
+        const char **grown = realloc(g->input_names,
+                                     (index + 1) * sizeof *grown);
+        if (!grown)
+            return 0;
+        for (size_t i = g->n_input_names; i <= index; i++)
+            grown[i] = NULL;
+        g->input_names = grown;
+        g->n_input_names = index + 1;
+    }
+    size_t n = strlen(name);
+    char *copy = arena_alloc(g->arena, n + 1);
+    if (copy)
+        memcpy(copy, name, n + 1);
+    g->input_names[index] = copy;
+    return copy != NULL;
+}
+
+const char *gr_input_name(const acc_graph *g, size_t index)
+{
+    return index < g->n_input_names ? g->input_names[index] : NULL;
+}
+
 const acc_type *acc_node_type(const acc_node *n)
 {
     return n && n->magic == IR_NODE_MAGIC ? n->type : NULL;

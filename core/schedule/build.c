@@ -248,18 +248,17 @@ static void spread(builder *b, const ir_node *n)
 
 /* ---- outputs ----------------------------------------------------------------- */
 
+/* Marks the terms the root evaluates to: a foreign node that runs its
+ * fallback is an output, and so is the fallback's result, computed
+ * straight into the output (destinations.h). */
 static void mark_outputs(builder *b, const ir_node *n)
 {
     b->output[n->id] = 1;
-    switch (n->op) {
-    case IR_LET: mark_outputs(b, n->args[1]); return;
-    case IR_VAR: mark_outputs(b, b->ir->var_bound[n->u.let.var]); return;
-    case IR_TUPLE:
-        for (uint32_t i = 0; i < n->n_args; i++)
-            mark_outputs(b, n->args[i]);
-        return;
-    default: return;
-    }
+    const ir_node *v = ir_value_term(b->ir, n);
+    b->output[v->id] = 1;
+    if (v->op == IR_TUPLE)
+        for (uint32_t i = 0; i < v->n_args; i++)
+            mark_outputs(b, v->args[i]);
 }
 
 /* ---- 3. steps ---------------------------------------------------------------- */

@@ -13,6 +13,8 @@
 
 static const char cpu_unprobed[] =
     "not probed: the C compiler has not been tried yet";
+static const char scratch_reason[] =
+    "not available: not probed in a context that only builds graphs";
 static const char auto_reason[] =
     "available: auto picks the best available backend";
 
@@ -37,7 +39,7 @@ void backends_probe(backends_state *s, acc_backend kind)
     s->probed[kind] = 1;
 }
 
-void backends_init(backends_state *s, const backend_config *c)
+void backends_init(backends_state *s, const backend_config *c, int probe)
 {
     memset(s, 0, sizeof *s);
     s->config = *c;
@@ -45,7 +47,14 @@ void backends_init(backends_state *s, const backend_config *c)
     s->reason[ACC_BACKEND_AUTO] = auto_reason;
     s->reason[ACC_BACKEND_CPU] = cpu_unprobed; /* probed when needed */
     backends_probe(s, ACC_BACKEND_INTERP);
-    backends_probe(s, ACC_BACKEND_CUDA);
+    if (probe) {
+        backends_probe(s, ACC_BACKEND_CUDA);
+        return;
+    }
+    for (int k = ACC_BACKEND_CPU; k <= ACC_BACKEND_CUDA; k++) {
+        s->probed[k] = 1;
+        s->reason[k] = scratch_reason;
+    }
 }
 
 static acc_backend best(const backends_state *s)

@@ -34,8 +34,9 @@ typedef struct backends_state {
 const backend_ops *backends_ops(acc_backend kind);
 
 /* Probes the backends that are probed at once (c is copied; its strings
- * must outlive the state). */
-void backends_init(backends_state *s, const backend_config *c);
+ * must outlive the state).  `probe` 0 (a scratch context that only builds
+ * graphs): the interpreter only, the others unavailable, never probed. */
+void backends_init(backends_state *s, const backend_config *c, int probe);
 /* Probes `kind` now unless it was (the caller serialises calls). */
 void backends_probe(backends_state *s, acc_backend kind);
 /* Chooses the backend for a context that asked for `asked` (AUTO: the
