@@ -17,6 +17,12 @@
     "                 the built-in plugins of the backend that are found\n"  \
     "                 are loaded when a foreign node is compiled\n"
 
+/* --strict, shared by run and explain. */
+#define STRICT_HELP                                                          \
+    "  --strict       fail to compile when the backend cannot compile a\n"   \
+    "                 step, instead of running that step on the reference\n" \
+    "                 interpreter (which the plan shows, with the reason)\n"
+
 static const char usage_text[] =
     "usage: accel COMMAND [OPTIONS]\n"
     "\n"
@@ -34,7 +40,7 @@ static const char usage_text[] =
 
 static const char run_help[] =
     "usage: accel run FILE [--entry NAME] --in VALUE ... [--out B.npy ...]\n"
-    "                 [--backend auto|interp|cpu|cuda] [--print]\n"
+    "                 [--backend auto|interp|cpu|cuda] [--print] [--strict]\n"
     "                 [--plugin NAME|PATH ...] [--no-plugins]\n"
     "\n"
     "Compiles entry point NAME of the text program FILE (the only one when\n"
@@ -53,6 +59,7 @@ static const char run_help[] =
     "                 when no --out is given\n"
     "  --entry NAME   the entry point to run\n"
     "  --backend B    auto (default), interp, cpu or cuda\n"
+    STRICT_HELP
     PLUGIN_HELP
     "\n"
     ".npy files: versions 1.0-3.0, C order, little-endian; dtypes <f4 <f8\n"
@@ -69,7 +76,7 @@ static const char check_help[] =
     PLUGIN_HELP;
 
 static const char explain_help[] =
-    "usage: accel explain FILE [--entry NAME] [--json]\n"
+    "usage: accel explain FILE [--entry NAME] [--json] [--strict]\n"
     "                     [--backend auto|interp|cpu|cuda]\n"
     "                     [--plugin NAME|PATH ...] [--no-plugins]\n"
     "\n"
@@ -77,6 +84,7 @@ static const char explain_help[] =
     "fused into each, the intermediate arrays, and what each foreign node\n"
     "uses (--json: as JSON).\n"
     "\n"
+    STRICT_HELP
     PLUGIN_HELP;
 
 static const char info_help[] =
