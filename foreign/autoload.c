@@ -5,6 +5,7 @@
  * missing.
  */
 #include "foreign/autoload.h"
+#include "core/base/mem.h"
 
 #include "foreign/plugin.h"
 #include "foreign/registry.h"
@@ -55,13 +56,13 @@ static const char from_env[] = "ACC_PLUGINS";
 
 reg_autoload *reg_autoload_create(const char *option)
 {
-    reg_autoload *a = calloc(1, sizeof *a);
+    reg_autoload *a = mem_calloc(1, sizeof *a);
     const char *env = getenv("ACC_PLUGINS");
     const char *list = option ? option : env;
     if (!a)
         return NULL;
     a->from = option ? from_option : from_env;
-    if (list && list[0] && !(a->list = strdup(list))) {
+    if (list && list[0] && !(a->list = mem_strdup(list))) {
         free(a);
         return NULL;
     }
@@ -156,8 +157,9 @@ static const builtin_plugin *find_builtin(const char *name)
 static void record(reg_autoload *a, const char *name, int loaded,
                    const char *detail)
 {
-    auto_entry *e = calloc(1, sizeof *e);
-    if (!e || !(e->name = strdup(name)) || !(e->detail = strdup(detail))) {
+    auto_entry *e = mem_calloc(1, sizeof *e);
+    if (!e || !(e->name = mem_strdup(name)) ||
+        !(e->detail = mem_strdup(detail))) {
         if (e)
             free(e->name);
         free(e);

@@ -10,6 +10,7 @@
  */
 #include "foreign/cfunc.h"
 
+#include "core/base/mem.h"
 #include "core/ir/value.h"
 #include "foreign/registry.h"
 
@@ -268,7 +269,7 @@ void reg_cfn_call_scalar(const reg_cfn *c, const acc_scalar *leaves,
 
 static reg_cfn *cfn_create(const reg_sig *sig, void (*fn)(void), diag *d)
 {
-    reg_cfn *c = calloc(1, sizeof *c);
+    reg_cfn *c = mem_calloc(1, sizeof *c);
     if (!c) {
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_register_c_function: "
                   "out of host memory");

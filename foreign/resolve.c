@@ -4,6 +4,7 @@
  */
 #include "foreign/resolve.h"
 
+#include "core/base/mem.h"
 #include "foreign/autoload.h"
 #include "foreign/cfunc.h"
 #include "foreign/registry.h"
@@ -228,7 +229,8 @@ acc_status reg_resolve_program(ir_program *p, reg_registry *reg,
                                reg_autoload *autoload, acc_backend backend,
                                diag *d)
 {
-    resolver r = {p, reg, autoload, backend, calloc(p->n_nodes ? p->n_nodes : 1, 1),
+    resolver r = {p, reg, autoload, backend,
+                  mem_calloc(p->n_nodes ? p->n_nodes : 1, 1),
                   d};
     if (!r.seen || !walk(&r, p->root))
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "compile: out of host memory "

@@ -6,6 +6,7 @@
  */
 #include "abi/src/context.h"
 
+#include "core/base/mem.h"
 #include "foreign/autoload.h"
 #include "foreign/registry.h"
 
@@ -114,15 +115,16 @@ static acc_status create(const acc_context_options *options, int probe,
     }
     if ((st = check_options(options)) != ACC_OK)
         goto out;
-    ctx = calloc(1, sizeof *ctx);
+    ctx = mem_calloc(1, sizeof *ctx);
     if (!ctx || !(ctx->types = ty_store_create()))
         goto oom;
     error_slot_init(&ctx->error);
     pthread_mutex_init(&ctx->lock, NULL);
-    if (options->cache_dir && !(ctx->cache_dir = strdup(options->cache_dir)))
+    if (options->cache_dir &&
+        !(ctx->cache_dir = mem_strdup(options->cache_dir)))
         goto oom_initialised;
     if (has_field(options, plugin_path) && options->plugin_path &&
-        !(ctx->plugin_path = strdup(options->plugin_path)))
+        !(ctx->plugin_path = mem_strdup(options->plugin_path)))
         goto oom_initialised;
     if (!(ctx->foreign = reg_create()) ||
         !(ctx->autoload = reg_autoload_create(

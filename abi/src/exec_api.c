@@ -8,6 +8,7 @@
  * cancel flag, which the run's check points read (core/base/stop.h).
  */
 #include "abi/src/program.h"
+#include "core/base/mem.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -77,7 +78,7 @@ acc_status acc_exec_create(acc_context *ctx, const acc_exec_options *options,
     acc_status st = check_exec_options(options, &ctx->error);
     if (st != ACC_OK)
         return st;
-    acc_exec *x = calloc(1, sizeof *x);
+    acc_exec *x = mem_calloc(1, sizeof *x);
     if (!x)
         return api_fail(&ctx->error, ACC_ERR_OUT_OF_HOST_MEMORY,
                         "acc_exec_create: out of host memory");

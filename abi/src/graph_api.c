@@ -3,6 +3,7 @@
  * retains its context), acc_graph_free, and its error accessors.
  */
 #include "abi/src/context.h"
+#include "core/base/mem.h"
 #include "core/ir/graph.h"
 
 #include <stdlib.h>
@@ -17,7 +18,7 @@ acc_status acc_graph_create(acc_context *ctx, acc_graph **out)
     if (!out)
         return api_fail(&ctx->error, ACC_ERR_INVALID_ARGUMENT,
                         "%s: out is NULL", fn);
-    acc_graph *g = calloc(1, sizeof *g);
+    acc_graph *g = mem_calloc(1, sizeof *g);
     if (!g || !(g->arena = arena_create()) || !handle_register(g, HANDLE_GRAPH)) {
         if (g)
             arena_destroy(g->arena);

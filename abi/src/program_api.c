@@ -4,6 +4,7 @@
  * local diag, and copies the first error to the handle in one place.
  */
 #include "abi/src/program.h"
+#include "core/base/mem.h"
 
 #include "core/ir/json.h"
 
@@ -72,7 +73,7 @@ acc_status acc_compile(acc_context *ctx, acc_graph *g, size_t n_results,
     }
     if (check_results(g, n_results, results, &d) != ACC_OK)
         goto out;
-    p = calloc(1, sizeof *p);
+    p = mem_calloc(1, sizeof *p);
     if (!p) {
         diag_fail(&d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of host "
                   "memory");

@@ -6,6 +6,7 @@
  */
 #include "core/backend/foreign_call.h"
 
+#include "core/base/mem.h"
 #include "foreign/cfunc.h"
 #include "foreign/registry.h"
 
@@ -32,7 +33,7 @@ static void *workspace_alloc(acc_foreign_call *call, size_t bytes)
     workspace *w = call->internal;
     if (w->n == w->cap) {
         size_t cap = w->cap ? w->cap * 2 : 4;
-        scratch *grown = realloc(w->blocks, cap * sizeof *grown);
+        scratch *grown = mem_realloc(w->blocks, cap * sizeof *grown);
         if (!grown)
             return NULL;
         w->blocks = grown;
@@ -71,7 +72,7 @@ static rt_array *host_alloc(void *state, const acc_array *a, const char *op,
 static void *host_scratch(void *state, size_t bytes)
 {
     (void)state;
-    return malloc(bytes);
+    return mem_alloc(bytes);
 }
 
 static void host_scratch_free(void *state, void *p, size_t bytes)
@@ -184,7 +185,7 @@ static int alloc_results(frame *f, rt_array **results, diag *d)
         a->memory = f->m->memory;
         a->device = f->m->device;
     }
-    f->given = malloc((f->n_out ? f->n_out : 1) * sizeof *f->given);
+    f->given = mem_alloc((f->n_out ? f->n_out : 1) * sizeof *f->given);
     if (!f->given) {
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
                   f->n->u.foreign.name);

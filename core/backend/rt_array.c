@@ -3,6 +3,7 @@
  * run-time arrays (see rt_array.h).
  */
 #include "core/backend/rt_array.h"
+#include "core/base/mem.h"
 
 #include <stdio.h>
 #include <stdatomic.h>
@@ -56,7 +57,7 @@ rt_array *rt_shell(const acc_type *elem, int32_t rank, const int64_t *extents,
         shape_error(op, rank, extents, d);
         return NULL;
     }
-    rt_array *a = calloc(1, sizeof *a);
+    rt_array *a = mem_calloc(1, sizeof *a);
     if (!a) {
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
                   op);
@@ -115,7 +116,7 @@ static int host_buffers(rt_array *a)
     }
     a->owns_data = 1;
     for (size_t i = 0; i < a->elem->n_leaves; i++) {
-        if (!(a->data[i] = malloc(a->size ? rt_leaf_bytes(a, i) : 1)))
+        if (!(a->data[i] = mem_alloc(a->size ? rt_leaf_bytes(a, i) : 1)))
             return 0;
         total += rt_leaf_bytes(a, i);
     }
@@ -148,7 +149,7 @@ rt_array *rt_alloc(const acc_type *elem, int32_t rank, const int64_t *extents,
 
 rt_array *rt_wrap(const acc_array *desc, diag *d)
 {
-    rt_array *a = calloc(1, sizeof *a);
+    rt_array *a = mem_calloc(1, sizeof *a);
     if (!a) {
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
         return NULL;

@@ -2,6 +2,7 @@
  * values.c — the run's table of values (see values.h).
  */
 #include "core/backend/values.h"
+#include "core/base/mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,7 @@ int values_init(run_values *vs, const ir_program *ir, const uint8_t *is_step,
     memset(vs, 0, sizeof *vs);
     vs->ir = ir;
     vs->is_step = is_step;
-    vs->v = calloc(ir->n_nodes ? ir->n_nodes : 1, sizeof *vs->v);
+    vs->v = mem_calloc(ir->n_nodes ? ir->n_nodes : 1, sizeof *vs->v);
     if (!vs->v) {
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of host memory");
         return 0;
@@ -43,7 +44,7 @@ static int note_temp(run_values *vs, uint32_t id)
 {
     if (vs->n_temps == vs->cap_temps) {
         size_t cap = vs->cap_temps ? 2 * vs->cap_temps : 16;
-        uint32_t *grown = realloc(vs->temps, cap * sizeof *grown);
+        uint32_t *grown = mem_realloc(vs->temps, cap * sizeof *grown);
         if (!grown)
             return 0;
         vs->temps = grown;
@@ -56,7 +57,7 @@ static int note_temp(run_values *vs, uint32_t id)
 static int store(run_values *vs, uint32_t id, rt_array **arrays,
                  size_t count, int temp, diag *d)
 {
-    rt_array **copy = malloc((count ? count : 1) * sizeof *copy);
+    rt_array **copy = mem_alloc((count ? count : 1) * sizeof *copy);
     if (!copy || (temp && !note_temp(vs, id))) {
         free(copy);
         for (size_t j = 0; j < count; j++)
@@ -82,7 +83,7 @@ int values_bind(run_values *vs, uint32_t id, rt_array *const *arrays,
 {
     rt_array *refs[ACC_MAX_COMPONENTS * 4];
     rt_array **held = count <= sizeof refs / sizeof *refs
-                          ? refs : malloc(count * sizeof *held);
+                          ? refs : mem_alloc(count * sizeof *held);
     if (!held) {
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of host memory");
         return 0;
@@ -97,7 +98,7 @@ int values_bind(run_values *vs, uint32_t id, rt_array *const *arrays,
 
 int values_poison(run_values *vs, uint32_t id, const diag *d)
 {
-    diag *copy = malloc(sizeof *copy);
+    diag *copy = mem_alloc(sizeof *copy);
     if (!copy)
         return 0;
     *copy = *d;

@@ -1,5 +1,6 @@
 /* strbuf.c — growable strings. */
 #include "core/base/strbuf.h"
+#include "core/base/mem.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,7 +16,7 @@ static int reserve(strbuf *b, size_t extra)
     size_t cap = b->cap ? b->cap : 256;
     while (cap < b->len + extra + 1)
         cap *= 2;
-    char *grown = realloc(b->text, cap);
+    char *grown = mem_realloc(b->text, cap);
     if (!grown) {
         b->failed = 1;
         return 0;

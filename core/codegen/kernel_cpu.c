@@ -133,6 +133,8 @@ static int assemble(cg_inst *in, const char *skeleton, cg_kernel *k)
     strbuf src = {0};
     sb_puts(&src, cg_skeleton("cpu/prelude.h.in"));
     int r = cg_fill_template(in, &src, skeleton);
+    if (r == 1 && src.failed)
+        r = -1;
     if (r == 1)
         k->source = src.text;
     else

@@ -11,6 +11,7 @@
 
 #include "core/backend/all/backends.h"
 #include "core/backend/interp/interp.h"
+#include "core/base/mem.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -171,7 +172,7 @@ static acc_status deliver_owned(acc_array *out, rt_array *r, diag *d)
             fresh.data[k] = r->data[k];
             continue;
         }
-        fresh.data[k] = malloc(bytes ? bytes : 1);
+        fresh.data[k] = mem_alloc(bytes ? bytes : 1);
         if (!fresh.data[k]) {
             release_library_array(&fresh);
             return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of "
@@ -305,11 +306,11 @@ acc_status exec_run(const compiled *p, const exec_call *call,
     int delivered = 0;
     if (check_arguments(p, n_inputs, inputs, n_outputs, outputs, d) != ACC_OK)
         return d->status;
-    if (n_inputs > 256 && !(ins = in_heap = calloc(n_inputs, sizeof *ins)))
+    if (n_inputs > 256 && !(ins = in_heap = mem_calloc(n_inputs, sizeof *ins)))
         return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of host "
                          "memory");
-    results = calloc(n_outputs ? n_outputs : 1, sizeof *results);
-    given = calloc(n_outputs ? n_outputs : 1, 1);
+    results = mem_calloc(n_outputs ? n_outputs : 1, sizeof *results);
+    given = mem_calloc(n_outputs ? n_outputs : 1, 1);
     if (!results || !given) {
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of host memory");
         goto out;

@@ -13,6 +13,7 @@
 #include "core/exec/executor.h"
 
 #include "core/backend/interp/interp.h"
+#include "core/base/mem.h"
 #include "core/ir/value.h"
 
 #include <stdlib.h>
@@ -59,7 +60,7 @@ static int run_array(executor *ex, const sched_step *st)
 static rt_array **value_of(executor *ex, const ir_node *t, size_t *n)
 {
     *n = t->type->n_leaves;
-    rt_array **v = calloc(*n ? *n : 1, sizeof *v);
+    rt_array **v = mem_calloc(*n ? *n : 1, sizeof *v);
     if (!v) {
         diag_fail(ex->env.d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of "
                   "host memory");
@@ -182,7 +183,7 @@ static int run_foreign(executor *ex, const sched_step *st)
     if (!arg)
         return 0;
     if (node->u.foreign.impl) {
-        r = calloc(m ? m : 1, sizeof *r);
+        r = mem_calloc(m ? m : 1, sizeof *r);
         acc_status s = r ? ex->ops->call_foreign(ex->run, node, arg, r)
                          : diag_fail(ex->env.d, ACC_ERR_OUT_OF_HOST_MEMORY,
                                      "acc_run: out of host memory");

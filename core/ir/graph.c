@@ -4,6 +4,7 @@
  * abi/src/graph_api.c).
  */
 #include "core/ir/graph.h"
+#include "core/base/mem.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,7 +14,7 @@
 int gr_name_input(acc_graph *g, size_t index, const char *name)
 {
     if (index >= g->n_input_names) {
-        const char **grown = realloc(g->input_names,
+        const char **grown = mem_realloc(g->input_names,
                                      (index + 1) * sizeof *grown);
         if (!grown)
             return 0;
@@ -172,7 +173,7 @@ static int compute_set(acc_graph *g, ir_node *n, uint32_t n_bound,
         *out = *only;
         return 1;
     }
-    uint32_t *buf = malloc(2 * total * sizeof *buf);
+    uint32_t *buf = mem_alloc(2 * total * sizeof *buf);
     if (!buf)
         return 0;
     uint32_t count = 0;

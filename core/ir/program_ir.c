@@ -8,6 +8,7 @@
  * IR_MAX_DEPTH, checked at build time.
  */
 #include "core/ir/program_ir.h"
+#include "core/base/mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,7 @@ static int register_node(ir_program *p, ir_node *n)
 {
     if (p->n_nodes == p->cap_nodes) {
         uint32_t cap = p->cap_nodes ? p->cap_nodes * 2 : 64;
-        ir_node **grown = realloc(p->nodes, cap * sizeof *grown);
+        ir_node **grown = mem_realloc(p->nodes, cap * sizeof *grown);
         if (!grown)
             return 0;
         p->nodes = grown;
@@ -164,8 +165,9 @@ static acc_status copy_graph(acc_graph *g, size_t n_results,
                              diag *d)
 {
     copier c = {out, NULL, NULL, d};
-    c.map = calloc(g->n_nodes ? g->n_nodes : 1, sizeof *c.map);
-    c.param_map = calloc(g->n_params ? g->n_params : 1, sizeof *c.param_map);
+    c.map = mem_calloc(g->n_nodes ? g->n_nodes : 1, sizeof *c.map);
+    c.param_map = mem_calloc(g->n_params ? g->n_params : 1,
+                             sizeof *c.param_map);
     out->inputs = arena_alloc(out->arena, (g->n_inputs ? g->n_inputs : 1) *
                                               sizeof(ir_node *));
     out->input_names = arena_alloc(out->arena, (g->n_inputs ? g->n_inputs

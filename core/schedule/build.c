@@ -18,6 +18,7 @@
  */
 #include "core/schedule/schedule.h"
 
+#include "core/base/mem.h"
 #include "core/fusion/fusion.h"
 
 #include <stdlib.h>
@@ -84,7 +85,7 @@ static void push(builder *b, ids *l, uint32_t v)
 {
     if (l->n == l->cap) {
         uint32_t cap = l->cap ? 2 * l->cap : 8;
-        uint32_t *grown = realloc(l->v, cap * sizeof *grown);
+        uint32_t *grown = mem_realloc(l->v, cap * sizeof *grown);
         if (!grown) {
             b->oom = 1;
             return;
@@ -175,7 +176,7 @@ static int32_t new_scope(builder *b, int32_t parent, const ir_node *control,
 {
     if (b->n_scopes == b->cap_scopes) {
         uint32_t cap = b->cap_scopes ? 2 * b->cap_scopes : 8;
-        scope_info *grown = realloc(b->scopes, cap * sizeof *grown);
+        scope_info *grown = mem_realloc(b->scopes, cap * sizeof *grown);
         if (!grown) {
             b->oom = 1;
             return 0;
@@ -427,7 +428,7 @@ static int fill_step(builder *b, uint32_t si, sched_step *st, uint32_t id)
 static int last_uses(builder *b, schedule *s, const ids *values)
 {
     ids keep = {0}, end = {0};
-    ids *after = calloc(s->n_steps ? s->n_steps : 1, sizeof *after);
+    ids *after = mem_calloc(s->n_steps ? s->n_steps : 1, sizeof *after);
     int ok = after != NULL;
     b->stamp++;
     reads_of(b, s->result, NULL, &keep);
@@ -473,7 +474,7 @@ static int fill_scope(builder *b, uint32_t si)
         return 0;
     uint8_t *dep = NULL;
     int loop = sc->control && sc->control->op == IR_AWHILE;
-    if (loop && !(dep = calloc(b->n ? b->n : 1, 1)))
+    if (loop && !(dep = mem_calloc(b->n ? b->n : 1, 1)))
         return 0;
     ids once = {0}, end = {0};
     int ok = 1;
@@ -500,13 +501,13 @@ static int fill_scope(builder *b, uint32_t si)
 static int alloc_tables(builder *b)
 {
     uint32_t n = b->n ? b->n : 1;
-    b->state = calloc(n, 1);
-    b->home = malloc(n * sizeof *b->home);
-    b->eager = calloc(n, 1);
-    b->embedded = calloc(n, 1);
-    b->output = calloc(n, 1);
-    b->mark = calloc(n, sizeof *b->mark);
-    b->body_scope = malloc(n * sizeof *b->body_scope);
+    b->state = mem_calloc(n, 1);
+    b->home = mem_alloc(n * sizeof *b->home);
+    b->eager = mem_calloc(n, 1);
+    b->embedded = mem_calloc(n, 1);
+    b->output = mem_calloc(n, 1);
+    b->mark = mem_calloc(n, sizeof *b->mark);
+    b->body_scope = mem_alloc(n * sizeof *b->body_scope);
     b->sp->is_step = arena_alloc(b->sp->arena, n);
     if (!b->state || !b->home || !b->eager || !b->embedded || !b->output ||
         !b->mark || !b->body_scope || !b->sp->is_step)
@@ -538,7 +539,7 @@ static void free_builder(builder *b)
 static int finish(builder *b)
 {
     sched_program *sp = b->sp;
-    sched_step **by_id = calloc(b->n ? b->n : 1, sizeof *by_id);
+    sched_step **by_id = mem_calloc(b->n ? b->n : 1, sizeof *by_id);
     sp->all = arena_alloc(sp->arena, (b->all.n ? b->all.n : 1) *
                                          sizeof *sp->all);
     if (!by_id || !sp->all) {

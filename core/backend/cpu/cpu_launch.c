@@ -3,6 +3,7 @@
  */
 #include "core/backend/cpu/cpu_launch.h"
 
+#include "core/base/mem.h"
 #include "core/ir/scan_kind.h"
 
 #include <limits.h>
@@ -83,7 +84,7 @@ int cpu_failed(const cpu_launch *l)
 int cpu_bind_arrays(interp *st, const cg_kernel *k, cpu_launch *l,
                     size_t extra)
 {
-    l->in = calloc(k->n_arrays + extra ? k->n_arrays + extra : 1,
+    l->in = mem_calloc(k->n_arrays + extra ? k->n_arrays + extra : 1,
                    sizeof *l->in);
     if (!l->in) {
         diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "run: out of host memory");
@@ -123,7 +124,8 @@ int cpu_alloc_parts(cpu_launch *l, const acc_type *elem, int64_t n,
                     void **parts)
 {
     for (size_t i = 0; i < elem->n_leaves; i++)
-        if (!(parts[i] = malloc((size_t)n * acc_scalar_size(elem->leaves[i]))))
+        if (!(parts[i] = mem_alloc((size_t)n *
+                                   acc_scalar_size(elem->leaves[i]))))
             return 0;
     l->A.part = parts;
     return 1;

@@ -8,6 +8,7 @@
 
 #include "core/backend/cpu/cpu_launch.h"
 #include "core/backend/foreign_call.h"
+#include "core/base/mem.h"
 #include "core/ir/dump.h"
 
 #include <stdio.h>
@@ -61,7 +62,7 @@ static int keep_node(backend_program *cp, cpu_node *kn)
 {
     if (cp->n_nodes == cp->cap_nodes) {
         size_t cap = cp->cap_nodes ? 2 * cp->cap_nodes : 8;
-        cpu_node **grown = realloc(cp->nodes, cap * sizeof *grown);
+        cpu_node **grown = mem_realloc(cp->nodes, cap * sizeof *grown);
         if (!grown)
             return 0;
         cp->nodes = grown;
@@ -116,7 +117,7 @@ static acc_status compile_step(backend_program *cp, const ir_program *ir,
         st->why = refusal_fallback;
         return ACC_OK;
     }
-    cpu_node *kn = calloc(1, sizeof *kn);
+    cpu_node *kn = mem_calloc(1, sizeof *kn);
     int r = kn ? cg_cpu_kernel(ir, n, &kn->k, why, sizeof why) : -1;
     if (r <= 0) {
         free(kn);
@@ -178,7 +179,7 @@ static acc_status cpu_build(backend *be, const ir_program *ir,
 {
     cpu_backend *cb = (cpu_backend *)be;
     *out = NULL;
-    backend_program *cp = calloc(1, sizeof *cp);
+    backend_program *cp = mem_calloc(1, sizeof *cp);
     if (!cp)
         return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of "
                          "host memory");
@@ -204,7 +205,7 @@ static void cpu_describe(strbuf *b, const backend_program *cp, int json)
 static backend_run *cpu_begin(backend *be, backend_program *bp, run_env *env)
 {
     (void)be;
-    backend_run *r = calloc(1, sizeof *r);
+    backend_run *r = mem_calloc(1, sizeof *r);
     if (!r) {
         diag_fail(env->d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of host "
                   "memory");

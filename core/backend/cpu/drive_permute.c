@@ -13,6 +13,7 @@
  * afterwards: the threads then never contend for a cache line.
  */
 #include "core/backend/cpu/cpu_launch.h"
+#include "core/base/mem.h"
 #include "core/codegen/kernel_permute.h"
 
 #include <stdlib.h>
@@ -77,9 +78,9 @@ static int combine_private(pool *pl, cpu_launch *l, const acc_type *elem,
 {
     void *bufs[ACC_MAX_COMPONENTS + 2] = {l->A.part ? l->A.part[0] : NULL};
     size_t cells = (size_t)(copies * l->A.out_size), L = elem->n_leaves;
-    int ok = (bufs[1 + L] = calloc(cells, 1)) != NULL;
+    int ok = (bufs[1 + L] = mem_calloc(cells, 1)) != NULL;
     for (size_t i = 0; ok && i < L; i++)
-        ok = (bufs[1 + i] = malloc(cells * acc_scalar_size(elem->leaves[i])))
+        ok = (bufs[1 + i] = mem_alloc(cells * acc_scalar_size(elem->leaves[i])))
              != NULL;
     if (ok) {
         void *const *shared = l->A.part;

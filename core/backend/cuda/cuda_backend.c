@@ -5,6 +5,7 @@
  * live.
  */
 #include "core/backend/cuda/cuda_internal.h"
+#include "core/base/mem.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,7 +47,7 @@ void cuda_leave(cuda_backend *be)
 static cuda_backend *open_libraries(int ordinal, char *why, size_t size,
                                     acc_status *st)
 {
-    cuda_backend *be = calloc(1, sizeof *be);
+    cuda_backend *be = mem_calloc(1, sizeof *be);
     int count = 0;
     *st = ACC_ERR_OUT_OF_HOST_MEMORY;
     if (!be) {

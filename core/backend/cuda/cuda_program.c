@@ -6,6 +6,7 @@
  */
 #include "core/backend/cuda/cuda_internal.h"
 
+#include "core/base/mem.h"
 #include "core/ir/dump.h"
 
 #include <stdio.h>
@@ -108,7 +109,7 @@ static int keep_node(cuda_program *cp, cuda_node *kn)
 {
     if (cp->n_nodes == cp->cap_nodes) {
         size_t cap = cp->cap_nodes ? 2 * cp->cap_nodes : 8;
-        cuda_node **grown = realloc(cp->nodes, cap * sizeof *grown);
+        cuda_node **grown = mem_realloc(cp->nodes, cap * sizeof *grown);
         if (!grown)
             return 0;
         cp->nodes = grown;
@@ -156,7 +157,7 @@ static acc_status compile_step(cuda_program *cp, const ir_program *ir,
         snprintf(why, sizeof why, "%s has no CUDA skeleton", ir_op_name(n->op));
         return no_kernel(cp, s, st, why, strict, d);
     }
-    cuda_node *kn = calloc(1, sizeof *kn);
+    cuda_node *kn = mem_calloc(1, sizeof *kn);
     int r = kn ? cg_cuda_kernel(ir, n, &kn->k, why, sizeof why) : -1;
     const cuda_launcher *l = r == 1 ? cuda_launcher_of(kn->k.kind) : NULL;
     if (r == 1 && !l)
@@ -206,7 +207,7 @@ acc_status cuda_program_build(cuda_backend *be, const ir_program *ir,
                               cuda_program **out, diag *d)
 {
     *out = NULL;
-    cuda_program *cp = calloc(1, sizeof *cp);
+    cuda_program *cp = mem_calloc(1, sizeof *cp);
     if (!cp)
         return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of "
                          "host memory");

@@ -11,6 +11,7 @@
  * ordered with it.
  */
 #include "core/backend/cuda/cuda_internal.h"
+#include "core/base/mem.h"
 
 #include <stdlib.h>
 
@@ -39,7 +40,7 @@ static void give_stream(cuda_backend *be, cu_stream s)
     pthread_mutex_lock(&be->lock);
     if (be->n_streams == be->cap_streams) {
         size_t cap = be->cap_streams ? 2 * be->cap_streams : 4;
-        cu_stream *grown = realloc(be->streams, cap * sizeof *grown);
+        cu_stream *grown = mem_realloc(be->streams, cap * sizeof *grown);
         if (grown) {
             be->streams = grown;
             be->cap_streams = cap;
@@ -78,7 +79,7 @@ cuda_run *cuda_run_begin(cuda_program *cp, run_env *env)
 {
     diag *d = env->d;
     cuda_queue *q = env->queue;
-    cuda_run *run = calloc(1, sizeof *run);
+    cuda_run *run = mem_calloc(1, sizeof *run);
     if (!run) {
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of host "
                   "memory");
@@ -144,7 +145,7 @@ acc_status cuda_run_end(cuda_run *run, diag *d)
 
 cuda_queue *cuda_queue_create(cuda_backend *be, void *stream, int async)
 {
-    cuda_queue *q = calloc(1, sizeof *q);
+    cuda_queue *q = mem_calloc(1, sizeof *q);
     if (!q)
         return NULL;
     q->be = be;

@@ -4,6 +4,7 @@
  */
 #include "core/backend/host/host_eval.h"
 
+#include "core/base/mem.h"
 #include "core/ir/scan_kind.h"
 
 #include <stdint.h>
@@ -27,7 +28,7 @@ int64_t *host_alloc_offsets(int64_t n)
 {
     if (n < 0 || (uint64_t)n >= SIZE_MAX / sizeof(int64_t) - 1)
         return NULL;
-    return malloc((size_t)(n + 1) * sizeof(int64_t));
+    return mem_alloc((size_t)(n + 1) * sizeof(int64_t));
 }
 
 int host_source_extents(interp *st, const ir_node *xs, int64_t *ext)
@@ -129,7 +130,7 @@ static int lengths_to_offsets_parallel(pool *pl, const int64_t *v, int64_t n,
                                        int64_t inner, int64_t *off)
 {
     int64_t parts = 4 * (int64_t)pool_threads(pl);
-    offsets_job j = {v, off, calloc((size_t)parts, sizeof(int64_t)), n,
+    offsets_job j = {v, off, mem_calloc((size_t)parts, sizeof(int64_t)), n,
                      inner, (n + parts - 1) / parts, 0};
     if (!j.base)
         return 0;

@@ -5,6 +5,7 @@
  */
 #include "core/backend/interp/interp_state.h"
 
+#include "core/base/mem.h"
 #include "core/ir/value.h"
 
 #include <stdlib.h>
@@ -98,7 +99,7 @@ static rt_array *eval_zipwith(interp *st, const ir_node *n)
     size_t total = 0;
     for (uint32_t i = 0; i < m; i++)
         total += in[i]->elem->n_leaves;
-    ir_value *buf = malloc((total ? total : 1) * sizeof *buf);
+    ir_value *buf = mem_alloc((total ? total : 1) * sizeof *buf);
     rt_array *r = buf ? new_result(st, n, ext) : NULL;
     if (!buf)
         diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
@@ -388,7 +389,7 @@ const run_value *interp_eval_array(interp *st, const ir_node *n)
     if (interp_stopped(st, ir_op_name(n->op)))
         return NULL;
     size_t count = n->type->n_leaves;
-    rt_array **arrays = calloc(count, sizeof *arrays);
+    rt_array **arrays = mem_calloc(count, sizeof *arrays);
     if (!arrays) {
         diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
         return NULL;

@@ -7,6 +7,7 @@
 #include "core/backend/interp/interp_state.h"
 
 #include "core/backend/foreign_call.h"
+#include "core/base/mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,10 +66,10 @@ static backend_run *interp_begin(backend *be, backend_program *bp,
     (void)be;
     (void)bp;
     const ir_program *p = env->ir;
-    interp *st = calloc(1, sizeof *st);
+    interp *st = mem_calloc(1, sizeof *st);
     if (st) {
-        st->slots = calloc(p->n_slots ? p->n_slots : 1, sizeof *st->slots);
-        st->vars = calloc(p->n_vars ? p->n_vars : 1, sizeof *st->vars);
+        st->slots = mem_calloc(p->n_slots ? p->n_slots : 1, sizeof *st->slots);
+        st->vars = mem_calloc(p->n_vars ? p->n_vars : 1, sizeof *st->vars);
     }
     if (!st || !st->slots || !st->vars) {
         if (st) {
