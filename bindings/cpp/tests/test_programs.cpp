@@ -5,8 +5,8 @@
 // inputs generated here.  The embedded and text versions have the same
 // C++ type (their signatures are deduced and spelled the same), so one
 // checker serves both.
-#include "check.hpp"
 #include "language4.hpp"
+#include "support.hpp"
 
 #include <cfloat>
 #include <cstdint>
@@ -38,18 +38,6 @@ static_assert(
 static_assert(std::is_same_v<decltype(lang4::dotBlas(std::declval<Context &>())),
                              Function<lang4::DotpSig>>);
 
-// A small deterministic generator (xorshift), in [0, 1).
-struct Rng {
-    std::uint64_t s = 0x9e3779b97f4a7c15ull;
-    double next()
-    {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        return double(s >> 11) / double(1ull << 53);
-    }
-};
-
 std::vector<Backend> backends() { return {Backend::Interp, Backend::Cpu}; }
 
 Module text(const Context &ctx) { return ctx.compile_text(lang4::text); }
@@ -58,7 +46,7 @@ Module text(const Context &ctx) { return ctx.compile_text(lang4::text); }
 
 void check_dotp(const Function<lang4::DotpSig> &f)
 {
-    Rng rng;
+    support::Rng rng;
     for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(1000),
                           std::size_t(100003)}) {
         std::vector<float> xs(n), ys(n);
@@ -76,7 +64,7 @@ void check_dotp(const Function<lang4::DotpSig> &f)
 
 void check_smvm(const Function<lang4::SmvmSig> &f)
 {
-    Rng rng;
+    support::Rng rng;
     const std::int64_t rows = 300, cols = 50;
     std::vector<std::int64_t> segd, inds;
     std::vector<float> vals, vec(static_cast<std::size_t>(cols));
@@ -92,14 +80,14 @@ void check_smvm(const Function<lang4::SmvmSig> &f)
     }
     const auto want = lang4::ref::smvm(segd, inds, vals, vec);
     const Vector<float> got = f(segd, inds, vals, vec);
-    CHECK_EQ(got.extent(0), rows);
+    CHECK(got.extent(0) == rows);
     for (std::int64_t r = 0; r < rows; r++)
-        CHECK_CLOSE(got[r], want[std::size_t(r)], 1e-5);
+        CHECK(got[r] == support::close(want[std::size_t(r)], 1e-5));
 }
 
 void check_blackscholes(const Function<lang4::BlackScholesSig> &f)
 {
-    Rng rng;
+    support::Rng rng;
     const std::size_t n = 500;
     std::vector<float> price(n), strike(n), years(n);
     for (std::size_t i = 0; i < n; i++) {
@@ -110,14 +98,15 @@ void check_blackscholes(const Function<lang4::BlackScholesSig> &f)
     // An array of tuples from its fields (no copy), results by field.
     const auto out = f(std::tie(price, strike, years));
     const auto [call, put] = out;
-    CHECK_EQ(call.size(), std::int64_t(n));
+    CHECK(call.size() == std::int64_t(n));
     for (std::size_t i = 0; i < n; i++) {
         double c = 0, p = 0;
         lang4::ref::blackscholes(price[i], strike[i], years[i], &c, &p);
-        CHECK_CLOSE(call[std::int64_t(i)], c, 1e-4);
-        CHECK_CLOSE(put[std::int64_t(i)], p, 1e-4);
+        CHECK(call[std::int64_t(i)] == support::close(c, 1e-4));
+        CHECK(put[std::int64_t(i)] == support::close(p, 1e-4));
         // Elements of an array of tuples read as std::tuple.
-        CHECK_EQ(std::get<0>(out[std::int64_t(i)]), call[std::int64_t(i)]);
+        const std::tuple<float, float> elem = out[std::int64_t(i)];
+        CHECK(std::get<0>(elem) == call[std::int64_t(i)]);
     }
 }
 
@@ -127,7 +116,7 @@ void check_histogram(const Function<lang4::HistogramSig> &f)
     const std::vector<std::int32_t> small{0, 0, 1, 2, 1, 1, 2, 4, 8, 3,
                                           4, 9, 8, 3, 2, 5, 5, 3, 1, 2};
     CHECK(f(10, small).to_vector() == lang4::ref::histogram(10, small));
-    Rng rng;
+    support::Rng rng;
     std::vector<std::int32_t> many(20000);
     for (auto &x : many)
         x = std::int32_t(rng.next() * 37);
@@ -137,7 +126,7 @@ void check_histogram(const Function<lang4::HistogramSig> &f)
 
 void check_blur(const Function<lang4::BlurSig> &f)
 {
-    Rng rng;
+    support::Rng rng;
     const std::int64_t rows = 37, cols = 53;
     std::vector<float> pixels(std::size_t(rows * cols));
     for (auto &p : pixels)
@@ -147,7 +136,7 @@ void check_blur(const Function<lang4::BlurSig> &f)
     CHECK(got.shape() == (std::array<std::int64_t, 2>{{rows, cols}}));
     for (std::int64_t r = 0; r < rows; r++)
         for (std::int64_t c = 0; c < cols; c++)
-            CHECK_EQ(got(r, c), lang4::ref::blur(pixels, rows, cols, r, c));
+            CHECK(got(r, c) == lang4::ref::blur(pixels, rows, cols, r, c));
 }
 
 void check_mandelbrot(const Function<lang4::MandelbrotSig> &f)
@@ -155,22 +144,22 @@ void check_mandelbrot(const Function<lang4::MandelbrotSig> &f)
     const std::int64_t width = 48, height = 20;
     const std::int32_t limit = 60;
     const Matrix<std::int32_t> got = f(width, height, limit);
-    CHECK_EQ(got.extent(0), height);
-    CHECK_EQ(got.extent(1), width);
+    CHECK(got.extent(0) == height);
+    CHECK(got.extent(1) == width);
     int inside = 0;
     for (std::int64_t y = 0; y < height; y++)
         for (std::int64_t x = 0; x < width; x++) {
             const std::int32_t want =
                 lang4::ref::mandelbrot(width, height, limit, y, x);
             inside += want == limit;
-            CHECK_EQ(got(y, x), want);
+            CHECK(got(y, x) == want);
         }
     CHECK(inside > 0); // some points stay inside the set
 }
 
 // ---- each program, embedded and as text, on each backend -------------------
 
-TEST(dotp)
+TEST_CASE("dotp", "[programs]")
 {
     for (Backend b : backends()) {
         Context ctx(b);
@@ -179,7 +168,7 @@ TEST(dotp)
     }
 }
 
-TEST(smvm)
+TEST_CASE("smvm", "[programs]")
 {
     for (Backend b : backends()) {
         Context ctx(b);
@@ -188,7 +177,7 @@ TEST(smvm)
     }
 }
 
-TEST(blackscholes)
+TEST_CASE("blackscholes", "[programs]")
 {
     for (Backend b : backends()) {
         Context ctx(b);
@@ -198,7 +187,7 @@ TEST(blackscholes)
     }
 }
 
-TEST(histogram)
+TEST_CASE("histogram", "[programs]")
 {
     for (Backend b : backends()) {
         Context ctx(b);
@@ -207,7 +196,7 @@ TEST(histogram)
     }
 }
 
-TEST(blur)
+TEST_CASE("blur", "[programs]")
 {
     for (Backend b : backends()) {
         Context ctx(b);
@@ -216,7 +205,7 @@ TEST(blur)
     }
 }
 
-TEST(mandelbrot)
+TEST_CASE("mandelbrot", "[programs]")
 {
     for (Backend b : backends()) {
         Context ctx(b);
@@ -227,7 +216,7 @@ TEST(mandelbrot)
 
 // dotBlas uses the cblas plugin where it is loaded, the fallback otherwise;
 // both are checked (plugins "none" forces the fallback).
-TEST(dotBlas)
+TEST_CASE("dotBlas", "[programs]")
 {
     for (Backend b : backends()) {
         for (const char *plugins : {"builtin", "none"}) {
@@ -247,7 +236,7 @@ TEST(dotBlas)
 
 // The embedded programs compile to the same plan as their text: the same
 // kernels and intermediate arrays.
-TEST(embedded_and_text_plans_agree)
+TEST_CASE("embedded_and_text_plans_agree", "[programs]")
 {
     Context ctx(Backend::Cpu);
     const Module m = text(ctx);
@@ -266,4 +255,3 @@ TEST(embedded_and_text_plans_agree)
 
 } // namespace
 
-TEST_MAIN

@@ -299,13 +299,15 @@ Acc<Scalar<T>> fold1All(F f, const Acc<Array<T, R>> &xs)
     return detail::acc_of<T, 0>(gs, acc_fold1_all(gs->g, fn, xs.node()));
 }
 
-// foldSeg f z xs seg: seg holds segment lengths (a Vector of i64); the
-// innermost dimension of the result has one element per segment.
-template <class F, class Z, class T, int R>
+// foldSeg f z xs seg: seg holds segment lengths (a Vector of any integer
+// type: i64, or the int32 indptr of CSR code); the innermost dimension of
+// the result has one element per segment.
+template <class F, class Z, class T, int R, class S>
 Acc<Array<T, R>> foldSeg(F f, const Z &z, const Acc<Array<T, R>> &xs,
-                         const Acc<Vector<std::int64_t>> &seg)
+                         const Acc<Vector<S>> &seg)
 {
     static_assert(R >= 1, "accel: foldSeg reduces an array of rank 1 or more");
+    static_assert(detail::is_int_v<S>, "accel: segments are integers");
     detail::GraphState *gs = detail::need_graph(xs.graph());
     acc_node *fn = detail::trace_fn<T, T, T>(gs, f);
     return detail::acc_of<T, R>(gs, acc_fold_seg(gs->g, fn,
@@ -313,22 +315,24 @@ Acc<Array<T, R>> foldSeg(F f, const Z &z, const Acc<Array<T, R>> &xs,
                                                  xs.node(), seg.node()));
 }
 // foldSeg' (offsets: one more entry than segments, ending with the total).
-template <class F, class Z, class T, int R>
+template <class F, class Z, class T, int R, class S>
 Acc<Array<T, R>> foldSegPrime(F f, const Z &z, const Acc<Array<T, R>> &xs,
-                              const Acc<Vector<std::int64_t>> &offsets)
+                              const Acc<Vector<S>> &offsets)
 {
     static_assert(R >= 1, "accel: foldSeg' reduces an array of rank 1 or more");
+    static_assert(detail::is_int_v<S>, "accel: segment offsets are integers");
     detail::GraphState *gs = detail::need_graph(xs.graph());
     acc_node *fn = detail::trace_fn<T, T, T>(gs, f);
     return detail::acc_of<T, R>(
         gs, acc_fold_seg_offsets(gs->g, fn, detail::lift_as<T>(gs, z),
                                  xs.node(), offsets.node()));
 }
-template <class F, class T, int R>
+template <class F, class T, int R, class S>
 Acc<Array<T, R>> fold1Seg(F f, const Acc<Array<T, R>> &xs,
-                          const Acc<Vector<std::int64_t>> &seg)
+                          const Acc<Vector<S>> &seg)
 {
     static_assert(R >= 1, "accel: fold1Seg reduces an array of rank 1 or more");
+    static_assert(detail::is_int_v<S>, "accel: segments are integers");
     detail::GraphState *gs = detail::need_graph(xs.graph());
     acc_node *fn = detail::trace_fn<T, T, T>(gs, f);
     return detail::acc_of<T, R>(
@@ -338,14 +342,15 @@ Acc<Array<T, R>> fold1Seg(F f, const Acc<Array<T, R>> &xs,
 // ---- scans (innermost dimension) -------------------------------------------
 
 namespace detail {
+// seg: the segment lengths (a vector of any integer type), or NULL.
 template <class F, class T, int R>
 acc_node *scan_node(acc_scan_kind kind, F &f, acc_node *z,
-                    const Acc<Array<T, R>> &xs, const Acc<Vector<std::int64_t>> *seg)
+                    const Acc<Array<T, R>> &xs, acc_node *seg)
 {
     static_assert(R >= 1, "accel: scans take arrays of rank 1 or more");
     GraphState *gs = need_graph(xs.graph());
     acc_node *fn = trace_fn<T, T, T>(gs, f);
-    return seg ? acc_scan_seg(gs->g, kind, fn, z, xs.node(), seg->node())
+    return seg ? acc_scan_seg(gs->g, kind, fn, z, xs.node(), seg)
                : acc_scan(gs->g, kind, fn, z, xs.node());
 }
 template <class T, int R, int RT>
@@ -367,14 +372,15 @@ std::tuple<Acc<Array<T, R>>, Acc<Array<T, RT>>> split_pair(GraphState *gs,
             gs, detail::scan_node(KIND, f, detail::lift_as<T>(gs, z), xs,     \
                                   nullptr));                                  \
     }                                                                         \
-    template <class F, class Z, class T, int R>                               \
+    template <class F, class Z, class T, int R, class S>                      \
     Acc<Array<T, R>> NAME##Seg(F f, const Z &z, const Acc<Array<T, R>> &xs,   \
-                               const Acc<Vector<std::int64_t>> &seg)          \
+                               const Acc<Vector<S>> &seg)                     \
     {                                                                         \
+        static_assert(detail::is_int_v<S>, "accel: segments are integers");   \
         detail::GraphState *gs = detail::need_graph(xs.graph());              \
         return detail::acc_of<T, R>(                                          \
             gs, detail::scan_node(KIND, f, detail::lift_as<T>(gs, z), xs,     \
-                                  &seg));                                     \
+                                  seg.node()));                               \
     }
 ACCEL_SCAN_SEEDED(scanl, ACC_SCANL)
 ACCEL_SCAN_SEEDED(scanr, ACC_SCANR)
@@ -393,13 +399,14 @@ ACCEL_SCAN_SEEDED(postscanr, ACC_POSTSCANR)
         return detail::acc_of<T, R>(                                          \
             gs, detail::scan_node(KIND, f, nullptr, xs, nullptr));            \
     }                                                                         \
-    template <class F, class T, int R>                                        \
+    template <class F, class T, int R, class S>                               \
     Acc<Array<T, R>> NAME##Seg(F f, const Acc<Array<T, R>> &xs,               \
-                               const Acc<Vector<std::int64_t>> &seg)          \
+                               const Acc<Vector<S>> &seg)                     \
     {                                                                         \
+        static_assert(detail::is_int_v<S>, "accel: segments are integers");   \
         detail::GraphState *gs = detail::need_graph(xs.graph());              \
         return detail::acc_of<T, R>(                                          \
-            gs, detail::scan_node(KIND, f, nullptr, xs, &seg));               \
+            gs, detail::scan_node(KIND, f, nullptr, xs, seg.node()));         \
     }
 ACCEL_SCAN_UNSEEDED(scanl1, ACC_SCANL1)
 ACCEL_SCAN_UNSEEDED(scanr1, ACC_SCANR1)
@@ -417,15 +424,15 @@ ACCEL_SCAN_UNSEEDED(scanr1, ACC_SCANR1)
             gs, detail::scan_node(KIND, f, detail::lift_as<T>(gs, z), xs,     \
                                   nullptr));                                  \
     }                                                                         \
-    template <class F, class Z, class T, int R>                               \
+    template <class F, class Z, class T, int R, class S>                      \
     std::tuple<Acc<Array<T, R>>, Acc<Array<T, R>>> NAME##Seg(                 \
-        F f, const Z &z, const Acc<Array<T, R>> &xs,                          \
-        const Acc<Vector<std::int64_t>> &seg)                                 \
+        F f, const Z &z, const Acc<Array<T, R>> &xs, const Acc<Vector<S>> &seg) \
     {                                                                         \
+        static_assert(detail::is_int_v<S>, "accel: segments are integers");   \
         detail::GraphState *gs = detail::need_graph(xs.graph());              \
         return detail::split_pair<T, R, R>(                                   \
             gs, detail::scan_node(KIND, f, detail::lift_as<T>(gs, z), xs,     \
-                                  &seg));                                     \
+                                  seg.node()));                               \
     }
 ACCEL_SCAN_PRIME(scanlPrime, ACC_SCANL_PRIME)
 ACCEL_SCAN_PRIME(scanrPrime, ACC_SCANR_PRIME)
