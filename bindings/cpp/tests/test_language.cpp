@@ -436,3 +436,29 @@ TEST_CASE("segmented folds and scans over segments of any integer type",
     CHECK(sums.to_vector() == want_sums);
     CHECK(scans.to_vector() == want_scans);
 }
+
+TEST_CASE("zip of three arrays, unzip, length", "[language]")
+{
+    Context ctx(Backend::Interp);
+    auto f = compile(ctx, [](Acc<Vector<std::int32_t>> a, Acc<Vector<float>> b,
+                             Acc<Vector<std::int8_t>> c) {
+        auto z = zip3(a, b, c);
+        auto [za, zb, zc] = unzip(z);
+        return std::make_tuple(z, map([](auto x, auto y) { return convert<float>(x) + y; },
+                                      zip(za, zb)),
+                               map([](auto x) { return convert<std::int64_t>(x); }, zc),
+                               unit(length(z)));
+    });
+    const std::vector<std::int32_t> a{1, 2, 3, 4};
+    const std::vector<float> b{0.5f, 1.5f, 2.5f};
+    const std::vector<std::int8_t> c{-1, -2, -3, -4, -5};
+    const auto [z, sums, cs, len] = f(a, b, c);
+    REQUIRE(z.size() == 3); // the intersection
+    for (std::int64_t i = 0; i < 3; i++) {
+        const std::tuple<std::int32_t, float, std::int8_t> e = z[i];
+        CHECK(e == std::make_tuple(a[std::size_t(i)], b[std::size_t(i)], c[std::size_t(i)]));
+        CHECK(sums[i] == float(a[std::size_t(i)]) + b[std::size_t(i)]);
+        CHECK(cs[i] == c[std::size_t(i)]);
+    }
+    CHECK(len.value() == 3);
+}

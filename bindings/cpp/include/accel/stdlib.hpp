@@ -101,6 +101,33 @@ Acc<Array<std::tuple<A, B>, R>> zip(const Acc<Array<A, R>> &xs,
         gs, acc_zip(gs->g, xs.node(), ys.node()));
 }
 
+// zip3 .. zip9 (and beyond): zip(xs, ys, zs, ...) of three or more arrays
+// of one rank gives tuples of all their elements (acc_zip_n).
+template <class A, class B, class C, class... Ds, int R>
+Acc<Array<std::tuple<A, B, C, Ds...>, R>>
+zip(const Acc<Array<A, R>> &xs, const Acc<Array<B, R>> &ys,
+    const Acc<Array<C, R>> &zs, const Acc<Array<Ds, R>> &...more)
+{
+    detail::GraphState *gs =
+        detail::need_graph(detail::graph_in(xs, ys, zs, more...));
+    acc_node *arrays[] = {xs.node(), ys.node(), zs.node(), more.node()...};
+    return detail::acc_of<std::tuple<A, B, C, Ds...>, R>(
+        gs, acc_zip_n(gs->g, 3 + sizeof...(Ds), arrays));
+}
+template <class A, class B, class C>
+auto zip3(const A &xs, const B &ys, const C &zs)
+{
+    return zip(xs, ys, zs);
+}
+
+// length xs: the innermost extent (the number of elements of a vector).
+template <class T, int R> Exp<std::int64_t> length(const Acc<Array<T, R>> &xs)
+{
+    static_assert(R >= 1, "accel: length takes rank 1 or more");
+    detail::GraphState *gs = detail::need_graph(xs.graph());
+    return Exp<std::int64_t>(gs, acc_length(gs->g, xs.node()));
+}
+
 namespace detail {
 template <class T> struct unzip_fields;
 template <class... Ts> struct unzip_fields<std::tuple<Ts...>> {
