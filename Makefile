@@ -11,7 +11,8 @@
 #                   (docs/CUDA.md); never reported as passed without a GPU
 #   make gpu-check  on a lent GPU machine: every core, test-gpu then bench-gpu,
 #                   each logged into $OUT (or build/gpu-check), with a summary
-#   make demo       build, then run every program in DEMOS, then the
+#   make demo       build, then run every program in DEMOS and CPP_DEMOS
+#                   (examples/cpp, the C++ binding), then the
 #                   accel command-line tool on examples/demo.acc
 #   make install    cmake --install build --prefix $(PREFIX)
 #   make clean      remove the build trees
