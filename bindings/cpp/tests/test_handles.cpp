@@ -127,7 +127,6 @@ TEST_CASE("moved-from handles own nothing and say so", "[handles]")
     // Move assignment frees what the target held (ASan sees a leak or a
     // double free otherwise).
     q = moved.compile_text(dotp_text).entry("dotp");
-    q = std::move(q);
 
     Function<DotpSig> f = embedded_dotp(moved);
     Function<DotpSig> g = std::move(f);
