@@ -10,8 +10,10 @@
 #                   available, else one line saying it was SKIPPED and why
 #                   (docs/CUDA.md); never reported as passed without a GPU
 #   make demo       build, then run every program in DEMOS, then the
-#                   accel command-line tool on examples/demo.acc
-#   make install    cmake --install build --prefix $(PREFIX)
+#                   accel command-line tool on examples/demo.acc, then the
+#                   Python example (examples/python/demo.py)
+#   make install    cmake --install build --prefix $(PREFIX) (the library, its
+#                   header, and the Python package for /usr/bin/python3)
 #   make clean      remove the build trees
 
 ifeq ($(origin CC),default)
@@ -108,6 +110,9 @@ demo: build
 	done
 	$(call banner,"demo: accel run (text programs, docs/CLI.md)")
 	@tools/accel/demo.sh $(BUILD)
+	$(call banner,"demo: Python (examples/python/demo.py, bindings/python/)")
+	ACCEL_LIBRARY=$(CURDIR)/$(BUILD)/libaccel.so.1 PYTHONPATH=$(CURDIR)/bindings/python \
+	    /usr/bin/python3 examples/python/demo.py
 
 # Benchmarks (bench/README.md): a table on stdout, a CSV in $(BUILD).
 bench: build

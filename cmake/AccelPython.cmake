@@ -23,6 +23,15 @@ if(ACC_BUILD_TESTS AND ACC_PYTHON3_SYSTEM AND NOT ACC_SANITIZE)
     "XDG_CACHE_HOME=${PROJECT_BINARY_DIR}/test-kernel-cache"
     "ACC_TEST_BUILD_DIR=${PROJECT_BINARY_DIR}"
     "PYTHONDONTWRITEBYTECODE=1")
+  # The example of `make demo` (examples/python/demo.py), kept working.
+  add_test(NAME python.demo
+    COMMAND "${ACC_PYTHON3_SYSTEM}" "${PROJECT_SOURCE_DIR}/examples/python/demo.py")
+  acc_test_properties(python.demo LABELS python)
+  set_property(TEST python.demo APPEND PROPERTY ENVIRONMENT
+    "ACCEL_LIBRARY=$<TARGET_FILE:accel>"
+    "PYTHONPATH=${PROJECT_SOURCE_DIR}/bindings/python"
+    "XDG_CACHE_HOME=${PROJECT_BINARY_DIR}/test-kernel-cache"
+    "PYTHONDONTWRITEBYTECODE=1")
 endif()
 
 # --- install -----------------------------------------------------------------

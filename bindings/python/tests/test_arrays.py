@@ -15,12 +15,22 @@ RANK_NAMES = {0: "Scalar", 1: "Vector", 2: "Matrix", 3: "Array 3"}
 
 
 def _types_program():
-    """Per type T: the identity and x+x on arrays of rank 0..3, a scalar
-    parameter made a Scalar, and one that keeps the array's address."""
+    """Per type T: all_T takes arrays of ranks 0..3 and returns each as it
+    is and doubled (one entry, so one compilation per type on the CPU
+    backend); id1_T, dbl1_T, dbl2_T on one array; sc_T makes a scalar
+    parameter a Scalar."""
     lines = []
     for t in TYPES:
         add = "x || x" if t == "bool" else "x + x"
-        for r, rn in RANK_NAMES.items():
+        ts = ["%s %s" % (RANK_NAMES[r], t) for r in range(4)]
+        lines.append(
+            "all_%s (a : %s) (b : %s) (c : %s) (d : %s) : (%s) =\n"
+            "  (a, b, c, d, map (\\x -> %s) a, map (\\x -> %s) b, "
+            "map (\\x -> %s) c, map (\\x -> %s) d)"
+            % (t, ts[0], ts[1], ts[2], ts[3], ", ".join(ts + ts),
+               add, add, add, add))
+        for r in (1, 2):
+            rn = RANK_NAMES[r]
             lines.append("id%d_%s (xs : %s %s) : %s %s = map (\\x -> x) xs"
                          % (r, t, rn, t, rn, t))
             lines.append("dbl%d_%s (xs : %s %s) : %s %s = map (\\x -> %s) xs"
@@ -53,17 +63,17 @@ def sample(t, shape, rng):
 
 @pytest.mark.parametrize("t", TYPES)
 def test_every_type_every_rank(t, backend, rng):
-    p = types_program(backend)
-    for r, shape in enumerate([(), (7,), (3, 5), (2, 3, 4)]):
-        xs = sample(t, shape, rng)
-        got = p["id%d_%s" % (r, t)](xs)
-        assert isinstance(got, np.ndarray)
-        assert got.dtype == xs.dtype and got.shape == shape
-        np.testing.assert_array_equal(got, xs)
-        got = p["dbl%d_%s" % (r, t)](xs)
-        want = (xs | xs) if t == "bool" else xs + xs
-        assert got.dtype == xs.dtype and got.shape == shape
-        np.testing.assert_array_equal(got, want)
+    f = types_program(backend)["all_" + t]
+    shapes = [(), (7,), (3, 5), (2, 3, 4)]
+    xs = [sample(t, shape, rng) for shape in shapes]
+    got = f(*xs)
+    assert isinstance(got, tuple) and len(got) == 8
+    for r, x in enumerate(xs):
+        for g, want in ((got[r], x), (got[4 + r], (x | x) if t == "bool"
+                                      else x + x)):
+            assert isinstance(g, np.ndarray)
+            assert g.dtype == x.dtype and g.shape == shapes[r], (r, g)
+            np.testing.assert_array_equal(g, want)
 
 
 @pytest.mark.parametrize("t", TYPES)
