@@ -35,7 +35,7 @@ ASAN_ENV = ASAN_OPTIONS=detect_leaks=1 \
 banner = @printf '\n==================== %s ====================\n' $(1)
 
 .PHONY: all bootstrap build configure build-asan test test-gcc test-asan test-gpu \
-        demo bench bench-gpu install clean symbols
+        demo bench bench-gpu bench-python install clean symbols
 
 all: build
 
@@ -119,6 +119,11 @@ bench: build
 	$(call banner,"bench: accel against hand-written baselines")
 	ACC_PLUGIN_PATH=$(CURDIR)/$(BUILD)/plugins \
 	    ./$(BUILD)/bench/accel_bench $(BUILD)/bench-results.csv
+
+# The Python binding's per-call overhead against C and numpy (bench/README.md).
+bench-python: build
+	$(call banner,"bench-python: dotp called from Python, from C and numpy")
+	/usr/bin/python3 bench/python/overhead.py $(BUILD)
 
 # Benchmarks on a GPU (bench/README.md): the CUDA backend against cuBLAS
 # and hand-written CUDA; says why and measures nothing without a device.

@@ -63,3 +63,12 @@ install(CODE "
     \"# Written by make install: the library this package was installed with.\\nLIBRARY = '\${_acc_lib}'\\n\")
   message(STATUS \"Installing: \${CMAKE_INSTALL_PREFIX}/${ACC_PYTHON_SITEDIR}/accel/_install.py\")
 ")
+
+# --- the overhead benchmark (bench/python/, make bench-python) -----------------
+# A module of the benchmark only (bench/python/ccall.c: acc_run from a C
+# loop, loaded by bench/python/overhead.py through ctypes); the binding
+# itself needs no compiled code.
+add_library(accbench_ccall MODULE bench/python/ccall.c)
+target_link_libraries(accbench_ccall PRIVATE accel)
+set_target_properties(accbench_ccall PROPERTIES PREFIX ""
+  LIBRARY_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bench")
