@@ -398,7 +398,24 @@ def call_fn(f, values, what):
             arity = _arity(f)
             if not _accepts(arity, 1) and _accepts(arity, len(parts)):
                 return f(*parts)
+    arity = _arity(f)
+    if not _accepts(arity, len(values)):
+        req, most = arity
+        takes = "%d" % req if req == most else (
+            "%d or more" % req if most is None else "%d to %d" % (req, most))
+        raise errors.InvalidArgumentError(
+            "%s: the function takes %s parameter%s, and is given %d (%s)" % (
+                what, takes, "" if takes == "1" else "s", len(values),
+                ", ".join(_describe_value(v) for v in values)),
+            errors.ERR_INVALID_ARGUMENT)
     return f(*values)
+
+
+def _describe_value(v):
+    if isinstance(v, tuple):
+        return "a %d-tuple" % len(v)
+    t = getattr(v, "type", None)
+    return elem_name(t) if t is not None else type(v).__name__
 
 
 def fun(t, f, param_types, want=None, what="function"):

@@ -247,6 +247,10 @@ def _results(t, out, nodes):
     output number, or a tuple of structures (several results)."""
     if isinstance(out, tuple):
         return tuple(_results(t, v, nodes) for v in out)
+    if isinstance(out, list) and _symbolic(out):
+        raise errors.InvalidArgumentError(
+            "%s returned a list: return several results as a tuple" % t.name,
+            errors.ERR_INVALID_ARGUMENT)
     if out is None:
         raise errors.InvalidArgumentError(
             "%s returned None: an accel function returns arrays or values "

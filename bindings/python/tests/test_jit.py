@@ -223,5 +223,19 @@ def test_builder_errors_name_the_line_and_types():
 
     with pytest.raises(accel.InvalidArgumentError, match="returned None"):
         none(np.ones(3))
+    @accel.jit(backend="interp")
+    def arity(xs):
+        return accel.map(lambda a, b: a + b, xs)
+
+    with pytest.raises(accel.InvalidArgumentError,
+                       match="takes 2 parameters, and is given 1"):
+        arity(np.ones(3))
+
+    @accel.jit(backend="interp")
+    def listed(xs):
+        return [xs, xs]
+
+    with pytest.raises(accel.InvalidArgumentError, match="as a tuple"):
+        listed(np.ones(3))
     with pytest.raises(accel.InvalidArgumentError, match="@accel.jit"):
         accel.map(lambda x: x, np.ones(3))
