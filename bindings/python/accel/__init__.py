@@ -40,7 +40,7 @@ from .lang import (
     sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, negate, signum,
     complement, atan2, log_base, min, max, xor, shift_left, shift_right,
     truncate, round, floor, ceiling, sum, product, maximum, minimum,
-    and_, or_, all, any, all_of, filter, zip, unzip, indexed, reverse,
+    and_, or_, all, any, all_of, filter, zip, length, unzip, indexed, reverse,
     transpose, flatten, init, tail, concat, gather, scatter, compact,
     dot, gemv, gemm, fft, ifft, take, drop, constant, function, scanl,
     scanl_prime, scanl1, scanr, scanr_prime, scanr1, prescanl,

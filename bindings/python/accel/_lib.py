@@ -218,6 +218,7 @@ _PROTOTYPES = [
     ("acc_enum_from_n", _H, [_H, _H, _H]),
     ("acc_enum_from_step_n", _H, [_H, _H, _H, _H]),
     ("acc_zip", _H, [_H, _H, _H]), ("acc_unzip", _H, [_H, _H]),
+    ("acc_zip_n", _H, [_H, c_size_t, P(_H)]), ("acc_length", _H, [_H, _H]),
     ("acc_indexed", _H, [_H, _H]),
     ("acc_reverse", _H, [_H, _H]), ("acc_transpose", _H, [_H, _H]),
     ("acc_flatten", _H, [_H, _H]),

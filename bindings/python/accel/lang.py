@@ -782,7 +782,23 @@ def _std_arrays(cname, name, doc):
     return f
 
 
-zip = _std_arrays("acc_zip", "zip", "zip xs ys: an array of pairs.")
+def zip(*arrays):
+    """zip xs ys (zip3 .. zip9 with more arrays): an array of tuples, one
+    field per array; the extent is the intersection."""
+    t = need_trace("zip", *arrays)
+    nodes = [lift_array(t, a, "zip") for a in arrays]
+    arr = (_H * _b.max(1, len(nodes)))(*nodes)
+    return _acc(t, t.node(lib.acc_zip_n(t.g, len(nodes), arr), "zip"))
+
+
+def length(xs):
+    """length xs: the innermost extent (a vector's number of elements), an
+    i64 value."""
+    t = need_trace("length", xs)
+    return t.wrap(t.node(lib.acc_length(t.g, lift_array(t, xs, "length")),
+                         "length"))
+
+
 unzip = _std_arrays("acc_unzip", "unzip",
                     "unzip xs: a tuple of arrays, one per field.")
 indexed = _std_arrays("acc_indexed", "indexed",

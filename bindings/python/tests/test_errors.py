@@ -100,3 +100,16 @@ def test_unavailable_backend_says_why():
     with pytest.raises(accel.UnavailableError) as e:
         accel.Context("cuda")
     assert e.value.status // 100 == 4 and why
+
+
+def test_deadline_stops_a_long_run():
+    import programs
+    import time
+    ctx = accel.Context("interp", deadline=0.05)
+    f = ctx.compile(programs.SECTION4)["mandelbrot"]
+    t0 = time.perf_counter()
+    with pytest.raises(accel.DeadlineError) as e:
+        f(300, 300, np.int32(5000))  # minutes on the interpreter
+    assert e.value.status == 702 and isinstance(e.value, accel.RunError)
+    assert time.perf_counter() - t0 < 30
+    assert f(4, 3, np.int32(5)).shape == (3, 4)  # the context still runs

@@ -176,12 +176,18 @@ def test_captured_arrays_and_tuples():
         # a tuple argument is an array of tuples (struct of arrays)
         a, b = accel.unzip(pair)
         got = accel.map(lambda i: accel.use(table)[i], ix)
-        return got, accel.zipwith(lambda p, q: (q, p), a, b)
+        three = accel.zip(a, b, ix)  # zip3
+        n = accel.length(ix)
+        return got, accel.zipwith(lambda p, q: (q, p), a, b), three, \
+            accel.unit(n)
 
-    got, (q, p) = look(np.array([2, 0, 1]), (np.arange(3.0),
+    got, (q, p), (z0, z1, z2), n = look(np.array([2, 0, 1]), (np.arange(3.0),
                                              np.arange(3, dtype=np.int32)))
     np.testing.assert_array_equal(got, [30, 10, 20])
     assert q.dtype == np.int32 and p.dtype == np.float64
+    np.testing.assert_array_equal(z2, [2, 0, 1])
+    np.testing.assert_array_equal(z1, [0, 1, 2])
+    assert z0.dtype == np.float64 and n == 3
 
 
 def test_python_control_flow_points_to_cond_and_while():
