@@ -773,7 +773,14 @@ def enum_from_step_n(sh, x, step):
 def _std_arrays(cname, name, doc):
     fn = getattr(lib, cname)
 
+    n_arrays = len(fn.argtypes) - 1
+
     def f(*arrays):
+        if len(arrays) != n_arrays:
+            raise errors.InvalidArgumentError(
+                "accel.%s takes %d array%s, got %d" % (
+                    name, n_arrays, "" if n_arrays == 1 else "s",
+                    len(arrays)), errors.ERR_INVALID_ARGUMENT)
         t = need_trace(name, *arrays)
         nodes = [lift_array(t, a, name) for a in arrays]
         return _acc(t, t.node(fn(t.g, *nodes), name))
