@@ -453,6 +453,12 @@ def take_output(spec, w, base):
     rank = spec.rank
     shape = tuple(w[base + W_EXTENTS:base + W_EXTENTS + rank])
     owner = _Owner(w, base)
+    if w[base + W_MEMORY] & 0xFFFFFFFF:  # acc_memory: not host memory
+        # (accel allocates host outputs unless asked otherwise; numpy
+        # cannot read device memory, so never wrap it)
+        raise errors.UnsupportedError(
+            "a result in device memory cannot become a numpy array",
+            errors.ERR_UNSUPPORTED)
     arrays = []
     for i, dt in enumerate(spec.dtypes):
         ptr = w[base + W_DATA + i]

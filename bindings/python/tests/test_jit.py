@@ -245,3 +245,19 @@ def test_builder_errors_name_the_line_and_types():
         listed(np.ones(3))
     with pytest.raises(accel.InvalidArgumentError, match="@accel.jit"):
         accel.map(lambda x: x, np.ones(3))
+
+
+@pytest.mark.parametrize("t", ["bool", "i8", "i16", "i32", "i64", "u8",
+                               "u16", "u32", "u64", "f32", "f64"])
+def test_every_scalar_type_in_and_out(t):
+    dt = accel.scalar(t).dtype
+
+    @accel.jit(backend="interp")
+    def same(xs, x):
+        return accel.map(lambda v: v, xs), x, accel.unit(x)
+
+    xs = np.arange(6).reshape(2, 3).astype(dt)
+    ys, y, u = same(xs, dt.type(1))
+    assert ys.dtype == dt and y.dtype == dt and u.dtype == dt
+    assert y.shape == () and u.shape == () and y == 1 and u == 1
+    np.testing.assert_array_equal(ys, xs)
