@@ -9,6 +9,8 @@
 #                   the device suite (ctest -L gpu) when the CUDA backend is
 #                   available, else one line saying it was SKIPPED and why
 #                   (docs/CUDA.md); never reported as passed without a GPU
+#   make gpu-check  on a lent GPU machine: every core, test-gpu then bench-gpu,
+#                   each logged into $OUT (or build/gpu-check), with a summary
 #   make demo       build, then run every program in DEMOS, then the
 #                   accel command-line tool on examples/demo.acc, then the
 #                   Python example (examples/python/demo.py)
@@ -34,8 +36,8 @@ ASAN_ENV = ASAN_OPTIONS=detect_leaks=1 \
 
 banner = @printf '\n==================== %s ====================\n' $(1)
 
-.PHONY: all bootstrap build configure build-asan test test-gcc test-asan test-gpu \
-        demo bench bench-gpu bench-python install clean symbols
+.PHONY: all bootstrap build configure build-asan test test-gcc test-asan test-gpu gpu-check \
+        demo bench bench-gpu install clean symbols
 
 all: build
 
@@ -103,6 +105,10 @@ test-gpu: bootstrap
 	       "$${reason:-accel info gave no reason}" ;; \
 	esac
 
+# The one command for a session lent a GPU (tools/gpu-check.sh).
+gpu-check:
+	@tools/gpu-check.sh
+
 demo: build
 	@set -e; for d in $(DEMOS); do \
 	    printf '\n==================== demo: %s ====================\n' "$$d"; \
@@ -121,6 +127,7 @@ bench: build
 	    ./$(BUILD)/bench/accel_bench $(BUILD)/bench-results.csv
 
 # The Python binding's per-call overhead against C and numpy (bench/README.md).
+.PHONY: bench-python
 bench-python: build
 	$(call banner,"bench-python: dotp called from Python, from C and numpy")
 	/usr/bin/python3 bench/python/overhead.py $(BUILD)
