@@ -14,7 +14,10 @@ import pytest  # noqa: E402
 
 import accel  # noqa: E402
 
-BACKENDS = ["interp", "cpu"]
+# The backends the `backend` fixture runs on: the interpreter and the CPU
+# backend by default; ACCEL_TEST_BACKENDS=interp,cpu,cuda adds CUDA on a
+# machine with a GPU (make test stays device-free).
+BACKENDS = os.environ.get("ACCEL_TEST_BACKENDS", "interp,cpu").split(",")
 
 
 def _available(name):
