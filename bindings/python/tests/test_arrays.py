@@ -162,7 +162,19 @@ def test_tuple_inputs_and_outputs():
 swap (ps : Matrix (i32, (f64, bool))) : Matrix ((f64, bool), i32) =
   map (\(a, (b, c)) -> ((b, c), a)) ps
 split (ps : Vector (f32, i64)) : (Vector f32, Vector i64) = unzip ps
+pair (p : (Vector f32, Vector i32)) (k : i64) : (Vector f32, Scalar i64) =
+  let (a, b) = p in (zipWith (\x y -> x * f32 y) a b, unit k)
 """, backend="interp")
+    # a parameter whose type is a tuple of arrays takes a tuple of arrays
+    f = p["pair"]
+    assert f.parameters == ["p", "k"]
+    a, b = np.full(3, 2, np.float32), np.arange(3, dtype=np.int32)
+    for got in (f((a, b), 5), f(p=(a, b), k=np.int64(5))):
+        np.testing.assert_array_equal(got[0], a * b)
+        assert got[1] == 5 and got[1].shape == ()
+    with pytest.raises(accel.TypeMismatchError,
+                       match="argument 1 'p' of pair: expected a tuple"):
+        f(a, 5)
     a = np.arange(6, dtype=np.int32).reshape(2, 3)
     b = np.linspace(0, 1, 6).reshape(2, 3)
     c = a % 2 == 0
