@@ -135,6 +135,16 @@ impl<'a, E: Elem> ArrayView<'a, E> {
 }
 
 impl<'a, T: Scalar> ArrayView<'a, T> {
+    /// `data` seen with shape `shape` (row-major): [`ArrayView::new`] for
+    /// a scalar element type, where the element type follows from `data`.
+    pub fn from_shape(shape: &[usize], data: &'a [T]) -> Result<Self> {
+        elements(shape)?;
+        let mut layout = Layout::new(shape);
+        layout.ptrs[0] = data.as_ptr() as *mut c_void;
+        check_len(shape, Some(data.len()), 1)?;
+        Ok(ArrayView { layout, _data: PhantomData })
+    }
+
     /// A vector viewing `data`.
     pub fn vector(data: &'a [T]) -> Self {
         let mut layout = Layout::new(&[data.len()]);
@@ -190,6 +200,15 @@ impl<'a, E: Elem> ArrayViewMut<'a, E> {
 }
 
 impl<'a, T: Scalar> ArrayViewMut<'a, T> {
+    /// `data` written with shape `shape` (row-major).
+    pub fn from_shape(shape: &[usize], data: &'a mut [T]) -> Result<Self> {
+        elements(shape)?;
+        let mut layout = Layout::new(shape);
+        layout.ptrs[0] = data.as_mut_ptr() as *mut c_void;
+        check_len(shape, Some(data.len()), 1)?;
+        Ok(ArrayViewMut { layout, _data: PhantomData })
+    }
+
     /// A vector writing into `data`.
     pub fn vector(data: &'a mut [T]) -> Self {
         let mut layout = Layout::new(&[data.len()]);
