@@ -383,7 +383,8 @@ inputs_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
 inputs_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
 
 /// The outputs of a run that accel allocates: an [`Array<E>`] or a tuple
-/// of them (up to 8), one per output of the program.
+/// of outputs (up to 8 fields, nested like the tuple given to
+/// [`Graph::compile`](crate::Graph::compile)), one array per output.
 pub trait Outputs: Sized {
     #[doc(hidden)]
     const COUNT: usize;
@@ -416,14 +417,23 @@ impl<E: Elem> Outputs for Array<E> {
 
 macro_rules! outputs_tuple {
     ($($t:ident $i:tt),+) => {
-        impl<$($t: Elem),+> Outputs for ($(Array<$t>,)+) {
-            const COUNT: usize = [$($i),+].len();
+        impl<$($t: Outputs),+> Outputs for ($($t,)+) {
+            const COUNT: usize = 0 $(+ $t::COUNT)+;
+            #[allow(unused_assignments)]
             fn check(p: &Program, first: usize) -> Result<()> {
-                $(<Array<$t> as Outputs>::check(p, first + $i)?;)+
+                let mut at = first;
+                $($t::check(p, at)?; at += $t::COUNT;)+
                 Ok(())
             }
+            #[allow(unused_assignments)]
             unsafe fn take(descs: &mut [sys::acc_array]) -> Self {
-                ($(Array::<$t>::from_desc(descs[$i]),)+)
+                let mut at = 0;
+                // SAFETY: the caller's promise, part by part.
+                ($({
+                    let part = unsafe { $t::take(&mut descs[at..at + $t::COUNT]) };
+                    at += $t::COUNT;
+                    part
+                },)+)
             }
         }
     };
