@@ -681,9 +681,12 @@ ACC_API acc_node *acc_slice(acc_graph *g, acc_node *xs, size_t n,
                             acc_node *const *spec);
 
 /* --- segmented reductions (LANGUAGE.md §3.2) ---------------------------------
- * seg is a Vector i64.  The innermost dimension of the result has one
- * element per segment; outer dimensions are kept (every row uses the same
- * segments).  When the innermost extent exceeds the sum of the lengths,
+ * seg is a vector of any integer type (i8 .. i64, u8 .. u64; e.g. the
+ * int32 indptr of numpy or CSR code as well as i64); a builder error
+ * (ACC_ERR_TYPE) otherwise.  A negative length or a u64 entry beyond
+ * 2^63-1 is a runtime ACC_ERR_RUNTIME naming the operation and the
+ * segment.  The innermost dimension of the result has one element per
+ * segment; outer dimensions are kept (every row uses the same segments).  When the innermost extent exceeds the sum of the lengths,
  * the first elements of each row are used; when it is smaller, that is a
  * runtime ACC_ERR_SHAPE naming the operation. */
 
@@ -720,7 +723,8 @@ typedef enum acc_scan_kind {
  * outputs). */
 ACC_API acc_node *acc_scan(acc_graph *g, acc_scan_kind kind, acc_node *f,
                            acc_node *z, acc_node *xs);
-/* The segmented form over segment lengths seg (a Vector i64): per row,
+/* The segmented form over segment lengths seg (a vector of any integer
+ * type, as for acc_fold_seg): per row,
  * ACC_SCANL/ACC_SCANR give S + k elements (S = sum of lengths, k = number
  * of segments: each segment, even an empty one, contributes its seed), the
  * primed kinds a tuple (S elements, k totals), the others S elements. */
@@ -862,6 +866,15 @@ ACC_API acc_node *acc_unzip(acc_graph *g, acc_node *xs);
 /* indexed xs: Array r e -> Array r (index of rank r, e), pairing every
  * element with its index. */
 ACC_API acc_node *acc_indexed(acc_graph *g, acc_node *xs);
+/* zip3 .. zip9 (and beyond): Array r a0, ..., Array r a(n-1) -> Array r
+ * (a0, .., a(n-1)) for n >= 2 arrays of one rank (the extent is the
+ * intersection; the element may have at most ACC_MAX_COMPONENTS leaves);
+ * acc_zip(g, xs, ys) is acc_zip_n of 2, and acc_unzip splits the result
+ * again.  n < 2 is refused (ACC_ERR_INVALID_ARGUMENT, by zipWith). */
+ACC_API acc_node *acc_zip_n(acc_graph *g, size_t n, acc_node *const *arrays);
+/* length xs: the innermost extent of xs (rank >= 1), an i64 scalar term;
+ * on a vector its number of elements (Accelerate's length). */
+ACC_API acc_node *acc_length(acc_graph *g, acc_node *xs);
 
 /* --- structural operations ------------------------------------------------- */
 

@@ -80,6 +80,7 @@ static const char *val_kind_name(const text_val *v)
     case VK_SPEC: return "a replicate/slice spec containing All";
     case VK_BOUNDARY: return "a stencil boundary";
     case VK_STRING: return "a string";
+    case VK_TUPLE: return "a tuple holding a function";
     default: return "a function (missing arguments?)";
     }
 }
@@ -168,6 +169,18 @@ static text_env *bind_tuple(text_elab *el, const text_pat *p, text_core *c,
     return env;
 }
 
+/* A tuple pattern against a meta-level tuple: each field its item. */
+static text_env *bind_meta_tuple(text_elab *el, const text_pat *p,
+                                 const text_val *v, text_env *env)
+{
+    if (v->n != p->n)
+        text_type_error(el, p->pos, "a tuple pattern of %zu fields is matched "
+                        "against a tuple of %zu", p->n, v->n);
+    for (size_t i = 0; i < p->n; i++)
+        env = bind(el, p->items[i], v->items[i], env);
+    return env;
+}
+
 static text_env *bind_index(text_elab *el, const text_pat *p, text_core *c,
                             text_env *env)
 {
@@ -199,6 +212,8 @@ static text_env *bind(text_elab *el, const text_pat *p, text_val *v,
         return bind(el, p->items[0], v, env);
     }
     case TP_TUPLE:
+        if (v->kind == VK_TUPLE)
+            return bind_meta_tuple(el, p, v, env);
         return bind_tuple(el, p, text_want_core(el, v, "the value matched by "
                                                 "a tuple pattern", p->pos),
                           env);
@@ -377,9 +392,12 @@ text_core *text_reify(text_elab *el, text_val *f, size_t n,
         args[i] = text_val_core(el, items[i]);
     }
     text_val *r = text_apply(el, f, n, args, pos);
-    if (r->kind != VK_CORE)
+    if (r->kind == VK_CLOSURE || r->kind == VK_BUILTIN || r->kind == VK_PAP)
         text_type_error(el, pos, "%s takes more than the %zu argument%s it is "
                         "given", what, n, n == 1 ? "" : "s");
+    if (r->kind != VK_CORE)
+        text_type_error(el, pos, "%s returns %s, expected a value", what,
+                        val_kind_name(r));
     items[n] = r->core;
     return text_core_new(el, CK_LAMBDA, r->core->type, pos, n + 1, items);
 }
@@ -424,11 +442,22 @@ static text_core **eval_items(text_elab *el, const text_ast *a,
     return items;
 }
 
+/* A tuple of terms is a term; one with a function (or another value that
+ * is not a term) among its components is a meta-level tuple, like a
+ * Haskell tuple of functions (a type class's dictionary passed by hand). */
 static text_val *eval_tuple(text_elab *el, const text_ast *a, text_env *env,
                             int prelude)
 {
     text_val **vals;
     text_core **items = eval_items(el, a, env, prelude, &vals);
+    for (size_t i = 0; i < a->n; i++)
+        if (vals[i]->kind != VK_CORE) {
+            text_val *t = text_alloc(el->st, sizeof *t);
+            t->kind = VK_TUPLE;
+            t->items = vals;
+            t->n = a->n;
+            return t;
+        }
     text_type **fs = text_alloc(el->st, (a->n ? a->n : 1) * sizeof *fs);
     for (size_t i = 0; i < a->n; i++) {
         items[i] = text_want_core(el, vals[i], "a tuple component",
