@@ -10,7 +10,8 @@
 #                   available, else one line saying it was SKIPPED and why
 #                   (docs/CUDA.md); never reported as passed without a GPU
 #   make demo       build, then run every program in DEMOS, then the
-#                   accel command-line tool on examples/demo.acc
+#                   accel command-line tool on examples/demo.acc, then the
+#                   Rust examples (bindings/rust)
 #   make install    cmake --install build --prefix $(PREFIX)
 #   make clean      remove the build trees
 
@@ -108,6 +109,8 @@ demo: build
 	done
 	$(call banner,"demo: accel run (text programs, docs/CLI.md)")
 	@tools/accel/demo.sh $(BUILD)
+	@# the Rust examples (bindings/rust/accel/examples, cmake/AccelRust.cmake)
+	@$(CMAKE) --build $(BUILD) --target rust_examples
 
 # Benchmarks (bench/README.md): a table on stdout, a CSV in $(BUILD).
 bench: build

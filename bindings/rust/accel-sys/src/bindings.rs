@@ -1530,6 +1530,12 @@ extern "C" {
     pub fn acc_indexed(g: *mut acc_graph, xs: *mut acc_node) -> *mut acc_node;
 }
 extern "C" {
+    pub fn acc_zip_n(g: *mut acc_graph, n: usize, arrays: *const *mut acc_node) -> *mut acc_node;
+}
+extern "C" {
+    pub fn acc_length(g: *mut acc_graph, xs: *mut acc_node) -> *mut acc_node;
+}
+extern "C" {
     pub fn acc_reverse(g: *mut acc_graph, xs: *mut acc_node) -> *mut acc_node;
 }
 extern "C" {

@@ -2,6 +2,9 @@
 //! through the builder, on the interpreter (the executable specification;
 //! programs.rs covers the cpu backend), each checked against a plain Rust
 //! computation of the same thing.
+// The output types spelled out in full say what each test reads back.
+#![allow(clippy::type_complexity)]
+
 mod common;
 
 use accel::{
@@ -243,8 +246,8 @@ fn enumerations_zip_unzip_indexed() {
     assert_eq!(b.to_vec(), want_e.iter().map(|&x| x as f64 * 2.0).collect::<Vec<_>>());
     assert_eq!((&p1[..], &p2[..]), (&a[..], &b[..]));
     assert_eq!(p3.to_vec(), want_e.iter().map(|&x| x as i64).collect::<Vec<_>>());
-    for k in 0..8 {
-        assert_eq!(ix.get(k), (Ix([k as i64 / 4, k as i64 % 4]), want_es[k]));
+    for (k, &w) in want_es.iter().enumerate() {
+        assert_eq!(ix.get(k), (Ix([k as i64 / 4, k as i64 % 4]), w));
     }
 }
 
@@ -308,7 +311,7 @@ fn gather_scatter_filter_compact() {
         p.run((&data, &ind, ArrayView::from_shape(&[2, 3], &mat).unwrap())).unwrap();
     assert_eq!(ga.to_vec(), ind.iter().map(|&i| data[i as usize]).collect::<Vec<_>>());
     assert_eq!(ga2.to_vec(), ind.iter().map(|&i| mat[(i % 2 * 3 + i % 3) as usize]).collect::<Vec<_>>());
-    let mut want_sc = vec![0.0f32; 8];
+    let mut want_sc = [0.0f32; 8];
     for &i in &ind {
         want_sc[i as usize] = i as f32 * 10.0;
     }
@@ -550,7 +553,7 @@ fn permute_with_ignore_and_the_sieve() {
     let data: Vec<i64> = vec![4, 7, 10, 12, 3, 8, 14, 22, 5, 6];
     let primes = vec![2i64, 3, 5, 7];
     let (b, m): (Array<i64>, Array<i32>) = p.run((&data, &primes, 50i64)).unwrap();
-    let mut want = vec![0i64; 5];
+    let mut want = [0i64; 5];
     for &x in data.iter().filter(|x| *x % 2 == 0) {
         want[(x % 5) as usize] += x;
     }
