@@ -362,6 +362,14 @@ impl<'g, S: Shape, E: Elem> Acc<'g, S, E> {
     }
 }
 
+impl<'g, S: crate::elem::Lower, E: Elem> Acc<'g, S, E> {
+    /// `length xs`: the innermost extent (a vector's number of elements).
+    pub fn length(self) -> Exp<'g, i64> {
+        // SAFETY: a node of this graph.
+        Exp::wrap(self.g, unsafe { sys::acc_length(self.g.raw, self.node) })
+    }
+}
+
 impl<'g, E: Elem> Acc<'g, DIM0, E> {
     /// `the xs`: the value of a Scalar.
     pub fn the(self) -> E::Exp<'g> {

@@ -8,7 +8,7 @@ use std::ptr;
 
 use accel_sys as sys;
 
-use crate::elem::{CtxRef, Elem, Ix, Lower, NodeRef, Shape, DIM0, DIM1};
+use crate::elem::{CtxRef, Elem, Int, Ix, Lower, NodeRef, Shape, DIM0, DIM1};
 use crate::error::Error;
 use crate::exp::{Exp, IntoExp, Node};
 use crate::graph::{Acc, Arrays, Graph, GraphCore};
@@ -396,14 +396,17 @@ impl<'c> Graph<'c> {
         g.acc(unsafe { sys::acc_fold1(g.raw(), f, xs.node()) }, "fold1")
     }
 
-    /// `foldSeg f z xs seg`: seg holds segment lengths; the innermost
-    /// dimension of the result has one element per segment.
-    pub fn fold_seg<'g, S: Lower, E: Elem, R: IntoExp<'g, E>>(
+    /// `foldSeg f z xs seg`: seg holds segment lengths (a vector of any
+    /// integer type: the i32 row lengths of CSR code as well as i64); the
+    /// innermost dimension of the result has one element per segment.  A
+    /// negative length is an [`Error::Runtime`](crate::Error::Runtime)
+    /// when the program runs.
+    pub fn fold_seg<'g, S: Lower, E: Elem, R: IntoExp<'g, E>, I: Int>(
         &'g self,
         f: impl FnOnce(E::Exp<'g>, E::Exp<'g>) -> R,
         z: impl IntoExp<'g, E>,
         xs: Acc<'g, S, E>,
-        seg: Acc<'g, DIM1, i64>,
+        seg: Acc<'g, DIM1, I>,
     ) -> Acc<'g, S, E> {
         let g = self.core();
         let f = g.lam2::<E, E, E, R>(f);
@@ -414,12 +417,12 @@ impl<'c> Graph<'c> {
 
     /// `foldSeg' f z xs offsets`: segments given by offsets (one more entry
     /// than segments, from 0 to the total).
-    pub fn fold_seg_offsets<'g, S: Lower, E: Elem, R: IntoExp<'g, E>>(
+    pub fn fold_seg_offsets<'g, S: Lower, E: Elem, R: IntoExp<'g, E>, I: Int>(
         &'g self,
         f: impl FnOnce(E::Exp<'g>, E::Exp<'g>) -> R,
         z: impl IntoExp<'g, E>,
         xs: Acc<'g, S, E>,
-        offsets: Acc<'g, DIM1, i64>,
+        offsets: Acc<'g, DIM1, I>,
     ) -> Acc<'g, S, E> {
         let g = self.core();
         let f = g.lam2::<E, E, E, R>(f);
@@ -430,11 +433,11 @@ impl<'c> Graph<'c> {
     }
 
     /// `fold1Seg f xs seg`: an empty segment is a runtime error.
-    pub fn fold1_seg<'g, S: Lower, E: Elem, R: IntoExp<'g, E>>(
+    pub fn fold1_seg<'g, S: Lower, E: Elem, R: IntoExp<'g, E>, I: Int>(
         &'g self,
         f: impl FnOnce(E::Exp<'g>, E::Exp<'g>) -> R,
         xs: Acc<'g, S, E>,
-        seg: Acc<'g, DIM1, i64>,
+        seg: Acc<'g, DIM1, I>,
     ) -> Acc<'g, S, E> {
         let g = self.core();
         let f = g.lam2::<E, E, E, R>(f);
@@ -635,12 +638,12 @@ macro_rules! scans {
                     self.core().acc(n, stringify!($name))
                 }
                 /// The segmented form over segment lengths `seg`.
-                pub fn $seg<'g, S: Lower, E: Elem, R: IntoExp<'g, E>>(
+                pub fn $seg<'g, S: Lower, E: Elem, R: IntoExp<'g, E>, I: Int>(
                     &'g self,
                     f: impl FnOnce(E::Exp<'g>, E::Exp<'g>) -> R,
                     z: impl IntoExp<'g, E>,
                     xs: Acc<'g, S, E>,
-                    seg: Acc<'g, DIM1, i64>,
+                    seg: Acc<'g, DIM1, I>,
                 ) -> Acc<'g, S, E> {
                     let z = z.into_node(self.core());
                     let n = self.scan_node(Scan::$kind, f, Some(z), xs.node(), Some(seg.node()));
@@ -679,11 +682,11 @@ macro_rules! scans1 {
                     self.core().acc(n, stringify!($name))
                 }
                 /// The segmented form over segment lengths `seg`.
-                pub fn $seg<'g, S: Lower, E: Elem, R: IntoExp<'g, E>>(
+                pub fn $seg<'g, S: Lower, E: Elem, R: IntoExp<'g, E>, I: Int>(
                     &'g self,
                     f: impl FnOnce(E::Exp<'g>, E::Exp<'g>) -> R,
                     xs: Acc<'g, S, E>,
-                    seg: Acc<'g, DIM1, i64>,
+                    seg: Acc<'g, DIM1, I>,
                 ) -> Acc<'g, S, E> {
                     let n = self.scan_node(Scan::$kind, f, None, xs.node(), Some(seg.node()));
                     self.core().acc(n, stringify!($seg))
@@ -716,12 +719,12 @@ macro_rules! scans_prime {
                 }
                 /// The segmented form over segment lengths `seg`: (S
                 /// elements, one total per segment).
-                pub fn $seg<'g, S: Lower, E: Elem, R: IntoExp<'g, E>>(
+                pub fn $seg<'g, S: Lower, E: Elem, R: IntoExp<'g, E>, I: Int>(
                     &'g self,
                     f: impl FnOnce(E::Exp<'g>, E::Exp<'g>) -> R,
                     z: impl IntoExp<'g, E>,
                     xs: Acc<'g, S, E>,
-                    seg: Acc<'g, DIM1, i64>,
+                    seg: Acc<'g, DIM1, I>,
                 ) -> (Acc<'g, S, E>, Acc<'g, S, E>) {
                     let z = z.into_node(self.core());
                     let n = self.scan_node(Scan::$kind, f, Some(z), xs.node(), Some(seg.node()));

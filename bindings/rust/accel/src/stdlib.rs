@@ -135,15 +135,6 @@ impl<'c> Graph<'c> {
         // SAFETY: a node of this graph.
         crate::graph::arrays_from(g, unsafe { sys::acc_unzip(g.raw(), xs.node()) }, "unzip")
     }
-    /// `unzip3 xs` of triples.
-    pub fn unzip3<'g, S: Shape, A: Elem, B: Elem, C: Elem>(
-        &'g self,
-        xs: Acc<'g, S, (A, B, C)>,
-    ) -> (Acc<'g, S, A>, Acc<'g, S, B>, Acc<'g, S, C>) {
-        let g = self.core();
-        // SAFETY: a node of this graph.
-        crate::graph::arrays_from(g, unsafe { sys::acc_unzip(g.raw(), xs.node()) }, "unzip")
-    }
     /// `indexed xs`: every element paired with its index.
     pub fn indexed<'g, S: Shape, E: Elem>(&'g self, xs: Acc<'g, S, E>) -> Acc<'g, S, (S, E)> {
         call1(self.core(), sys::acc_indexed, xs.node(), "indexed")
@@ -269,4 +260,43 @@ impl<'c> Graph<'c> {
     pub fn ifft<'g, S: Lower, F: Float>(&'g self, xs: Acc<'g, S, (F, F)>) -> Acc<'g, S, (F, F)> {
         call1(self.core(), sys::acc_ifft, xs.node(), "ifft")
     }
+}
+
+/// `zip3` .. `zip8` (`acc_zip_n`) and `unzip3` .. `unzip8`.
+macro_rules! zips {
+    ($($zip:ident $unzip:ident: $($t:ident $x:ident),+;)*) => {
+        impl<'c> Graph<'c> {
+            $(
+                #[doc = concat!("`", stringify!($zip), "`: the arrays' elements as tuples (the extent is the intersection).")]
+                // one argument per array, as zip3 .. zip8 are in the text
+                #[allow(clippy::too_many_arguments)]
+                pub fn $zip<'g, S: Shape, $($t: Elem),+>(
+                    &'g self,
+                    $($x: Acc<'g, S, $t>),+
+                ) -> Acc<'g, S, ($($t,)+)> {
+                    let g = self.core();
+                    let nodes = [$($x.node()),+];
+                    // SAFETY: nodes of this graph, as many as passed.
+                    g.acc(unsafe { sys::acc_zip_n(g.raw(), nodes.len(), nodes.as_ptr()) }, stringify!($zip))
+                }
+                #[doc = concat!("`", stringify!($unzip), " xs`: one array per field of a tuple array.")]
+                pub fn $unzip<'g, S: Shape, $($t: Elem),+>(
+                    &'g self,
+                    xs: Acc<'g, S, ($($t,)+)>,
+                ) -> ($(Acc<'g, S, $t>,)+) {
+                    let g = self.core();
+                    // SAFETY: a node of this graph.
+                    crate::graph::arrays_from(g, unsafe { sys::acc_unzip(g.raw(), xs.node()) }, stringify!($unzip))
+                }
+            )*
+        }
+    };
+}
+zips! {
+    zip3 unzip3: A a, B b, C c;
+    zip4 unzip4: A a, B b, C c, D d;
+    zip5 unzip5: A a, B b, C c, D d, E e;
+    zip6 unzip6: A a, B b, C c, D d, E e, F f;
+    zip7 unzip7: A a, B b, C c, D d, E e, F f, G h;
+    zip8 unzip8: A a, B b, C c, D d, E e, F f, G h, H i;
 }

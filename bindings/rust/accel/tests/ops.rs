@@ -517,6 +517,85 @@ fn segmented_scans() {
     assert_eq!(o.1.to_vec(), want1);
 }
 
+#[test]
+fn segments_of_every_integer_type() {
+    // CSR code has i32 row lengths and u32 offsets: no conversion needed
+    let ctx = interp();
+    let g = ctx.graph().unwrap();
+    let xs: Acc<DIM1, f32> = g.input();
+    let seg: Acc<DIM1, i32> = g.input();
+    let small: Acc<DIM1, u8> = g.input();
+    let offsets: Acc<DIM1, u32> = g.input();
+    let outs = (
+        g.fold_seg(|a, b| a + b, 0.0, xs, seg),
+        g.fold1_seg(|a, b| a.max(b), xs, small),
+        g.fold_seg_offsets(|a, b| a + b, 0.0, xs, offsets),
+        g.scanl_seg(|a, b| a + b, 0.0, xs, small),
+    );
+    let p = g.compile(outs).unwrap();
+    let data: Vec<f32> = (0..9).map(|k| (k * k % 7) as f32).collect();
+    let lens = vec![2i32, 0, 4, 3];
+    let lens8 = vec![1u8, 5, 3];
+    let offs = vec![0u32, 4, 4, 9];
+    let pieces = |lens: &[usize]| {
+        let mut at = 0;
+        lens.iter()
+            .map(|&l| {
+                at += l;
+                data[at - l..at].to_vec()
+            })
+            .collect::<Vec<_>>()
+    };
+    let (sums, maxes, by_offsets, scanned): (Array<f32>, Array<f32>, Array<f32>, Array<f32>) =
+        p.run((&data, &lens, &lens8, &offs)).unwrap();
+    let sum = |v: &Vec<f32>| v.iter().sum::<f32>();
+    assert_eq!(sums.to_vec(), pieces(&[2, 0, 4, 3]).iter().map(sum).collect::<Vec<_>>());
+    let max = |v: &Vec<f32>| v.iter().copied().fold(f32::MIN, f32::max);
+    assert_eq!(maxes.to_vec(), pieces(&[1, 5, 3]).iter().map(max).collect::<Vec<_>>());
+    assert_eq!(by_offsets.to_vec(), pieces(&[4, 0, 5]).iter().map(sum).collect::<Vec<_>>());
+    let want_scan: Vec<f32> = pieces(&[1, 5, 3])
+        .iter()
+        .flat_map(|s| std::iter::once(0.0).chain(s.iter().scan(0.0, |acc, &x| {
+            *acc += x;
+            Some(*acc)
+        })).collect::<Vec<_>>())
+        .collect();
+    assert_eq!(scanned.to_vec(), want_scan);
+
+    // a negative length is a runtime error naming the segment
+    let bad = vec![2i32, -1, 4, 3];
+    let err = p.run::<_, (Array<f32>, Array<f32>, Array<f32>, Array<f32>)>((&data, &bad, &lens8, &offs)).unwrap_err();
+    assert_eq!(err.category(), accel::Category::Run, "{err:?}");
+}
+
+#[test]
+fn zip_n_and_length() {
+    let ctx = interp();
+    let g = ctx.graph().unwrap();
+    let a: Acc<DIM1, i32> = g.input();
+    let b: Acc<DIM1, f64> = g.input();
+    let c: Acc<DIM1, u8> = g.input();
+    let m: Acc<DIM2, i16> = g.input();
+    let z3 = g.zip3(a, b, c);
+    let z4 = g.zip4(c, a, b, g.map(|x| x.cast::<i64>() * 10, a));
+    let (w, x, y, v) = g.unzip4(z4);
+    let lengths = g.unit(a.length() * 1000 + m.length());
+    let p = g.compile((z3, v, w, x, y, lengths)).unwrap();
+    let (av, bv, cv) = (vec![1i32, 2, 3, 4], vec![0.5f64, 1.5, 2.5], vec![7u8, 8, 9, 10, 11]);
+    let mv: Vec<i16> = (0..6).collect();
+    type Out = (Array<(i32, f64, u8)>, Array<i64>, Array<u8>, Array<i32>, Array<f64>, Array<i64>);
+    let (t, v, w, x, y, lengths): Out =
+        p.run((&av, &bv, &cv, ArrayView::from_shape(&[2, 3], &mv).unwrap())).unwrap();
+    // the extent is the intersection: 3
+    assert_eq!(t.shape(), &[3]);
+    for i in 0..3 {
+        assert_eq!(t.get(i), (av[i], bv[i], cv[i]));
+    }
+    assert_eq!((&w[..], &x[..], &y[..]), (&cv[..3], &av[..3], &bv[..3]));
+    assert_eq!(v.to_vec(), av[..3].iter().map(|&k| k as i64 * 10).collect::<Vec<_>>());
+    assert_eq!(lengths[0], av.len() as i64 * 1000 + 3);
+}
+
 // --- §3.4 permutations and §3.6 expansion ----------------------------------------------
 
 #[test]
