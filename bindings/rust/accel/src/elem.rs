@@ -307,6 +307,10 @@ pub trait Shape: Elem {
 pub trait Lower: Shape {
     /// The shape with the innermost dimension removed.
     type Lower: Shape;
+    #[doc(hidden)]
+    /// The index of this rank made of an index of one rank less and an
+    /// innermost coordinate.
+    fn snoc<'g>(outer: <Self::Lower as Elem>::Exp<'g>, k: Exp<'g, i64>) -> Self::Exp<'g>;
 }
 
 macro_rules! ranks {
@@ -315,7 +319,14 @@ macro_rules! ranks {
 ranks!(0, 1, 2, 3, 4, 5, 6, 7, 8);
 
 macro_rules! lower {
-    ($($n:literal => $m:literal),*) => { $(impl Lower for Ix<$n> { type Lower = Ix<$m>; })* };
+    ($($n:literal => $m:literal),*) => {
+        $(impl Lower for Ix<$n> {
+            type Lower = Ix<$m>;
+            fn snoc<'g>(outer: [Exp<'g, i64>; $m], k: Exp<'g, i64>) -> [Exp<'g, i64>; $n] {
+                std::array::from_fn(|i| outer.get(i).copied().unwrap_or(k))
+            }
+        })*
+    };
 }
 lower!(1 => 0, 2 => 1, 3 => 2, 4 => 3, 5 => 4, 6 => 5, 7 => 6, 8 => 7);
 

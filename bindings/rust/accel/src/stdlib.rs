@@ -4,7 +4,7 @@
 use accel_sys as sys;
 
 use crate::elem::{Elem, Float, Ix, Lower, Num, Scalar, Shape, DIM0, DIM1, DIM2};
-use crate::exp::{IntoExp, Node};
+use crate::exp::{Exp, IntoExp, Node};
 use crate::graph::{Acc, Graph, GraphCore};
 
 /// Element types that index an array of shape `S` in `gather` and
@@ -259,6 +259,52 @@ impl<'c> Graph<'c> {
     /// `ifft xs`: the inverse, divided by the number of elements.
     pub fn ifft<'g, S: Lower, F: Float>(&'g self, xs: Acc<'g, S, (F, F)>) -> Acc<'g, S, (F, F)> {
         call1(self.core(), sys::acc_ifft, xs.node(), "ifft")
+    }
+}
+
+impl<'c> Graph<'c> {
+    // --- loops around a function (LANGUAGE.md's third group) -------------
+
+    /// `iterate n f x`: `f` applied `n` times to the scalar (or tuple) `x`,
+    /// `x` itself when `n <= 0`; a `while` loop over (count, value), as
+    /// Accelerate's `iterate`.  On arrays, call `f` n times in Rust (the
+    /// text form's unrolling) or use [`Graph::awhile`] for a computed count.
+    pub fn iterate<'g, E: Elem, R: IntoExp<'g, E>>(
+        &'g self,
+        n: impl IntoExp<'g, i64>,
+        f: impl FnOnce(E::Exp<'g>) -> R,
+        x: impl IntoExp<'g, E>,
+    ) -> E::Exp<'g> {
+        let n: Exp<'g, i64> = self.constant(n);
+        let (_, v) = self.while_loop::<(i64, E), _, _>(|(k, _)| k.lt(n), |(k, v)| (k + 1, f(v)), (0i64, x));
+        v
+    }
+
+    /// `sfoldl f z ix xs`: row `ix` of `xs` (an index of one rank less;
+    /// `[]` for a vector) folded from the left in scalar code,
+    /// `f (... (f (f z x0) x1) ...) x(n-1)`; `f` may take an element type
+    /// other than `z`'s.
+    pub fn sfoldl<'g, S: Lower, A: Elem, E: Elem, R: IntoExp<'g, A>>(
+        &'g self,
+        f: impl FnOnce(A::Exp<'g>, E::Exp<'g>) -> R,
+        z: impl IntoExp<'g, A>,
+        ix: impl IntoExp<'g, S::Lower>,
+        xs: Acc<'g, S, E>,
+    ) -> A::Exp<'g> {
+        let g = self.core();
+        let row = self.constant::<S::Lower>(ix);
+        let n = xs.length();
+        let (acc, _) = self.while_loop::<(A, i64), _, _>(
+            |(_, k)| k.lt(n),
+            |(acc, k)| {
+                let at = S::exp_into_node(g, S::snoc(row, k));
+                // SAFETY: nodes of this graph.
+                let x = crate::elem::from_node::<E>(g, unsafe { sys::acc_read(g.raw(), xs.node(), at) });
+                (f(acc, x), k + 1)
+            },
+            (z, 0i64),
+        );
+        acc
     }
 }
 

@@ -596,6 +596,40 @@ fn zip_n_and_length() {
     assert_eq!(lengths[0], av.len() as i64 * 1000 + 3);
 }
 
+#[test]
+fn iterate_and_sfoldl() {
+    let ctx = interp();
+    let g = ctx.graph().unwrap();
+    let m: Acc<DIM2, i32> = g.input();
+    let v: Acc<DIM1, f64> = g.input();
+    let n = g.input_scalar::<i64>();
+    // iterate: x -> 3x + 1 (mod 1000), n times, from each element of v's index
+    let it = g.generate([g.constant(6i64)], |[i]| g.iterate(n, |x| (x * 3 + 1) % 1000, i));
+    // sfoldl over each row of m: (sum as f64, count), an accumulator type
+    // other than the elements'
+    let rows = g.generate([m.shape()[0]], |[r]| {
+        g.sfoldl(|(s, c), x| (s + x.cast::<f64>() * 0.5, c + 1), (0.0f64, 0i64), [r], m)
+    });
+    // and on a vector, with the empty index
+    let total = g.unit(g.sfoldl(|a, x| a * 2.0 + x, 0.0f64, Ix([]), v));
+    let p = g.compile((it, rows, total)).unwrap();
+    let mv: Vec<i32> = (0..12).map(|k| k * k - 20).collect();
+    let vv = vec![1.0f64, 0.0, 1.0, 1.0];
+    for steps in [0i64, 1, 7] {
+        let (it, rows, total): (Array<i64>, Array<(f64, i64)>, Array<f64>) =
+            p.run((ArrayView::from_shape(&[3, 4], &mv).unwrap(), &vv, steps)).unwrap();
+        let want: Vec<i64> = (0..6)
+            .map(|i| (0..steps).fold(i, |x, _| (x * 3 + 1) % 1000))
+            .collect();
+        assert_eq!(it.to_vec(), want, "iterate {steps}");
+        for r in 0..3 {
+            let row = &mv[r * 4..r * 4 + 4];
+            assert_eq!(rows.get(r), (row.iter().map(|&x| x as f64 * 0.5).sum::<f64>(), 4));
+        }
+        assert_eq!(total[0], vv.iter().fold(0.0, |a, &x| a * 2.0 + x));
+    }
+}
+
 // --- §3.4 permutations and §3.6 expansion ----------------------------------------------
 
 #[test]
