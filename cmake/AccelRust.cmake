@@ -6,7 +6,7 @@
 #
 # The target folder is ${PROJECT_BINARY_DIR}/rust-target: a clean clone
 # stays clean, and cargo rebuilds only what changed between runs (the first
-# `make test` compiles the crates, ~7 s of CPU).
+# `make test` compiles the crates, ~15 s of CPU for the three tests).
 #
 # Tests (label rust):
 #   rust.cargo_test   cargo test: unit, integration (LANGUAGE.md §4 through
