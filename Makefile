@@ -13,7 +13,8 @@
 #                   each logged into $OUT (or build/gpu-check), with a summary
 #   make demo       build, then run every program in DEMOS, then the
 #                   accel command-line tool on examples/demo.acc, then the
-#                   Python example (examples/python/demo.py)
+#                   Python example (examples/python/demo.py), the Rust
+#                   examples (bindings/rust)
 #   make install    cmake --install build --prefix $(PREFIX) (the library, its
 #                   header, and the Python package for /usr/bin/python3)
 #   make clean      remove the build trees
@@ -119,6 +120,8 @@ demo: build
 	$(call banner,"demo: Python (examples/python/demo.py, bindings/python/)")
 	ACCEL_LIBRARY=$(CURDIR)/$(BUILD)/libaccel.so.1 PYTHONPATH=$(CURDIR)/bindings/python \
 	    /usr/bin/python3 examples/python/demo.py
+	$(call banner,"demo: Rust (bindings/rust/accel/examples, cmake/AccelRust.cmake)")
+	@$(CMAKE) --build $(BUILD) --target rust_examples
 
 # Benchmarks (bench/README.md): a table on stdout, a CSV in $(BUILD).
 bench: build

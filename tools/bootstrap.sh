@@ -15,6 +15,7 @@ packages=(
     libfftw3-dev          # the fftw plugin (plugins/fftw)
     libdlpack-dev         # dlpack.h, to check accel.h's DLPack structs
     python3-pytest        # the Python binding's tests (bindings/python/)
+    bindgen               # bindings/rust: checks accel-sys against accel.h
 )
 
 installed() {
