@@ -108,6 +108,8 @@ demo: build
 	done
 	$(call banner,"demo: accel run (text programs, docs/CLI.md)")
 	@tools/accel/demo.sh $(BUILD)
+	$(call banner,"demo: Julia (bindings/julia; runs only where julia exists)")
+	@CC=$(CC) bindings/julia/tools/demo.sh $(BUILD)
 
 # Benchmarks (bench/README.md): a table on stdout, a CSV in $(BUILD).
 bench: build

@@ -9,8 +9,9 @@
 #                                 the constants against the header (both
 #                                 builds: gcc and clang)
 #   bindings.julia.texts          every text program of test/runtests.jl
-#                                 compiled by `accel check` (the refused
-#                                 one refused as the tests expect)
+#                                 and examples/demo.jl compiled by `accel
+#                                 check` (the refused ones refused as the
+#                                 Julia code expects)
 #   bindings.julia.test_calls     (tests/bindings/julia/test_calls.c) the
 #                                 package's C call sequences, made from C
 #   bindings.julia.capi_selftest  the checker catches deliberate mistakes
@@ -41,7 +42,8 @@ acc_test_properties(bindings.julia.capi LABELS bindings)
 add_test(NAME bindings.julia.texts
   COMMAND "${ACC_JULIA_PYTHON3}" "${ACC_JULIA_DIR}/tools/check_texts.py"
           --accel "$<TARGET_FILE:accel_cli>"
-          --tests "${ACC_JULIA_DIR}/Accel/test/runtests.jl")
+          --tests "${ACC_JULIA_DIR}/Accel/test/runtests.jl"
+          --tests "${ACC_JULIA_DIR}/examples/demo.jl")
 acc_test_properties(bindings.julia.texts LABELS bindings)
 
 if(NOT ACC_SANITIZE)

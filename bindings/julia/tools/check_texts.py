@@ -15,6 +15,7 @@ Exit status 0 when every program behaves as the tests expect, 1 otherwise,
 2 when the check cannot run.
 
 Usage: check_texts.py --accel build/bin/accel --tests .../test/runtests.jl
+                      [--tests .../examples/demo.jl ...]
 """
 
 import argparse
@@ -106,19 +107,23 @@ def programs(text):
 def main(argv):
     ap = argparse.ArgumentParser()
     ap.add_argument("--accel", required=True)
-    ap.add_argument("--tests", required=True)
+    ap.add_argument("--tests", required=True, action="append",
+                    help="a Julia file (repeatable)")
     a = ap.parse_args(argv)
-    try:
-        with open(a.tests, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as e:
-        print(f"check_texts: {e}")
-        return 2
-    found = programs(text)
-    if len(found) < 10:
-        print(f"check_texts: only {len(found)} program texts found in {a.tests}; "
-              "the extraction is broken")
-        return 1
+    found = []
+    for path in a.tests:
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            print(f"check_texts: {e}")
+            return 2
+        name = os.path.basename(path)
+        texts = programs(text)
+        if not texts:
+            print(f"check_texts: no program text found in {path}; the extraction is broken")
+            return 1
+        found += [(source, f"{name}:{line}") for source, line in texts]
     problems, n_entries = [], 0
     with tempfile.TemporaryDirectory(prefix="accel-julia-texts-") as tmp:
         for k, (source, line) in enumerate(found):
@@ -136,19 +141,20 @@ def main(argv):
             if names == ["bad"]:
                 if r.returncode != 1 or not re.search(r":\d+:\d+: ", said) \
                         or "expected" not in said:
-                    problems.append(f"runtests.jl:{line}: the program the tests expect "
+                    problems.append(f"{line}: the program the tests expect "
                                     f"to be refused with a parse error gave: {said!r}")
             elif r.returncode != 0:
-                problems.append(f"runtests.jl:{line}: {', '.join(names)}: {said}")
+                problems.append(f"{line}: {', '.join(names)}: {said}")
             else:
                 n_entries += len(names)
     if problems:
         print("\n".join(problems))
-        print(f"check_texts: {len(problems)} of {len(found)} program texts of "
-              f"{a.tests} do not compile as the tests expect")
+        print(f"check_texts: {len(problems)} of {len(found)} program texts do not "
+              "compile as the Julia code expects")
         return 1
-    print(f"check_texts: {len(found)} program texts of runtests.jl ({n_entries} entry "
-          "points, and the deliberately bad one) compile as the tests expect")
+    print(f"check_texts: {len(found)} program texts of "
+          f"{', '.join(os.path.basename(p) for p in a.tests)} ({n_entries} entry points, "
+          "and the deliberately bad ones refused) compile as the Julia code expects")
     return 0
 
 
