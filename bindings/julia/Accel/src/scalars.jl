@@ -6,7 +6,7 @@
 # (accel stores arrays of tuples as tuples of arrays).
 
 const SCALAR_TYPES = (Bool, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64,
-                      Float32, Float64)   # in acc_scalar order: ACC_BOOL = 1 ... ACC_F64 = 11
+                      Float32, Float64)
 
 const AccelScalar = Union{SCALAR_TYPES...}
 
@@ -24,10 +24,14 @@ scalar_code(::Type{Float64}) = L.ACC_F64
 scalar_code(T) = throw(ArgumentError(
     "accel has no scalar type for $T (it has Bool, Int8-64, UInt8-64, Float32, Float64)"))
 
+# The Julia type of an acc_scalar, looked up through scalar_code (so it
+# rests on the constants that check_capi.py compares with accel.h, not on
+# the order of SCALAR_TYPES).
 function julia_type(code::Integer)
-    1 <= code <= length(SCALAR_TYPES) ||
-        throw(AccelError(L.ACC_ERR_INTERNAL, "ACC_ERR_INTERNAL", "unknown acc_scalar $code"))
-    return SCALAR_TYPES[code]
+    for T in SCALAR_TYPES
+        scalar_code(T) == code && return T
+    end
+    throw(AccelError(L.ACC_ERR_INTERNAL, "ACC_ERR_INTERNAL", "unknown acc_scalar $code"))
 end
 
 is_float_code(code::Integer) = code == L.ACC_F32 || code == L.ACC_F64
