@@ -14,6 +14,7 @@ packages=(
     libopenblas-dev       # the cblas plugin (plugins/cblas)
     libfftw3-dev          # the fftw plugin (plugins/fftw)
     libdlpack-dev         # dlpack.h, to check accel.h's DLPack structs
+    python3-pytest        # the Python binding's tests (bindings/python/)
 )
 
 installed() {
