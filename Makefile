@@ -122,6 +122,8 @@ demo: build
 	    /usr/bin/python3 examples/python/demo.py
 	$(call banner,"demo: Rust (bindings/rust/accel/examples, cmake/AccelRust.cmake)")
 	@$(CMAKE) --build $(BUILD) --target rust_examples
+	$(call banner,"demo: Julia (bindings/julia; runs only where julia exists)")
+	@CC=$(CC) bindings/julia/tools/demo.sh $(BUILD)
 
 # Benchmarks (bench/README.md): a table on stdout, a CSV in $(BUILD).
 bench: build
