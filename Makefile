@@ -13,8 +13,12 @@
 #                   each logged into $OUT (or build/gpu-check), with a summary
 #   make demo       build, then run every program in DEMOS and CPP_DEMOS
 #                   (examples/cpp, the C++ binding), then the
-#                   accel command-line tool on examples/demo.acc
-#   make install    cmake --install build --prefix $(PREFIX)
+#                   accel command-line tool on examples/demo.acc, then the
+#                   Python example (examples/python/demo.py), the Rust
+#                   examples (bindings/rust)
+#   make install    cmake --install build --prefix $(PREFIX) (the library, its
+#                   header, the C++ binding's headers, and the Python package
+#                   for /usr/bin/python3)
 #   make clean      remove the build trees
 
 ifeq ($(origin CC),default)
@@ -130,12 +134,25 @@ demo: build
 	done
 	$(call banner,"demo: accel run (text programs, docs/CLI.md)")
 	@tools/accel/demo.sh $(BUILD)
+	$(call banner,"demo: Python (examples/python/demo.py, bindings/python/)")
+	ACCEL_LIBRARY=$(CURDIR)/$(BUILD)/libaccel.so.1 PYTHONPATH=$(CURDIR)/bindings/python \
+	    /usr/bin/python3 examples/python/demo.py
+	$(call banner,"demo: Rust (bindings/rust/accel/examples, cmake/AccelRust.cmake)")
+	@$(CMAKE) --build $(BUILD) --target rust_examples
+	$(call banner,"demo: Julia (bindings/julia; runs only where julia exists)")
+	@CC=$(CC) bindings/julia/tools/demo.sh $(BUILD)
 
 # Benchmarks (bench/README.md): a table on stdout, a CSV in $(BUILD).
 bench: build
 	$(call banner,"bench: accel against hand-written baselines")
 	ACC_PLUGIN_PATH=$(CURDIR)/$(BUILD)/plugins \
 	    ./$(BUILD)/bench/accel_bench $(BUILD)/bench-results.csv
+
+# The Python binding's per-call overhead against C and numpy (bench/README.md).
+.PHONY: bench-python
+bench-python: build
+	$(call banner,"bench-python: dotp called from Python, from C and numpy")
+	/usr/bin/python3 bench/python/overhead.py $(BUILD)
 
 # Benchmarks on a GPU (bench/README.md): the CUDA backend against cuBLAS
 # and hand-written CUDA; says why and measures nothing without a device.

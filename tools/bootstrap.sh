@@ -14,6 +14,8 @@ packages=(
     libopenblas-dev       # the cblas plugin (plugins/cblas)
     libfftw3-dev          # the fftw plugin (plugins/fftw)
     libdlpack-dev         # dlpack.h, to check accel.h's DLPack structs
+    python3-pytest        # the Python binding's tests (bindings/python/)
+    bindgen               # bindings/rust: checks accel-sys against accel.h
     g++ catch2            # the C++ binding (bindings/cpp): g++, its Catch2 tests
 )
 
