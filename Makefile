@@ -11,18 +11,26 @@
 #                   (docs/CUDA.md); never reported as passed without a GPU
 #   make gpu-check  on a lent GPU machine: every core, test-gpu then bench-gpu,
 #                   each logged into $OUT (or build/gpu-check), with a summary
-#   make demo       build, then run every program in DEMOS, then the
+#   make demo       build, then run every program in DEMOS and CPP_DEMOS
+#                   (examples/cpp, the C++ binding), then the
 #                   accel command-line tool on examples/demo.acc, then the
 #                   Python example (examples/python/demo.py), the Rust
 #                   examples (bindings/rust)
 #   make install    cmake --install build --prefix $(PREFIX) (the library, its
-#                   header, and the Python package for /usr/bin/python3)
+#                   header, the C++ binding's headers, and the Python package
+#                   for /usr/bin/python3)
 #   make clean      remove the build trees
 
 ifeq ($(origin CC),default)
 CC := gcc
 endif
 ASAN_CC ?= clang
+# The C++ binding (bindings/cpp) builds with g++ in build/ and clang++ in
+# build-asan/, so `make test` compiles and runs its tests with both.
+ifeq ($(origin CXX),default)
+CXX := g++
+endif
+ASAN_CXX ?= clang++
 JOBS    ?= 2
 PREFIX  ?= /usr/local
 BUILD      ?= build
@@ -31,6 +39,8 @@ CMAKE   ?= cmake
 CTEST   ?= ctest
 # Programs from examples/ that `make demo` runs, in order.
 DEMOS   ?= dotp histogram foreign_dot
+# C++ programs from examples/cpp/ that `make demo` runs (bindings/cpp).
+CPP_DEMOS ?= dotp language4
 
 ASAN_ENV = ASAN_OPTIONS=detect_leaks=1 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -47,6 +57,7 @@ bootstrap:
 
 configure: bootstrap
 	$(CMAKE) -S . -B $(BUILD) -DCMAKE_C_COMPILER=$(CC) \
+	    -DCMAKE_CXX_COMPILER=$(CXX) \
 	    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACC_WERROR=ON -DACC_SANITIZE=OFF
 
 build: configure
@@ -54,6 +65,7 @@ build: configure
 
 build-asan: bootstrap
 	$(CMAKE) -S . -B $(BUILD_ASAN) -DCMAKE_C_COMPILER=$(ASAN_CC) \
+	    -DCMAKE_CXX_COMPILER=$(ASAN_CXX) -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
 	    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O1 -g" \
 	    -DACC_WERROR=ON -DACC_SANITIZE=ON
 	$(CMAKE) --build $(BUILD_ASAN) -j$(JOBS)
@@ -87,6 +99,7 @@ test:
 # unless it ran on one.
 test-gpu: bootstrap
 	$(CMAKE) -S . -B $(BUILD) -DCMAKE_C_COMPILER=$(CC) \
+	    -DCMAKE_CXX_COMPILER=$(CXX) \
 	    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACC_WERROR=ON -DACC_SANITIZE=OFF \
 	    -DACC_GPU_TESTS=ON
 	$(CMAKE) --build $(BUILD) -j$(JOBS)
@@ -114,6 +127,10 @@ demo: build
 	@set -e; for d in $(DEMOS); do \
 	    printf '\n==================== demo: %s ====================\n' "$$d"; \
 	    ACC_PLUGIN_PATH=$(CURDIR)/$(BUILD)/plugins ./$(BUILD)/examples/$$d; \
+	done
+	@set -e; for d in $(CPP_DEMOS); do \
+	    printf '\n==================== demo: C++ %s ====================\n' "$$d"; \
+	    ACC_PLUGIN_PATH=$(CURDIR)/$(BUILD)/plugins ./$(BUILD)/examples/cpp/$$d; \
 	done
 	$(call banner,"demo: accel run (text programs, docs/CLI.md)")
 	@tools/accel/demo.sh $(BUILD)

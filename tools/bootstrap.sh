@@ -16,6 +16,7 @@ packages=(
     libdlpack-dev         # dlpack.h, to check accel.h's DLPack structs
     python3-pytest        # the Python binding's tests (bindings/python/)
     bindgen               # bindings/rust: checks accel-sys against accel.h
+    g++ catch2            # the C++ binding (bindings/cpp): g++, its Catch2 tests
 )
 
 installed() {
