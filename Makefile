@@ -25,7 +25,7 @@ BUILD_ASAN ?= build-asan
 CMAKE   ?= cmake
 CTEST   ?= ctest
 # Programs from examples/ that `make demo` runs, in order.
-DEMOS   ?= dotp histogram foreign_dot
+DEMOS   ?= dotp histogram foreign_dot user_kernel
 
 ASAN_ENV = ASAN_OPTIONS=detect_leaks=1 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
