@@ -1403,12 +1403,15 @@ typedef struct acc_user_kernel {
  * first argument array of rank r).  A signature that does not fit a
  * foreign node is refused when a program is compiled and its plan says
  * why; the fallback runs.  Errors: ACC_ERR_INVALID_ARGUMENT (a missing
- * field, a backend, a split function without lo and hi), ACC_ERR_PARSE
- * (the signature, with the position), ACC_ERR_COMPILE with the C
- * compiler's or NVRTC's messages when the source does not compile (a
- * CUDA kernel is compiled by NVRTC once here, for checking, when NVRTC
- * is found, and again for the device of each context that uses it),
- * ACC_ERR_UNSUPPORTED when no C compiler or libffi is there (host). */
+ * field, an entry that is not a C identifier, a backend, a split
+ * function without lo and hi, a CUDA kernel that returns a value),
+ * ACC_ERR_PARSE (the signature, with the position), ACC_ERR_COMPILE with
+ * the C compiler's or NVRTC's messages when the source does not compile
+ * or the C compiler cannot be run (a CUDA kernel is compiled by NVRTC
+ * here, for checking, when NVRTC is found, and again for the device of
+ * each cuda program that chooses it; a scalar CUDA function only in the
+ * kernels that call it), ACC_ERR_UNSUPPORTED when accel was built
+ * without libffi (host). */
 ACC_API acc_status acc_register_kernel(acc_context *ctx,
                                        const acc_user_kernel *kernel);
 

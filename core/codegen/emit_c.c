@@ -434,10 +434,17 @@ static void dm_checks(cg_emitter *e, const ir_node *n)
 }
 
 /* foreignExp (LANGUAGE.md §3.9): a user function put into the kernel
- * (u.foreign.source; its argument is read whole), or the fallback applied
- * in place.  A call nobody uses that can fail is made for its checks. */
+ * (u.foreign.source; its argument is read whole), or, when nothing
+ * implements it, the fallback applied in place.  A C function of a
+ * library (libffi) is not compiled: the step is left to the interpreter.
+ * A call nobody uses that can fail is made for its checks. */
 static void dm_foreign(cg_emitter *e, const ir_node *n, const uint8_t *dem)
 {
+    if (n->u.foreign.impl && !n->u.foreign.source) {
+        fail(e, "foreignExp %s calls a C function of a library (libffi), "
+             "which generated code does not call", n->u.foreign.name);
+        return;
+    }
     if (!any(dem, n->type->n_leaves)) {
         if (!can_fail(e, n))
             return;
@@ -1096,6 +1103,9 @@ static const char **em_foreign(cg_emitter *e, strbuf *b, const ir_node *n,
                                const uint8_t *dem)
 {
     size_t k = n->type->n_leaves;
+    if (n->u.foreign.impl && !n->u.foreign.source) /* see dm_foreign */
+        return fail(e, "foreignExp %s calls a C function of a library",
+                    n->u.foreign.name), NULL;
     if (!any(dem, k)) {
         if (!can_fail(e, n))
             return exprs(e, k);

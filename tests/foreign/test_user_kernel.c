@@ -347,6 +347,25 @@ Test(user_kernel, a_cpu_kernel_applies_the_fallback_of_a_missing_function)
     acc_context_destroy(ctx);
 }
 
+Test(user_kernel, a_library_c_function_in_a_cpu_step_is_still_called)
+{
+    /* not a user kernel: a C function of a library, which kernels cannot
+     * call; the step goes to the interpreter, which calls it (the fallback
+     * a + b would give other values) */
+    acc_context *ctx = ts_context(ACC_BACKEND_CPU);
+    cr_assert_eq(acc_register_c_function(ctx, "uk.hyp", ACC_TEST_FNS_LIB,
+                                         "hypot_f64", "f64(f64, f64)"),
+                 ACC_OK, "%s", acc_last_error());
+    double got[3], x[3] = {3, -5, 0.5};
+    char *plan = NULL;
+    run_hyp(ctx, got, &plan);
+    for (int i = 0; i < 3; i++)
+        cr_expect_float_eq(got[i], hypot(x[i], x[i]), 1e-12, "%d", i);
+    cr_expect(strstr(plan, " 1 steps interpreted"), "%s", plan);
+    acc_free(plan);
+    acc_context_destroy(ctx);
+}
+
 /* ---- the text language ------------------------------------------------------------ */
 
 Test(user_kernel, a_text_program_calls_a_registered_kernel)
