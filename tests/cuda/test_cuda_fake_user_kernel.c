@@ -256,6 +256,19 @@ Test(cuda_runtime_fake, a_device_function_is_compiled_into_the_kernel)
     acc_context_destroy(ctx);
 }
 
+Test(cuda_runtime_fake, a_missing_device_function_is_its_fallback_in_place)
+{
+    acc_context *ctx = cuda_context();
+    acc_program *p = compile_from(ctx, hyp_program, "hyp");
+    char figures[512];
+    cuda_figures(p, figures, sizeof figures);
+    cr_expect(strstr(figures, "\"kernels\":1") &&
+                  strstr(figures, "\"interpreted\":0"),
+              "the fallback is compiled into the kernel: %s", figures);
+    acc_program_free(p);
+    acc_context_destroy(ctx);
+}
+
 Test(cuda_runtime_fake, host_kernels_are_not_chosen_by_cuda_programs)
 {
     acc_context *ctx = cuda_context();

@@ -9,8 +9,13 @@
  * compared with the fallback's, computed by a context without the kernel.
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "foreign_support.h"
 
@@ -184,6 +189,70 @@ Test(user_kernel, bad_arguments_are_refused_with_a_message)
     k.backend = (acc_backend)7;
     cr_expect_eq(acc_register_kernel(ctx, &k), ACC_ERR_INVALID_ARGUMENT);
     acc_context_destroy(ctx);
+}
+
+/* Files named *.so under folder `dir` (any depth); the last one's inode
+ * into *ino. */
+static int count_objects(const char *dir, ino_t *ino)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d))) {
+        char sub[1024];
+        size_t len = strlen(e->d_name);
+        struct stat st;
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
+        if (len > 3 && strcmp(e->d_name + len - 3, ".so") == 0) {
+            n++;
+            if (stat(sub, &st) == 0)
+                *ino = st.st_ino;
+        } else {
+            n += count_objects(sub, ino);
+        }
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static void remove_tree(const char *dir)
+{
+    char cmd[1100];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+}
+
+Test(user_kernel, the_compiled_source_is_kept_in_the_kernel_cache)
+{
+    char dir[] = "/tmp/accel_uk_cacheXXXXXX";
+    ino_t first = 0, ino = 0;
+    cr_assert_not_null(mkdtemp(dir));
+    for (int round = 0; round < 2; round++) {
+        acc_context_options o;
+        acc_context_options_init(&o);
+        o.backend = ACC_BACKEND_INTERP; /* (a cpu context would probe its
+                                           compiler in the new folder) */
+        o.cache_dir = dir;
+        o.plugins = "none";
+        acc_context *ctx = NULL;
+        cr_assert_eq(acc_context_create(&o, &ctx), ACC_OK, "%s",
+                     acc_last_error());
+        acc_user_kernel k = kernel_of("uk.scale", scale_src, "scale",
+                                      "void(const f64*, f64*, i64)");
+        cr_assert_eq(acc_register_kernel(ctx, &k), ACC_OK, "%s",
+                     acc_last_error());
+        /* one object, compiled the first time, found the second (a new
+         * compile would have renamed a new file over it) */
+        cr_expect_eq(count_objects(dir, &ino), 1, "round %d", round);
+        if (round == 0)
+            first = ino;
+        acc_context_destroy(ctx);
+    }
+    cr_expect_eq(ino, first, "the second context compiled it again");
+    remove_tree(dir);
 }
 
 /* ---- split over the thread pool ------------------------------------------------ */
