@@ -38,7 +38,7 @@ BUILD_ASAN ?= build-asan
 CMAKE   ?= cmake
 CTEST   ?= ctest
 # Programs from examples/ that `make demo` runs, in order.
-DEMOS   ?= dotp histogram foreign_dot
+DEMOS   ?= dotp histogram foreign_dot user_kernel
 # C++ programs from examples/cpp/ that `make demo` runs (bindings/cpp).
 CPP_DEMOS ?= dotp language4
 

@@ -277,6 +277,12 @@ acc_status reg_call(const ir_node *n, rt_array *const *args,
     return reg_call_with(n, args, results, &host_memory, d);
 }
 
+int reg_scalar_callable(const ir_node *n)
+{
+    const reg_impl *e = n->u.foreign.impl;
+    return e && e->cfn;
+}
+
 void reg_call_scalar(const ir_node *n, const ir_value *in, ir_value *out)
 {
     const reg_impl *e = n->u.foreign.impl;

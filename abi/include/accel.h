@@ -1352,6 +1352,69 @@ ACC_API acc_status acc_register_c_function(acc_context *ctx, const char *name,
                                            const char *symbol,
                                            const char *signature);
 
+/* --- user kernels ---------------------------------------------------------
+ * Source code of the user's own, compiled by accel and registered as an
+ * implementation of a foreign name in one call: C for the host backends
+ * (compiled by the CPU backend's C compiler, through its kernel cache) or
+ * CUDA C for the cuda backend (compiled by NVRTC, through the module
+ * cache).  docs/PLUGINS.md, "User kernels", is the guide. */
+typedef struct acc_user_kernel {
+    size_t struct_size;     /* sizeof(acc_user_kernel)                     */
+    const char *name;       /* the foreign name implemented, "my.scale"    */
+    /* ACC_BACKEND_CPU (or _INTERP): C source for the host backends;
+     * ACC_BACKEND_CUDA: CUDA C source for the cuda backend. */
+    acc_backend backend;
+    const char *source;     /* the whole translation unit (copied)        */
+    const char *entry;      /* the function it defines: a C function, or a
+                               __global__ (arrays) / __device__ (scalars)
+                               CUDA function, declared extern "C"          */
+    /* Its C type in the grammar of acc_register_c_function, which also
+     * maps the foreign node's arrays to the parameters.  With only scalar
+     * parameters and a non-void result ("f64(f64, f64)") it is a scalar
+     * function: it implements acc_foreign_exp nodes and is compiled into
+     * the kernels that use them. */
+    const char *signature;
+    int32_t priority;       /* as acc_foreign_impl.priority                */
+    /* Host: 1 splits the call over the context's thread pool by rows of
+     * result 0: the function ends with two more i64 parameters, lo and
+     * hi, and computes rows [lo, hi) of result 0 (all of them at once
+     * when the context has no pool). */
+    int32_t split;
+    /* CUDA: the launch.  All zero: one thread per element of result 0,
+     * blocks of 256 threads, a one-dimensional grid of enough blocks (the
+     * kernel compares its index with the element count, which it computes
+     * from the extents it receives).  block[0] != 0: grid and block as
+     * given.  `launch` (NULL: none) decides per call, from the call's
+     * descriptors: it sets grid and block (both start as the default), or
+     * returns ACC_ERR_UNSUPPORTED to run the fallback instead. */
+    uint32_t grid[3];
+    uint32_t block[3];
+    acc_status (*launch)(void *user, const acc_foreign_call *call,
+                         uint32_t grid[3], uint32_t block[3]);
+    void *user;             /* passed to launch                            */
+} acc_user_kernel;
+
+/* Compiles kernel->source and registers its function `entry` as an
+ * implementation of `name`, called with the mapping of
+ * acc_register_c_function (pointers to the arrays' buffers, scalars,
+ * then the extents): host pointers on the host backends, device pointers
+ * on the cuda backend, where the kernel is launched on the run's stream.
+ * accel allocates the results (each of rank r has the extents of the
+ * first argument array of rank r).  A signature that does not fit a
+ * foreign node is refused when a program is compiled and its plan says
+ * why; the fallback runs.  Errors: ACC_ERR_INVALID_ARGUMENT (a missing
+ * field, an entry that is not a C identifier, a backend, a split
+ * function without lo and hi, a CUDA kernel that returns a value),
+ * ACC_ERR_PARSE (the signature, with the position), ACC_ERR_COMPILE with
+ * the C compiler's or NVRTC's messages when the source does not compile
+ * or the C compiler cannot be run (a CUDA kernel is compiled by NVRTC
+ * here, for checking, when NVRTC is found, and again for the device of
+ * each cuda program that chooses it; a scalar CUDA function only in the
+ * kernels that call it), ACC_ERR_UNSUPPORTED when accel was built
+ * without libffi (host). */
+ACC_API acc_status acc_register_kernel(acc_context *ctx,
+                                       const acc_user_kernel *kernel);
+
 /* ------------------------------------------------------------------------
  * Plans and run statistics (what was compiled, and what the last run did)
  * ------------------------------------------------------------------------ */

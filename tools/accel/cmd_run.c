@@ -402,6 +402,6 @@ int cli_cmd_run(int argc, char **argv)
     run_state_free(&s);
     cli_list_free(&args.ins);
     cli_list_free(&args.outs);
-    cli_list_free(&args.plugins.names);
+    cli_plugins_free(&args.plugins);
     return st;
 }

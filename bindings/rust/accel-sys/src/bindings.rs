@@ -2692,6 +2692,250 @@ extern "C" {
         signature: *const ::std::os::raw::c_char,
     ) -> acc_status;
 }
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct acc_user_kernel {
+    pub struct_size: usize,
+    pub name: *const ::std::os::raw::c_char,
+    pub backend: acc_backend,
+    pub source: *const ::std::os::raw::c_char,
+    pub entry: *const ::std::os::raw::c_char,
+    pub signature: *const ::std::os::raw::c_char,
+    pub priority: i32,
+    pub split: i32,
+    pub grid: [u32; 3usize],
+    pub block: [u32; 3usize],
+    pub launch: ::std::option::Option<
+        unsafe extern "C" fn(
+            user: *mut ::std::os::raw::c_void,
+            call: *const acc_foreign_call,
+            grid: *mut u32,
+            block: *mut u32,
+        ) -> acc_status,
+    >,
+    pub user: *mut ::std::os::raw::c_void,
+}
+#[test]
+fn bindgen_test_layout_acc_user_kernel() {
+    assert_eq!(
+        ::std::mem::size_of::<acc_user_kernel>(),
+        96usize,
+        concat!("Size of: ", stringify!(acc_user_kernel))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<acc_user_kernel>(),
+        8usize,
+        concat!("Alignment of ", stringify!(acc_user_kernel))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<acc_user_kernel>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(acc_user_kernel),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_name() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<acc_user_kernel>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).name) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(acc_user_kernel),
+                "::",
+                stringify!(name)
+            )
+        );
+    }
+    test_field_name();
+    fn test_field_backend() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<acc_user_kernel>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).backend) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(acc_user_kernel),
+                "::",
+                stringify!(backend)
+            )
+        );
+    }
+    test_field_backend();
+    fn test_field_source() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<acc_user_kernel>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).source) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(acc_user_kernel),
+                "::",
+                stringify!(source)
+            )
+        );
+    }
+    test_field_source();
+    fn test_field_entry() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<acc_user_kernel>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).entry) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(acc_user_kernel),
+                "::",
+                stringify!(entry)
+            )
+        );
+    }
+    test_field_entry();
+    fn test_field_signature() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<acc_user_kernel>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).signature) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(acc_user_kernel),
+                "::",
+                stringify!(signature)
+            )
+        );
+    }
+    test_field_signature();
+    fn test_field_priority() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<acc_user_kernel>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).priority) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(acc_user_kernel),
+                "::",
+                stringify!(priority)
+            )
+        );
+    }
+    test_field_priority();
+    fn test_field_split() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<acc_user_kernel>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).split) as usize - ptr as usize
+            },
+            52usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(acc_user_kernel),
+                "::",
+                stringify!(split)
+            )
+        );
+    }
+    test_field_split();
+    fn test_field_grid() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<acc_user_kernel>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).grid) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(acc_user_kernel),
+                "::",
+                stringify!(grid)
+            )
+        );
+    }
+    test_field_grid();
+    fn test_field_block() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<acc_user_kernel>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).block) as usize - ptr as usize
+            },
+            68usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(acc_user_kernel),
+                "::",
+                stringify!(block)
+            )
+        );
+    }
+    test_field_block();
+    fn test_field_launch() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<acc_user_kernel>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).launch) as usize - ptr as usize
+            },
+            80usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(acc_user_kernel),
+                "::",
+                stringify!(launch)
+            )
+        );
+    }
+    test_field_launch();
+    fn test_field_user() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<acc_user_kernel>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).user) as usize - ptr as usize
+            },
+            88usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(acc_user_kernel),
+                "::",
+                stringify!(user)
+            )
+        );
+    }
+    test_field_user();
+}
+extern "C" {
+    pub fn acc_register_kernel(ctx: *mut acc_context, kernel: *const acc_user_kernel)
+        -> acc_status;
+}
 extern "C" {
     pub fn acc_free(memory: *mut ::std::os::raw::c_void);
 }
