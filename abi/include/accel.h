@@ -148,6 +148,15 @@ typedef struct acc_context_options {
      * reported by acc_plugin_status and in the plans, never an error.
      * Copied. */
     const char *plugins;
+    /* The MPI communicator the mpi plugin's collectives use
+     * (docs/DISTRIBUTED.md): a pointer to the caller's MPI_Comm, passed
+     * opaquely (accel does not link MPI).  The plugin copies the handle
+     * when the context loads it; the caller keeps the communicator valid
+     * while the context lives and frees it afterwards, and must have
+     * initialised MPI (MPI_THREAD_SERIALIZED or more).  NULL (the
+     * default): a duplicate of MPI_COMM_WORLD, made by the plugin and
+     * freed with the context. */
+    const void *mpi_comm;
 } acc_context_options;
 
 /* Fills *options with the defaults (AUTO, 0 threads, NULL cache dir,
@@ -961,6 +970,51 @@ ACC_API acc_node *acc_gemm(acc_graph *g, acc_node *a, acc_node *b);
 ACC_API acc_node *acc_fft(acc_graph *g, acc_node *xs);
 ACC_API acc_node *acc_ifft(acc_graph *g, acc_node *xs);
 
+/* --- distributed collectives (docs/DISTRIBUTED.md) -------------------------
+ * Foreign nodes named "mpi.*" whose fallbacks give the one-process result,
+ * so a program runs unchanged without MPI; under mpirun the mpi plugin
+ * implements them with MPI collectives over the context's communicator
+ * (acc_context_options.mpi_comm), every process running the same program
+ * on its own part of the data (SPMD).  They are issued in the program's
+ * order on every rank; a rank whose peers do not come fails after
+ * ACC_MPI_TIMEOUT seconds (docs/DISTRIBUTED.md, "Failures"). */
+
+/* The combining operation of acc_mpi_allreduce. */
+typedef enum acc_mpi_op {
+    ACC_MPI_SUM = 1,
+    ACC_MPI_PRODUCT = 2,
+    ACC_MPI_MIN = 3,
+    ACC_MPI_MAX = 4
+} acc_mpi_op;
+
+/* This process's rank in the communicator and the number of processes:
+ * Scalar i32 ("mpi.rank", "mpi.size"; alone: 0 and 1). */
+ACC_API acc_node *acc_mpi_rank(acc_graph *g);
+ACC_API acc_node *acc_mpi_size(acc_graph *g);
+/* allreduce op xs: Array r e -> Array r e (any rank, e a numeric scalar
+ * type), element-wise op over the ranks' arrays, which must have the same
+ * extents ("mpi.allreduce.sum", ".product", ".min", ".max"). */
+ACC_API acc_node *acc_mpi_allreduce(acc_graph *g, acc_mpi_op op,
+                                    acc_node *xs);
+/* allgather xs: Array (r+1) e -> Array (r+1) e, the ranks' arrays
+ * concatenated along the outer dimension in rank order; outer extents may
+ * differ, the inner ones must not ("mpi.allgather"). */
+ACC_API acc_node *acc_mpi_allgather(acc_graph *g, acc_node *xs);
+/* bcast root xs: every rank gets the root's xs (any shape: the root's
+ * extents are sent too); root is an integer scalar term ("mpi.bcast"). */
+ACC_API acc_node *acc_mpi_bcast(acc_graph *g, acc_node *root, acc_node *xs);
+/* alltoall xs: Array (r+1) e whose outer extent is a multiple of the
+ * number of processes P: block k (outer extent / P rows) goes to rank k,
+ * and block k of the result comes from rank k ("mpi.alltoall"). */
+ACC_API acc_node *acc_mpi_alltoall(acc_graph *g, acc_node *xs);
+/* halo xs: Array (r+1) e with n >= 1 rows -> n + 2 rows: the previous
+ * rank's last row, xs, the next rank's first row.  ring != 0: ranks form a
+ * ring (alone: xs's own last and first rows, periodic); ring == 0: an open
+ * chain, whose first and last ranks repeat their own first and last rows
+ * at the ends, as a clamped stencil does ("mpi.halo.ring",
+ * "mpi.halo.chain"). */
+ACC_API acc_node *acc_mpi_halo(acc_graph *g, int ring, acc_node *xs);
+
 /* ------------------------------------------------------------------------
  * Programs
  * ------------------------------------------------------------------------ */
@@ -1273,6 +1327,10 @@ typedef struct acc_plugin_registrar {
     acc_status (*add)(struct acc_plugin_registrar *self,
                       const acc_foreign_impl *impl);
     void *internal;         /* accel's; do not touch                       */
+    /* The loading context's mpi_comm option (acc_context_options), for
+     * the mpi plugin; other plugins ignore it.  Read it only when
+     * struct_size covers it. */
+    const void *mpi_comm;
 } acc_plugin_registrar;
 
 typedef acc_status (*acc_plugin_entry_fn)(acc_plugin_registrar *reg,
