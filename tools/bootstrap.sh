@@ -14,6 +14,8 @@ packages=(
     libopenblas-dev       # the cblas plugin (plugins/cblas)
     libfftw3-dev          # the fftw plugin (plugins/fftw)
     libdlpack-dev         # dlpack.h, to check accel.h's DLPack structs
+    libopenmpi-dev        # the mpi plugin (plugins/mpi)
+    openmpi-bin           # mpirun, for the mpi tests and examples
 )
 
 installed() {

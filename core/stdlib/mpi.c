@@ -57,15 +57,16 @@ acc_node *acc_mpi_allreduce(acc_graph *g, acc_mpi_op op, acc_node *xs)
                                         "mpi.allreduce.product",
                                         "mpi.allreduce.min",
                                         "mpi.allreduce.max"};
-    acc_scalar s;
+    const acc_type *e;
     if (op < ACC_MPI_SUM || op > ACC_MPI_MAX)
         return gr_fail(g, ACC_ERR_INVALID_ARGUMENT, "acc_mpi_allreduce: op "
                        "%d is not an acc_mpi_op", (int)op);
-    if (sl_rank(g, xs, 0) < 0 || !(s = sl_scalar(g, xs)))
+    if (!(e = sl_elem(g, xs)))
         return NULL;
-    if (s == ACC_BOOL)
+    if (acc_type_get_kind(e) != ACC_TYPE_SCALAR ||
+        acc_type_get_scalar(e) == ACC_BOOL)
         return gr_fail(g, ACC_ERR_TYPE, "acc_mpi_allreduce: the elements "
-                       "are bool; it combines numbers");
+                       "are not numbers; it combines numbers");
     return mpi_foreign(g, names[op], xs, identity);
 }
 

@@ -42,16 +42,23 @@ MPI_Datatype mpi_type_of(acc_scalar s)
     }
 }
 
-/* Moving (not combining) elements: an unsigned type of their size. */
-static MPI_Datatype move_type(const acc_array *a, size_t *size)
+/* Moving (not combining) the elements of buffer `leaf` of a: an unsigned
+ * type of their size. */
+static MPI_Datatype move_type(const acc_array *a, size_t leaf, size_t *size)
 {
-    *size = acc_scalar_size(acc_type_get_scalar(a->type));
+    *size = acc_scalar_size(acc_type_leaf(a->type, leaf));
     switch (*size) {
     case 1: return MPI_UINT8_T;
     case 2: return MPI_UINT16_T;
     case 4: return MPI_UINT32_T;
     default: return MPI_UINT64_T;
     }
+}
+
+/* The buffers of an array: one per scalar of its element type. */
+static size_t leaves(const acc_array *a)
+{
+    return acc_type_leaf_count(a->type);
 }
 
 static int64_t min64(int64_t a, int64_t b)
@@ -272,22 +279,22 @@ static acc_status allgather_shape(acc_foreign_call *c)
 /* Places every rank's rows: one Iallgatherv when the counts fit an int,
  * else one (split) broadcast per rank. */
 static acc_status gather_leaf(mpi_state *st, const acc_array *a,
-                              acc_array *out, const int64_t *counts,
-                              acc_foreign_call *c)
+                              acc_array *out, size_t leaf,
+                              const int64_t *counts, acc_foreign_call *c)
 {
     size_t es;
-    MPI_Datatype t = move_type(a, &es);
+    MPI_Datatype t = move_type(a, leaf, &es);
     int64_t row = row_elems(a), total = out->extents[0] * row;
     int64_t mine = 0;
     for (int r = 0; r < st->rank; r++)
         mine += counts[r] * row;
     if (total > mpi_chunk_elems()) {
-        memcpy((char *)out->data[0] + mine * (int64_t)es, a->data[0],
+        memcpy((char *)out->data[leaf] + mine * (int64_t)es, a->data[leaf],
                (size_t)(counts[st->rank] * row) * es);
         acc_status s = ACC_OK;
         for (int64_t r = 0, at = 0; s == ACC_OK && r < st->size;
              at += counts[r] * row, r++)
-            s = bcast_bytes(st, (char *)out->data[0] + at * (int64_t)es,
+            s = bcast_bytes(st, (char *)out->data[leaf] + at * (int64_t)es,
                             counts[r] * row, t, es, (int)r, c);
         return s;
     }
@@ -300,8 +307,8 @@ static acc_status gather_leaf(mpi_state *st, const acc_array *a,
         cnt[st->size + r] = at;
     }
     MPI_Request req;
-    acc_status s = posted(MPI_Iallgatherv(a->data[0], cnt[st->rank], t,
-                                          out->data[0], cnt, cnt + st->size,
+    acc_status s = posted(MPI_Iallgatherv(a->data[leaf], cnt[st->rank], t,
+                                          out->data[leaf], cnt, cnt + st->size,
                                           t, st->comm, &req), name_of(c), c);
     if (s == ACC_OK)
         s = mpi_wait(st, 1, &req, name_of(c), c);
@@ -316,7 +323,8 @@ static acc_status allgather_execute(acc_foreign_call *c)
     acc_status s = ACC_OK;
     mpi_lock();
     for (size_t i = 0; s == ACC_OK && i < c->n_args; i++)
-        s = gather_leaf(st, &c->args[i], &c->results[i], q->counts, c);
+        for (size_t j = 0; s == ACC_OK && j < leaves(&c->args[i]); j++)
+            s = gather_leaf(st, &c->args[i], &c->results[i], j, q->counts, c);
     mpi_unlock();
     return s;
 }
@@ -356,15 +364,16 @@ static acc_status bcast_execute(acc_foreign_call *c)
     int root = root_of(c);
     acc_status s = ACC_OK;
     mpi_lock();
-    for (size_t i = 1; s == ACC_OK && i < c->n_args; i++) {
-        acc_array *out = &c->results[i - 1];
-        size_t es;
-        MPI_Datatype t = move_type(out, &es);
-        int64_t n = acc_array_size(out);
-        if (st->rank == root && n)
-            memcpy(out->data[0], c->args[i].data[0], (size_t)n * es);
-        s = bcast_bytes(st, out->data[0], n, t, es, root, c);
-    }
+    for (size_t i = 1; s == ACC_OK && i < c->n_args; i++)
+        for (size_t j = 0; s == ACC_OK && j < leaves(&c->args[i]); j++) {
+            acc_array *out = &c->results[i - 1];
+            size_t es;
+            MPI_Datatype t = move_type(out, j, &es);
+            int64_t n = acc_array_size(out);
+            if (st->rank == root && n)
+                memcpy(out->data[j], c->args[i].data[j], (size_t)n * es);
+            s = bcast_bytes(st, out->data[j], n, t, es, root, c);
+        }
     mpi_unlock();
     return s;
 }
@@ -372,15 +381,16 @@ static acc_status bcast_execute(acc_foreign_call *c)
 /* ---- all-to-all: block r of the outer dimension goes to rank r ------------- */
 
 static acc_status alltoall_leaf(mpi_state *st, const acc_array *a,
-                                acc_array *out, acc_foreign_call *c)
+                                acc_array *out, size_t leaf,
+                                acc_foreign_call *c)
 {
     size_t es;
-    MPI_Datatype t = move_type(a, &es);
+    MPI_Datatype t = move_type(a, leaf, &es);
     int64_t block = a->extents[0] / st->size * row_elems(a);
     if (block <= mpi_chunk_elems()) {
         MPI_Request req;
-        acc_status s = posted(MPI_Ialltoall(a->data[0], (int)block, t,
-                                            out->data[0], (int)block, t,
+        acc_status s = posted(MPI_Ialltoall(a->data[leaf], (int)block, t,
+                                            out->data[leaf], (int)block, t,
                                             st->comm, &req), name_of(c), c);
         return s == ACC_OK ? mpi_wait(st, 1, &req, name_of(c), c) : s;
     }
@@ -389,8 +399,9 @@ static acc_status alltoall_leaf(mpi_state *st, const acc_array *a,
     for (int k = 0; s == ACC_OK && k < st->size; k++) {
         int to = (st->rank + k) % st->size;
         int from = (st->rank - k + st->size) % st->size;
-        s = exchange(st, (const char *)a->data[0] + to * block * (int64_t)es,
-                     to, (char *)out->data[0] + from * block * (int64_t)es,
+        s = exchange(st,
+                     (const char *)a->data[leaf] + to * block * (int64_t)es,
+                     to, (char *)out->data[leaf] + from * block * (int64_t)es,
                      from, block, t, es, 2, c);
     }
     return s;
@@ -407,7 +418,8 @@ static acc_status alltoall_execute(acc_foreign_call *c)
     mpi_lock();
     acc_status s = mpi_enter(st, name_of(c), c, local);
     for (size_t i = 0; s == ACC_OK && i < c->n_args; i++)
-        s = alltoall_leaf(st, &c->args[i], &c->results[i], c);
+        for (size_t j = 0; s == ACC_OK && j < leaves(&c->args[i]); j++)
+            s = alltoall_leaf(st, &c->args[i], &c->results[i], j, c);
     mpi_unlock();
     return s;
 }
@@ -425,14 +437,14 @@ static acc_status halo_shape(acc_foreign_call *c)
 /* Own rows in the middle; at the ends of a chain the own first and last
  * rows stand for the missing neighbours (as the fallback clamps). */
 static acc_status halo_leaf(mpi_state *st, int ring, const acc_array *a,
-                            acc_array *out, acc_foreign_call *c)
+                            acc_array *out, size_t leaf, acc_foreign_call *c)
 {
     size_t es;
-    MPI_Datatype t = move_type(a, &es);
+    MPI_Datatype t = move_type(a, leaf, &es);
     int64_t n = a->extents[0], row = row_elems(a);
     size_t rb = (size_t)row * es;
-    char *o = out->data[0];
-    const char *x = a->data[0];
+    char *o = out->data[leaf];
+    const char *x = a->data[leaf];
     int p = st->rank, P = st->size;
     int prev = ring ? (p - 1 + P) % P : p > 0 ? p - 1 : MPI_PROC_NULL;
     int next = ring ? (p + 1) % P : p < P - 1 ? p + 1 : MPI_PROC_NULL;
@@ -457,8 +469,9 @@ static acc_status halo_execute(acc_foreign_call *c)
     mpi_lock();
     acc_status s = mpi_enter(st, name_of(c), c, local);
     for (size_t i = 0; s == ACC_OK && i < c->n_args; i++)
-        s = halo_leaf(st, u->op->kind == MOP_HALO_RING, &c->args[i],
-                      &c->results[i], c);
+        for (size_t j = 0; s == ACC_OK && j < leaves(&c->args[i]); j++)
+            s = halo_leaf(st, u->op->kind == MOP_HALO_RING, &c->args[i],
+                          &c->results[i], j, c);
     mpi_unlock();
     return s;
 }

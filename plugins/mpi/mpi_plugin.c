@@ -48,9 +48,10 @@ static int is_numeric(const acc_type *t)
            mpi_type_of(acc_type_get_scalar(t)) != MPI_DATATYPE_NULL;
 }
 
-static int is_scalar(const acc_type *t)
+/* Scalars or tuples of scalars: arrays with one buffer per scalar. */
+static int has_leaves(const acc_type *t)
 {
-    return acc_type_get_kind(t) == ACC_TYPE_SCALAR;
+    return acc_type_leaf_count(t) >= 1;
 }
 
 /* The argument and result arrays the operation takes (the standard
@@ -70,8 +71,8 @@ static const char *shape_problem(const acc_foreign_query *q, mpi_op_kind k)
     if (q->n_results != q->n_args - first)
         return "the result has another number of arrays than the argument";
     for (size_t i = first; i < q->n_args; i++) {
-        if (!is_scalar(q->arg_elems[i]))
-            return "an element type is not a scalar type";
+        if (!has_leaves(q->arg_elems[i]))
+            return "an element type is not made of scalars";
         if (k >= MOP_SUM && k <= MOP_MAX && !is_numeric(q->arg_elems[i]))
             return "the elements are not numbers";
         if (k > MOP_MAX && q->arg_ranks[i] < 1)

@@ -98,9 +98,9 @@ static void signature(const mpi_state *st, const char *op,
     sig[0] = local == ACC_OK;
     sig[1] = (int64_t)st->seq;
     sig[2] = op_hash;
-    sig[3] = acc_type_get_scalar(a->type);
+    sig[3] = acc_type_leaf(a->type, 0);
     sig[4] = a->rank;
-    sig[5] = (int64_t)c->n_args;
+    sig[5] = (int64_t)acc_type_leaf_count(a->type);
     for (int32_t k = 0; k < a->rank; k++)
         sig[6 + k] = a->extents[k];
     /* gathered, broadcast or padded along the outer dimension: its extent

@@ -1,0 +1,78 @@
+# The distributed collectives (docs/DISTRIBUTED.md), included from the
+# top-level CMakeLists.txt after cmake/AccelForeign.cmake (which builds the
+# mpi plugin when MPI is found): the tests (ctest label mpi), each started
+# by mpirun with a time limit, and the examples under examples/mpi/.
+#
+# tests/mpi/mpi_driver.c is one program run on every rank (not a Criterion
+# test: Criterion forks every test, and MPI ranks are processes).  As root,
+# Open MPI's mpirun wants OMPI_ALLOW_RUN_AS_ROOT and its confirmation; more
+# ranks than cores need --oversubscribe.
+
+if(NOT MPI_C_FOUND OR NOT MPIEXEC_EXECUTABLE)
+  if(ACC_BUILD_TESTS)
+    message(STATUS "accel mpi tests: NOT registered (MPI or mpirun not "
+                   "found; install libopenmpi-dev openmpi-bin)")
+  endif()
+  return()
+endif()
+
+set(ACC_MPI_ENV
+  "OMPI_ALLOW_RUN_AS_ROOT=1" "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
+  # a job whose processes outlive a failed test must not hang ctest
+  "ACC_MPI_TIMEOUT=20")
+if(ACC_SANITIZE)
+  # Open MPI keeps what it allocates until the process ends: only accel's
+  # own leaks count (tests/mpi/lsan.supp lists the MPI libraries)
+  list(APPEND ACC_MPI_ENV
+    "ASAN_OPTIONS=detect_leaks=1"
+    "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/mpi/lsan.supp:print_suppressions=0"
+    "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
+endif()
+
+# acc_mpi_test(NAME NP|alone TIMEOUT_S COMMAND... [ENV VAR=VALUE...])
+function(acc_mpi_test name np timeout)
+  cmake_parse_arguments(T "" "" "COMMAND;ENV" ${ARGN})
+  if(np STREQUAL "alone")
+    set(launcher "")
+  else()
+    set(launcher ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np})
+    if(np GREATER 2)
+      list(APPEND launcher --oversubscribe)
+    endif()
+  endif()
+  add_test(NAME ${name} COMMAND ${launcher} ${T_COMMAND}
+           WORKING_DIRECTORY "${PROJECT_BINARY_DIR}/tests/mpi")
+  set_tests_properties(${name} PROPERTIES TIMEOUT ${timeout} LABELS mpi
+    ENVIRONMENT "${ACC_MPI_ENV};${T_ENV}")
+  if(ACC_TEST_FAIL_REGEX)
+    set_tests_properties(${name} PROPERTIES
+      FAIL_REGULAR_EXPRESSION "${ACC_TEST_FAIL_REGEX}")
+  endif()
+endfunction()
+
+if(ACC_BUILD_TESTS)
+  add_executable(mpi_driver "${PROJECT_SOURCE_DIR}/tests/mpi/mpi_driver.c")
+  target_link_libraries(mpi_driver PRIVATE accel m)
+  set_target_properties(mpi_driver PROPERTIES
+    RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/tests/mpi")
+  add_dependencies(mpi_driver accel_plugin_mpi)
+  set(drv "${PROJECT_BINARY_DIR}/tests/mpi/mpi_driver")
+
+  # every collective: alone (the fallbacks), on 2 and 4 ranks, and on 3
+  # with every message split into one-element pieces and ACC_MPI_CHECK on
+  acc_mpi_test(mpi.collectives.alone alone 60 COMMAND ${drv} collectives)
+  acc_mpi_test(mpi.collectives.np2 2 60 COMMAND ${drv} collectives)
+  acc_mpi_test(mpi.collectives.np4 4 60 COMMAND ${drv} collectives)
+  acc_mpi_test(mpi.collectives.np3_split_checked 3 60
+    COMMAND ${drv} collectives ENV ACC_MPI_CHUNK=1 ACC_MPI_CHECK=1)
+  # ranks at different collectives: the same error everywhere, no hang
+  acc_mpi_test(mpi.mismatch.np2 2 60 COMMAND ${drv} mismatch
+    ENV ACC_MPI_CHECK=1)
+  acc_mpi_test(mpi.mismatch.np4 4 60 COMMAND ${drv} mismatch
+    ENV ACC_MPI_CHECK=1)
+  # a rank that fails before a collective: the others stop after 2 s
+  acc_mpi_test(mpi.failure.np2 2 60 COMMAND ${drv} failure
+    ENV ACC_MPI_TIMEOUT=2)
+  acc_mpi_test(mpi.failure.np4 4 60 COMMAND ${drv} failure
+    ENV ACC_MPI_TIMEOUT=2)
+endif()
