@@ -76,3 +76,27 @@ if(ACC_BUILD_TESTS)
   acc_mpi_test(mpi.failure.np4 4 60 COMMAND ${drv} failure
     ENV ACC_MPI_TIMEOUT=2)
 endif()
+
+# The examples (examples/mpi/): a C driver that passes its own
+# communicator, and the text programs run by the accel tool on every rank
+# with per-rank inputs, each compared with the one-process result.
+add_executable(mpi_dot_driver "${PROJECT_SOURCE_DIR}/examples/mpi/dot_driver.c")
+target_link_libraries(mpi_dot_driver PRIVATE accel MPI::MPI_C m)
+set_target_properties(mpi_dot_driver PROPERTIES OUTPUT_NAME dot_driver
+  RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/examples/mpi")
+add_dependencies(mpi_dot_driver accel_plugin_mpi)
+
+if(ACC_BUILD_TESTS)
+  set(drv "${PROJECT_BINARY_DIR}/examples/mpi/dot_driver")
+  acc_mpi_test(mpi.example.dot_driver.np2 2 60 COMMAND ${drv})
+  acc_mpi_test(mpi.example.dot_driver.np4 4 60 COMMAND ${drv})
+  find_program(ACC_SYSTEM_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+  if(ACC_SYSTEM_PYTHON AND TARGET accel_cli)
+    foreach(np 2 4)
+      acc_mpi_test(mpi.examples.np${np} alone 120
+        COMMAND ${ACC_SYSTEM_PYTHON}
+                "${PROJECT_SOURCE_DIR}/examples/mpi/run_examples.py"
+                $<TARGET_FILE:accel_cli> ${np} ${MPIEXEC_EXECUTABLE})
+    endforeach()
+  endif()
+endif()
