@@ -33,7 +33,7 @@ ASAN_ENV = ASAN_OPTIONS=detect_leaks=1 \
 banner = @printf '\n==================== %s ====================\n' $(1)
 
 .PHONY: all bootstrap build configure build-asan test test-gcc test-asan test-gpu \
-        demo bench bench-gpu install clean symbols
+        demo bench bench-gpu bench-mpi install clean symbols
 
 all: build
 
@@ -114,6 +114,19 @@ bench: build
 	$(call banner,"bench: accel against hand-written baselines")
 	ACC_PLUGIN_PATH=$(CURDIR)/$(BUILD)/plugins \
 	    ./$(BUILD)/bench/accel_bench $(BUILD)/bench-results.csv
+
+# Distributed figures (docs/DISTRIBUTED.md): the heat and SMVM examples on
+# 1 and 2 ranks, each collective by message size on 2, and the model
+# fitted to them (bench/mpi_model.py).  Needs Open MPI (make bootstrap).
+MPI_ENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+bench-mpi: build
+	$(call banner,"bench-mpi: the mpi examples on 1 and 2 ranks, the collectives by size")
+	@test -x $(BUILD)/bench/mpi_bench || { echo "bench-mpi: MPI was not found when configuring (make bootstrap)"; exit 1; }
+	rm -f $(BUILD)/bench-mpi.csv
+	$(MPI_ENV) mpirun -np 1 $(BUILD)/bench/mpi_bench apps examples/mpi $(BUILD)/bench-mpi.csv
+	$(MPI_ENV) mpirun -np 2 $(BUILD)/bench/mpi_bench apps examples/mpi $(BUILD)/bench-mpi.csv
+	$(MPI_ENV) mpirun -np 2 $(BUILD)/bench/mpi_bench collectives $(BUILD)/bench-mpi.csv
+	/usr/bin/python3 bench/mpi_model.py $(BUILD)/bench-mpi.csv
 
 # Benchmarks on a GPU (bench/README.md): the CUDA backend against cuBLAS
 # and hand-written CUDA; says why and measures nothing without a device.

@@ -100,3 +100,10 @@ if(ACC_BUILD_TESTS)
     endforeach()
   endif()
 endif()
+
+# make bench-mpi (docs/DISTRIBUTED.md, "Scaling"): bench/mpi_bench.c.
+add_executable(mpi_bench "${PROJECT_SOURCE_DIR}/bench/mpi_bench.c")
+target_link_libraries(mpi_bench PRIVATE accel MPI::MPI_C)
+set_target_properties(mpi_bench PROPERTIES
+  RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bench")
+add_dependencies(mpi_bench accel_plugin_mpi)
