@@ -63,6 +63,7 @@ if(ACC_BUILD_TESTS)
   acc_mpi_test(mpi.collectives.alone alone 60 COMMAND ${drv} collectives)
   acc_mpi_test(mpi.collectives.np2 2 60 COMMAND ${drv} collectives)
   acc_mpi_test(mpi.collectives.np4 4 60 COMMAND ${drv} collectives)
+  acc_mpi_test(mpi.collectives.np2_cpu 2 120 COMMAND ${drv} collectives cpu)
   acc_mpi_test(mpi.collectives.np3_split_checked 3 60
     COMMAND ${drv} collectives ENV ACC_MPI_CHUNK=1 ACC_MPI_CHECK=1)
   # ranks at different collectives: the same error everywhere, no hang

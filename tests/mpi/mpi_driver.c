@@ -8,6 +8,9 @@
  * expected rank and size come from the launcher's environment (0 and 1
  * when started alone: then the fallbacks must give the same results).
  *
+ * (a second argument "cpu" runs the programs on the cpu backend, else the
+ * interpreter)
+ *
  *   mpi_driver collectives   every collective, every op, several types,
  *                            ranks and shapes; the plan names the plugin
  *                            (under mpirun) or the fallback (alone)
@@ -471,6 +474,15 @@ static void test_chain(void)
     make(&in, ACC_F64, 1, ext, my_rank, chain_value);
     acc_status st = p ? run1(p, &in, &out) : ACC_ERR_INTERNAL;
     CHECK(st == ACC_OK, "chain: %s", acc_last_error());
+    /* four collectives in the plan: none merged, dropped or fused away */
+    char *plan = NULL;
+    int found = 0;
+    if (p && acc_program_explain(p, 0, &plan) == ACC_OK)
+        for (const char *at = plan; (at = strstr(at, "foreign mpi.")); at++)
+            found++;
+    CHECK(found == 4, "chain: %d collectives in the plan, expected 4:\n%s",
+          found, plan ? plan : "");
+    acc_free(plan);
     double m = 0, t = 0, ys[64];
     for (int r = 0; r < n_ranks; r++)
         m = fmax(m, chain_value(r, 0) + chain_value(r, 1) + chain_value(r, 2));
@@ -592,7 +604,8 @@ int main(int argc, char **argv)
     n_ranks = env_int("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", 1);
     acc_context_options o;
     acc_context_options_init(&o);
-    o.backend = ACC_BACKEND_INTERP;
+    o.backend = argc > 2 && strcmp(argv[2], "cpu") == 0 ? ACC_BACKEND_CPU
+                                                      : ACC_BACKEND_INTERP;
     if (acc_context_create(&o, &ctx) != ACC_OK) {
         fprintf(stderr, "rank %d: context: %s\n", my_rank, acc_last_error());
         return 1;
