@@ -141,7 +141,7 @@ typedef struct acc_context_options {
      * node is compiled (see acc_plugin_status): NULL takes $ACC_PLUGINS
      * (read when the context is created), and when that is unset or empty
      * the default, the built-in plugins that serve the context's backend
-     * (cblas and fftw on interp and cpu, cublas and cufft on cuda) that
+     * (cblas, fftw and mpi on interp and cpu, cublas and cufft on cuda) that
      * are found; "none" loads nothing; otherwise a ','-separated list of
      * plugin names or paths (as acc_plugin_load takes), where "builtin"
      * stands for the default set.  A plugin that fails to load is
@@ -160,7 +160,8 @@ typedef struct acc_context_options {
 } acc_context_options;
 
 /* Fills *options with the defaults (AUTO, 0 threads, NULL cache dir,
- * CUDA device 0, no run deadline, NULL plugins) and sets struct_size. */
+ * CUDA device 0, no run deadline, NULL plugins, NULL mpi_comm) and sets
+ * struct_size. */
 ACC_API void acc_context_options_init(acc_context_options *options);
 
 /* Creates a context.  `options` may be NULL for the defaults.  Asking for a
@@ -1357,7 +1358,8 @@ ACC_API acc_status acc_plugin_load(acc_context *ctx, const char *path_or_name);
 
 /* The plugins the context loads by itself (acc_context_options.plugins)
  * and what became of each, one line per plugin: every built-in plugin
- * (cblas, fftw, cublas, cufft), then every other plugin the option names,
+ * (cblas, fftw, cublas, cufft, mpi), then every other plugin the option
+ * names,
  *     "NAME: loaded from FILE"
  *     "NAME: loaded (by acc_plugin_load)"
  *     "NAME: not loaded: WHY"
