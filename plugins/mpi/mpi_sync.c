@@ -91,13 +91,13 @@ static void signature(const mpi_state *st, const char *op,
                       int64_t *sig)
 {
     const acc_array *a = &c->args[c->n_args - 1];
-    int64_t op_hash = 0;
+    uint64_t op_hash = 0;
     for (const char *p = op; *p; p++)
         op_hash = op_hash * 31 + (unsigned char)*p;
     memset(sig, 0xff, SIG_WORDS * sizeof *sig);
     sig[0] = local == ACC_OK;
     sig[1] = (int64_t)st->seq;
-    sig[2] = op_hash;
+    sig[2] = (int64_t)(op_hash >> 1);
     sig[3] = acc_type_leaf(a->type, 0);
     sig[4] = a->rank;
     sig[5] = (int64_t)acc_type_leaf_count(a->type);
