@@ -120,7 +120,7 @@ bench: build
 # fitted to them (bench/mpi_model.py).  Needs Open MPI (make bootstrap).
 MPI_ENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 bench-mpi: build
-	$(call banner,"bench-mpi: the mpi examples on 1 and 2 ranks, the collectives by size")
+	$(call banner,"bench-mpi: the mpi examples on 1 and 2 ranks and the collectives by size")
 	@test -x $(BUILD)/bench/mpi_bench || { echo "bench-mpi: MPI was not found when configuring (make bootstrap)"; exit 1; }
 	rm -f $(BUILD)/bench-mpi.csv
 	$(MPI_ENV) mpirun -np 1 $(BUILD)/bench/mpi_bench apps examples/mpi $(BUILD)/bench-mpi.csv
