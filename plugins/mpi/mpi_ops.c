@@ -319,8 +319,10 @@ static acc_status gather_leaf(mpi_state *st, const acc_array *a,
 static acc_status allgather_execute(acc_foreign_call *c)
 {
     mpi_state *st = state_of(c);
-    pending *q = pending_get(0);
-    acc_status s = ACC_OK;
+    pending *q = pending_get(0); /* result_shape made it */
+    acc_status s = q && q->counts ? ACC_OK
+                   : mpi_fail(c, ACC_ERR_INTERNAL, "%s: the extents of "
+                              "result_shape are missing", name_of(c));
     mpi_lock();
     for (size_t i = 0; s == ACC_OK && i < c->n_args; i++)
         for (size_t j = 0; s == ACC_OK && j < leaves(&c->args[i]); j++)
