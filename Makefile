@@ -33,7 +33,7 @@ ASAN_ENV = ASAN_OPTIONS=detect_leaks=1 \
 banner = @printf '\n==================== %s ====================\n' $(1)
 
 .PHONY: all bootstrap build configure build-asan test test-gcc test-asan test-gpu \
-        demo bench bench-gpu bench-mpi install clean symbols
+        demo bench bench-gpu install clean symbols
 
 all: build
 
@@ -119,6 +119,7 @@ bench: build
 # 1 and 2 ranks, each collective by message size on 2, and the model
 # fitted to them (bench/mpi_model.py).  Needs Open MPI (make bootstrap).
 MPI_ENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+.PHONY: bench-mpi
 bench-mpi: build
 	$(call banner,"bench-mpi: the mpi examples on 1 and 2 ranks and the collectives by size")
 	@test -x $(BUILD)/bench/mpi_bench || { echo "bench-mpi: MPI was not found when configuring (make bootstrap)"; exit 1; }
