@@ -154,6 +154,20 @@ bench-python: build
 	$(call banner,"bench-python: dotp called from Python, from C and numpy")
 	/usr/bin/python3 bench/python/overhead.py $(BUILD)
 
+# Distributed figures (docs/DISTRIBUTED.md): the heat and SMVM examples on
+# 1 and 2 ranks, each collective by message size on 2, and the model
+# fitted to them (bench/mpi_model.py).  Needs Open MPI (make bootstrap).
+MPI_ENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+.PHONY: bench-mpi
+bench-mpi: build
+	$(call banner,"bench-mpi: the mpi examples on 1 and 2 ranks and the collectives by size")
+	@test -x $(BUILD)/bench/mpi_bench || { echo "bench-mpi: MPI was not found when configuring (make bootstrap)"; exit 1; }
+	rm -f $(BUILD)/bench-mpi.csv
+	$(MPI_ENV) mpirun -np 1 $(BUILD)/bench/mpi_bench apps examples/mpi $(BUILD)/bench-mpi.csv
+	$(MPI_ENV) mpirun -np 2 $(BUILD)/bench/mpi_bench apps examples/mpi $(BUILD)/bench-mpi.csv
+	$(MPI_ENV) mpirun -np 2 $(BUILD)/bench/mpi_bench collectives $(BUILD)/bench-mpi.csv
+	/usr/bin/python3 bench/mpi_model.py $(BUILD)/bench-mpi.csv
+
 # Benchmarks on a GPU (bench/README.md): the CUDA backend against cuBLAS
 # and hand-written CUDA; says why and measures nothing without a device.
 bench-gpu: build

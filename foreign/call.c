@@ -197,7 +197,8 @@ static int alloc_results(frame *f, rt_array **results, diag *d)
 static acc_status call_failed(const frame *f, acc_status st, diag *d)
 {
     acc_status code = st == ACC_ERR_OUT_OF_HOST_MEMORY ||
-                      st == ACC_ERR_RUNTIME || st == ACC_ERR_SHAPE
+                      st == ACC_ERR_RUNTIME || st == ACC_ERR_SHAPE ||
+                      st == ACC_ERR_TIMEOUT /* mpi: a peer never came */
                           ? st : ACC_ERR_PLUGIN;
     return diag_fail(d, code, "foreign '%s' (%s) failed with %s%s%s",
                      f->n->u.foreign.name, f->e->api.impl_name,

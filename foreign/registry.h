@@ -47,6 +47,7 @@ typedef struct reg_registry {
     reg_impl *impls;       /* in registration order */
     unsigned next_seq;
     reg_library *libraries;
+    const void *mpi_comm;  /* the context's mpi_comm option, for plugins */
 } reg_registry;
 
 reg_registry *reg_create(void);

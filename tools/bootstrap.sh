@@ -17,6 +17,8 @@ packages=(
     python3-pytest        # the Python binding's tests (bindings/python/)
     bindgen               # bindings/rust: checks accel-sys against accel.h
     g++ catch2            # the C++ binding (bindings/cpp): g++, its Catch2 tests
+    libopenmpi-dev        # the mpi plugin (plugins/mpi)
+    openmpi-bin           # mpirun, for the mpi tests and examples
 )
 
 installed() {

@@ -141,17 +141,27 @@ typedef struct acc_context_options {
      * node is compiled (see acc_plugin_status): NULL takes $ACC_PLUGINS
      * (read when the context is created), and when that is unset or empty
      * the default, the built-in plugins that serve the context's backend
-     * (cblas and fftw on interp and cpu, cublas and cufft on cuda) that
+     * (cblas, fftw and mpi on interp and cpu, cublas and cufft on cuda) that
      * are found; "none" loads nothing; otherwise a ','-separated list of
      * plugin names or paths (as acc_plugin_load takes), where "builtin"
      * stands for the default set.  A plugin that fails to load is
      * reported by acc_plugin_status and in the plans, never an error.
      * Copied. */
     const char *plugins;
+    /* The MPI communicator the mpi plugin's collectives use
+     * (docs/DISTRIBUTED.md): a pointer to the caller's MPI_Comm, passed
+     * opaquely (accel does not link MPI).  The plugin copies the handle
+     * when the context loads it; the caller keeps the communicator valid
+     * while the context lives and frees it afterwards, and must have
+     * initialised MPI (MPI_THREAD_SERIALIZED or more).  NULL (the
+     * default): a duplicate of MPI_COMM_WORLD, made by the plugin and
+     * freed with the context. */
+    const void *mpi_comm;
 } acc_context_options;
 
 /* Fills *options with the defaults (AUTO, 0 threads, NULL cache dir,
- * CUDA device 0, no run deadline, NULL plugins) and sets struct_size. */
+ * CUDA device 0, no run deadline, NULL plugins, NULL mpi_comm) and sets
+ * struct_size. */
 ACC_API void acc_context_options_init(acc_context_options *options);
 
 /* Creates a context.  `options` may be NULL for the defaults.  Asking for a
@@ -961,6 +971,51 @@ ACC_API acc_node *acc_gemm(acc_graph *g, acc_node *a, acc_node *b);
 ACC_API acc_node *acc_fft(acc_graph *g, acc_node *xs);
 ACC_API acc_node *acc_ifft(acc_graph *g, acc_node *xs);
 
+/* --- distributed collectives (docs/DISTRIBUTED.md) -------------------------
+ * Foreign nodes named "mpi.*" whose fallbacks give the one-process result,
+ * so a program runs unchanged without MPI; under mpirun the mpi plugin
+ * implements them with MPI collectives over the context's communicator
+ * (acc_context_options.mpi_comm), every process running the same program
+ * on its own part of the data (SPMD).  They are issued in the program's
+ * order on every rank; a rank whose peers do not come fails after
+ * ACC_MPI_TIMEOUT seconds (docs/DISTRIBUTED.md, "Failures"). */
+
+/* The combining operation of acc_mpi_allreduce. */
+typedef enum acc_mpi_op {
+    ACC_MPI_SUM = 1,
+    ACC_MPI_PRODUCT = 2,
+    ACC_MPI_MIN = 3,
+    ACC_MPI_MAX = 4
+} acc_mpi_op;
+
+/* This process's rank in the communicator and the number of processes:
+ * Scalar i32 ("mpi.rank", "mpi.size"; alone: 0 and 1). */
+ACC_API acc_node *acc_mpi_rank(acc_graph *g);
+ACC_API acc_node *acc_mpi_size(acc_graph *g);
+/* allreduce op xs: Array r e -> Array r e (any rank, e a numeric scalar
+ * type), element-wise op over the ranks' arrays, which must have the same
+ * extents ("mpi.allreduce.sum", ".product", ".min", ".max"). */
+ACC_API acc_node *acc_mpi_allreduce(acc_graph *g, acc_mpi_op op,
+                                    acc_node *xs);
+/* allgather xs: Array (r+1) e -> Array (r+1) e, the ranks' arrays
+ * concatenated along the outer dimension in rank order; outer extents may
+ * differ, the inner ones must not ("mpi.allgather"). */
+ACC_API acc_node *acc_mpi_allgather(acc_graph *g, acc_node *xs);
+/* bcast root xs: every rank gets the root's xs (any shape: the root's
+ * extents are sent too); root is an integer scalar term ("mpi.bcast"). */
+ACC_API acc_node *acc_mpi_bcast(acc_graph *g, acc_node *root, acc_node *xs);
+/* alltoall xs: Array (r+1) e whose outer extent is a multiple of the
+ * number of processes P: block k (outer extent / P rows) goes to rank k,
+ * and block k of the result comes from rank k ("mpi.alltoall"). */
+ACC_API acc_node *acc_mpi_alltoall(acc_graph *g, acc_node *xs);
+/* halo xs: Array (r+1) e with n >= 1 rows -> n + 2 rows: the previous
+ * rank's last row, xs, the next rank's first row.  ring != 0: ranks form a
+ * ring (alone: xs's own last and first rows, periodic); ring == 0: an open
+ * chain, whose first and last ranks repeat their own first and last rows
+ * at the ends, as a clamped stencil does ("mpi.halo.ring",
+ * "mpi.halo.chain"). */
+ACC_API acc_node *acc_mpi_halo(acc_graph *g, int ring, acc_node *xs);
+
 /* ------------------------------------------------------------------------
  * Programs
  * ------------------------------------------------------------------------ */
@@ -1273,6 +1328,10 @@ typedef struct acc_plugin_registrar {
     acc_status (*add)(struct acc_plugin_registrar *self,
                       const acc_foreign_impl *impl);
     void *internal;         /* accel's; do not touch                       */
+    /* The loading context's mpi_comm option (acc_context_options), for
+     * the mpi plugin; other plugins ignore it.  Read it only when
+     * struct_size covers it. */
+    const void *mpi_comm;
 } acc_plugin_registrar;
 
 typedef acc_status (*acc_plugin_entry_fn)(acc_plugin_registrar *reg,
@@ -1299,7 +1358,8 @@ ACC_API acc_status acc_plugin_load(acc_context *ctx, const char *path_or_name);
 
 /* The plugins the context loads by itself (acc_context_options.plugins)
  * and what became of each, one line per plugin: every built-in plugin
- * (cblas, fftw, cublas, cufft), then every other plugin the option names,
+ * (cblas, fftw, cublas, cufft, mpi), then every other plugin the option
+ * names,
  *     "NAME: loaded from FILE"
  *     "NAME: loaded (by acc_plugin_load)"
  *     "NAME: not loaded: WHY"

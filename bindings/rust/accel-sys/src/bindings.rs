@@ -70,12 +70,13 @@ pub struct acc_context_options {
     pub cuda_device: i32,
     pub run_deadline_seconds: f64,
     pub plugins: *const ::std::os::raw::c_char,
+    pub mpi_comm: *const ::std::os::raw::c_void,
 }
 #[test]
 fn bindgen_test_layout_acc_context_options() {
     assert_eq!(
         ::std::mem::size_of::<acc_context_options>(),
-        64usize,
+        72usize,
         concat!("Size of: ", stringify!(acc_context_options))
     );
     assert_eq!(
@@ -236,6 +237,23 @@ fn bindgen_test_layout_acc_context_options() {
         );
     }
     test_field_plugins();
+    fn test_field_mpi_comm() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<acc_context_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).mpi_comm) as usize - ptr as usize
+            },
+            64usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(acc_context_options),
+                "::",
+                stringify!(mpi_comm)
+            )
+        );
+    }
+    test_field_mpi_comm();
 }
 extern "C" {
     pub fn acc_context_options_init(options: *mut acc_context_options);
@@ -1603,6 +1621,41 @@ extern "C" {
 extern "C" {
     pub fn acc_ifft(g: *mut acc_graph, xs: *mut acc_node) -> *mut acc_node;
 }
+pub const ACC_MPI_SUM: acc_mpi_op = 1;
+pub const ACC_MPI_PRODUCT: acc_mpi_op = 2;
+pub const ACC_MPI_MIN: acc_mpi_op = 3;
+pub const ACC_MPI_MAX: acc_mpi_op = 4;
+pub type acc_mpi_op = ::std::os::raw::c_uint;
+extern "C" {
+    pub fn acc_mpi_rank(g: *mut acc_graph) -> *mut acc_node;
+}
+extern "C" {
+    pub fn acc_mpi_size(g: *mut acc_graph) -> *mut acc_node;
+}
+extern "C" {
+    pub fn acc_mpi_allreduce(g: *mut acc_graph, op: acc_mpi_op, xs: *mut acc_node)
+        -> *mut acc_node;
+}
+extern "C" {
+    pub fn acc_mpi_allgather(g: *mut acc_graph, xs: *mut acc_node) -> *mut acc_node;
+}
+extern "C" {
+    pub fn acc_mpi_bcast(
+        g: *mut acc_graph,
+        root: *mut acc_node,
+        xs: *mut acc_node,
+    ) -> *mut acc_node;
+}
+extern "C" {
+    pub fn acc_mpi_alltoall(g: *mut acc_graph, xs: *mut acc_node) -> *mut acc_node;
+}
+extern "C" {
+    pub fn acc_mpi_halo(
+        g: *mut acc_graph,
+        ring: ::std::os::raw::c_int,
+        xs: *mut acc_node,
+    ) -> *mut acc_node;
+}
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct acc_program {
@@ -2569,12 +2622,13 @@ pub struct acc_plugin_registrar {
         ) -> acc_status,
     >,
     pub internal: *mut ::std::os::raw::c_void,
+    pub mpi_comm: *const ::std::os::raw::c_void,
 }
 #[test]
 fn bindgen_test_layout_acc_plugin_registrar() {
     assert_eq!(
         ::std::mem::size_of::<acc_plugin_registrar>(),
-        40usize,
+        48usize,
         concat!("Size of: ", stringify!(acc_plugin_registrar))
     );
     assert_eq!(
@@ -2667,6 +2721,23 @@ fn bindgen_test_layout_acc_plugin_registrar() {
         );
     }
     test_field_internal();
+    fn test_field_mpi_comm() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<acc_plugin_registrar>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).mpi_comm) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(acc_plugin_registrar),
+                "::",
+                stringify!(mpi_comm)
+            )
+        );
+    }
+    test_field_mpi_comm();
 }
 pub type acc_plugin_entry_fn = ::std::option::Option<
     unsafe extern "C" fn(reg: *mut acc_plugin_registrar, abi_version: u32) -> acc_status,
