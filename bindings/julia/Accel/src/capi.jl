@@ -172,6 +172,7 @@ struct acc_context_options
     cuda_device::Int32
     run_deadline_seconds::Cdouble
     plugins::Ptr{UInt8}
+    mpi_comm::Ptr{Cvoid}
 end
 
 struct acc_array
