@@ -11,15 +11,26 @@
 #                   (docs/CUDA.md); never reported as passed without a GPU
 #   make gpu-check  on a lent GPU machine: every core, test-gpu then bench-gpu,
 #                   each logged into $OUT (or build/gpu-check), with a summary
-#   make demo       build, then run every program in DEMOS, then the
-#                   accel command-line tool on examples/demo.acc
-#   make install    cmake --install build --prefix $(PREFIX)
+#   make demo       build, then run every program in DEMOS and CPP_DEMOS
+#                   (examples/cpp, the C++ binding), then the
+#                   accel command-line tool on examples/demo.acc, then the
+#                   Python example (examples/python/demo.py), the Rust
+#                   examples (bindings/rust)
+#   make install    cmake --install build --prefix $(PREFIX) (the library, its
+#                   header, the C++ binding's headers, and the Python package
+#                   for /usr/bin/python3)
 #   make clean      remove the build trees
 
 ifeq ($(origin CC),default)
 CC := gcc
 endif
 ASAN_CC ?= clang
+# The C++ binding (bindings/cpp) builds with g++ in build/ and clang++ in
+# build-asan/, so `make test` compiles and runs its tests with both.
+ifeq ($(origin CXX),default)
+CXX := g++
+endif
+ASAN_CXX ?= clang++
 JOBS    ?= 2
 PREFIX  ?= /usr/local
 BUILD      ?= build
@@ -27,7 +38,9 @@ BUILD_ASAN ?= build-asan
 CMAKE   ?= cmake
 CTEST   ?= ctest
 # Programs from examples/ that `make demo` runs, in order.
-DEMOS   ?= dotp histogram foreign_dot
+DEMOS   ?= dotp histogram foreign_dot user_kernel
+# C++ programs from examples/cpp/ that `make demo` runs (bindings/cpp).
+CPP_DEMOS ?= dotp language4
 
 ASAN_ENV = ASAN_OPTIONS=detect_leaks=1 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -44,6 +57,7 @@ bootstrap:
 
 configure: bootstrap
 	$(CMAKE) -S . -B $(BUILD) -DCMAKE_C_COMPILER=$(CC) \
+	    -DCMAKE_CXX_COMPILER=$(CXX) \
 	    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACC_WERROR=ON -DACC_SANITIZE=OFF \
 	    -DACC_ALLOC_FAIL=ON
 
@@ -52,6 +66,7 @@ build: configure
 
 build-asan: bootstrap
 	$(CMAKE) -S . -B $(BUILD_ASAN) -DCMAKE_C_COMPILER=$(ASAN_CC) \
+	    -DCMAKE_CXX_COMPILER=$(ASAN_CXX) -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
 	    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O1 -g" \
 	    -DACC_WERROR=ON -DACC_SANITIZE=ON -DACC_ALLOC_FAIL=ON
 	$(CMAKE) --build $(BUILD_ASAN) -j$(JOBS)
@@ -85,6 +100,7 @@ test:
 # unless it ran on one.
 test-gpu: bootstrap
 	$(CMAKE) -S . -B $(BUILD) -DCMAKE_C_COMPILER=$(CC) \
+	    -DCMAKE_CXX_COMPILER=$(CXX) \
 	    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACC_WERROR=ON -DACC_SANITIZE=OFF \
 	    -DACC_ALLOC_FAIL=ON \
 	    -DACC_GPU_TESTS=ON
@@ -114,14 +130,45 @@ demo: build
 	    printf '\n==================== demo: %s ====================\n' "$$d"; \
 	    ACC_PLUGIN_PATH=$(CURDIR)/$(BUILD)/plugins ./$(BUILD)/examples/$$d; \
 	done
+	@set -e; for d in $(CPP_DEMOS); do \
+	    printf '\n==================== demo: C++ %s ====================\n' "$$d"; \
+	    ACC_PLUGIN_PATH=$(CURDIR)/$(BUILD)/plugins ./$(BUILD)/examples/cpp/$$d; \
+	done
 	$(call banner,"demo: accel run (text programs, docs/CLI.md)")
 	@tools/accel/demo.sh $(BUILD)
+	$(call banner,"demo: Python (examples/python/demo.py, bindings/python/)")
+	ACCEL_LIBRARY=$(CURDIR)/$(BUILD)/libaccel.so.1 PYTHONPATH=$(CURDIR)/bindings/python \
+	    /usr/bin/python3 examples/python/demo.py
+	$(call banner,"demo: Rust (bindings/rust/accel/examples, cmake/AccelRust.cmake)")
+	@$(CMAKE) --build $(BUILD) --target rust_examples
+	$(call banner,"demo: Julia (bindings/julia; runs only where julia exists)")
+	@CC=$(CC) bindings/julia/tools/demo.sh $(BUILD)
 
 # Benchmarks (bench/README.md): a table on stdout, a CSV in $(BUILD).
 bench: build
 	$(call banner,"bench: accel against hand-written baselines")
 	ACC_PLUGIN_PATH=$(CURDIR)/$(BUILD)/plugins \
 	    ./$(BUILD)/bench/accel_bench $(BUILD)/bench-results.csv
+
+# The Python binding's per-call overhead against C and numpy (bench/README.md).
+.PHONY: bench-python
+bench-python: build
+	$(call banner,"bench-python: dotp called from Python, from C and numpy")
+	/usr/bin/python3 bench/python/overhead.py $(BUILD)
+
+# Distributed figures (docs/DISTRIBUTED.md): the heat and SMVM examples on
+# 1 and 2 ranks, each collective by message size on 2, and the model
+# fitted to them (bench/mpi_model.py).  Needs Open MPI (make bootstrap).
+MPI_ENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+.PHONY: bench-mpi
+bench-mpi: build
+	$(call banner,"bench-mpi: the mpi examples on 1 and 2 ranks and the collectives by size")
+	@test -x $(BUILD)/bench/mpi_bench || { echo "bench-mpi: MPI was not found when configuring (make bootstrap)"; exit 1; }
+	rm -f $(BUILD)/bench-mpi.csv
+	$(MPI_ENV) mpirun -np 1 $(BUILD)/bench/mpi_bench apps examples/mpi $(BUILD)/bench-mpi.csv
+	$(MPI_ENV) mpirun -np 2 $(BUILD)/bench/mpi_bench apps examples/mpi $(BUILD)/bench-mpi.csv
+	$(MPI_ENV) mpirun -np 2 $(BUILD)/bench/mpi_bench collectives $(BUILD)/bench-mpi.csv
+	/usr/bin/python3 bench/mpi_model.py $(BUILD)/bench-mpi.csv
 
 # Benchmarks on a GPU (bench/README.md): the CUDA backend against cuBLAS
 # and hand-written CUDA; says why and measures nothing without a device.

@@ -57,6 +57,20 @@ else()
                  "install libfftw3-dev)")
 endif()
 
+# The mpi plugin (docs/DISTRIBUTED.md) links MPI; the library never does.
+find_package(MPI COMPONENTS C QUIET)
+if(MPI_C_FOUND)
+  file(GLOB _mpi_sources "${PROJECT_SOURCE_DIR}/plugins/mpi/*.c")
+  acc_add_plugin(mpi ${_mpi_sources})
+  target_link_libraries(accel_plugin_mpi PRIVATE MPI::MPI_C Threads::Threads
+    ${CMAKE_DL_LIBS})
+  list(APPEND ACC_PLUGINS_BUILT mpi)
+  message(STATUS "accel plugin mpi: built (MPI ${MPI_C_VERSION})")
+else()
+  message(STATUS "accel plugin mpi: NOT built (MPI not found; install "
+                 "libopenmpi-dev openmpi-bin)")
+endif()
+
 # The CUDA plugins need nothing CUDA to build: they open the driver, the
 # vendor library and NVRTC when loaded, and without them register
 # implementations that say why they are unavailable (docs/PLUGINS.md).

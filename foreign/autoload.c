@@ -27,6 +27,7 @@ static const builtin_plugin builtins[] = {
     {"fftw", "fft.", 0},
     {"cublas", "blas.", 1},
     {"cufft", "fft.", 1},
+    {"mpi", "mpi.", 0},
 };
 enum { N_BUILTINS = sizeof builtins / sizeof builtins[0] };
 

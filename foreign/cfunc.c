@@ -23,10 +23,11 @@
 #include <ffi.h>
 
 struct reg_cfn {
-    reg_sig sig;
+    reg_sig sig;          /* the mapped parameters (without lo, hi)    */
     void (*fn)(void);
-    ffi_cif cif;
-    ffi_type *types[REG_SIG_MAX_PARAMS];
+    ffi_cif cif;          /* the whole C type (lo, hi included)        */
+    ffi_type *types[REG_SIG_MAX_PARAMS + 2];
+    reg_split split;      /* split.run NULL: called once               */
 };
 
 static ffi_type *ffi_type_of(acc_scalar s)
@@ -51,126 +52,15 @@ void reg_cfn_free(reg_cfn *c)
     free(c);
 }
 
-/* ---- matching a foreign node's arrays to the parameters ------------------ */
-
-typedef struct mapping {
-    size_t n_extents;          /* trailing i64 parameters */
-    const char *why;           /* set when the signature does not fit */
-    size_t param;              /* the parameter `why` is about */
-} mapping;
-
-static int is_scalar_array(const acc_type *elem, acc_scalar s)
-{
-    return elem->kind == ACC_TYPE_SCALAR && elem->scalar == s;
-}
-
-/* The parameter i, given that the arrays before it are used: 1 when it
- * fits the next argument array (*ai advances). */
-static int match_arg(const reg_param *p, const acc_foreign_query *q,
-                     size_t *ai, mapping *m)
-{
-    const acc_type *e = q->arg_elems[*ai];
-    if (!is_scalar_array(e, p->type))
-        m->why = "has another element type than the argument array it "
-                 "receives";
-    else if (!p->pointer && q->arg_ranks[*ai] != 0)
-        m->why = "is a value but the argument array it receives is not a "
-                 "Scalar (rank 0); use a pointer";
-    (*ai)++;
-    return m->why == NULL;
-}
-
-static int match(const reg_sig *s, const acc_foreign_query *q, mapping *m)
-{
-    size_t ai = 0, ri = 0, available = 0;
-    memset(m, 0, sizeof *m);
-    for (size_t k = 0; k < q->n_args; k++)
-        available += q->arg_ranks[k] > 0 ? (size_t)q->arg_ranks[k] : 0;
-    for (size_t i = 0; i < s->n_params; i++) {
-        const reg_param *p = &s->params[i];
-        m->param = i;
-        if (ai < q->n_args) {
-            if (!match_arg(p, q, &ai, m))
-                return 0;
-        } else if (s->ret_void && ri < q->n_results) {
-            if (!p->pointer || !is_scalar_array(q->result_elems[ri], p->type))
-                m->why = "should be a pointer to the element type of the "
-                         "result array it receives";
-            ri++;
-        } else if (p->pointer || p->type != ACC_I64) {
-            m->why = "comes after every array and should be an i64 extent";
-        } else if (++m->n_extents > available) {
-            m->why = "asks for more extents than the argument arrays have";
-        }
-        if (m->why)
-            return 0;
-    }
-    m->param = s->n_params;
-    if (ai < q->n_args)
-        m->why = "there are more argument arrays than parameters";
-    else if (s->ret_void && ri < q->n_results)
-        m->why = "there are result arrays left with no pointer parameter";
-    else if (!s->ret_void && (q->n_results != 1 || q->result_ranks[0] != 0 ||
-                              !is_scalar_array(q->result_elems[0], s->ret)))
-        m->why = "the function returns a value, so the result must be one "
-                 "Scalar of its return type";
-    return m->why == NULL;
-}
-
-/* A result of rank r >= 1 takes the extents of the first argument array of
- * rank r; 0 when there is none. */
-static int result_source(const acc_foreign_query *q, size_t ri, size_t *from)
-{
-    if (q->result_ranks[ri] == 0)
-        return 1;
-    for (size_t k = 0; k < q->n_args; k++)
-        if (q->arg_ranks[k] == q->result_ranks[ri]) {
-            *from = k;
-            return 1;
-        }
-    return 0;
-}
-
 static int cfn_accepts(acc_foreign_query *q)
 {
     const reg_cfn *c = q->user;
-    mapping m;
-    size_t from = 0;
-    if (!match(&c->sig, q, &m)) {
-        if (m.param < c->sig.n_params)
-            snprintf(q->reason, q->reason_size, "C signature: parameter %zu "
-                     "%s", m.param + 1, m.why);
-        else
-            snprintf(q->reason, q->reason_size, "C signature: %s", m.why);
-        return 0;
-    }
-    for (size_t r = 0; r < q->n_results; r++)
-        if (!result_source(q, r, &from)) {
-            snprintf(q->reason, q->reason_size, "C function: result %zu has "
-                     "rank %d, and no argument array has that rank to give "
-                     "it its extents", r, (int)q->result_ranks[r]);
-            return 0;
-        }
-    return 1;
-}
-
-static acc_status cfn_result_shape(acc_foreign_call *call)
-{
-    for (size_t r = 0; r < call->n_results; r++) {
-        acc_array *out = &call->results[r];
-        for (size_t k = 0; out->rank > 0 && k < call->n_args; k++)
-            if (call->args[k].rank == out->rank) {
-                memcpy(out->extents, call->args[k].extents,
-                       (size_t)out->rank * sizeof *out->extents);
-                break;
-            }
-    }
-    return ACC_OK;
+    return reg_sig_accepts(&c->sig, c->split.run != NULL, 0, q);
 }
 
 /* Per-call storage of the values libffi reads the arguments from. */
 typedef struct ffi_frame {
-    void *values[REG_SIG_MAX_PARAMS];
+    void *values[REG_SIG_MAX_PARAMS + 2];
     void *pointers[REG_SIG_MAX_PARAMS];
     int64_t extents[REG_SIG_MAX_PARAMS];
 } ffi_frame;
@@ -224,12 +114,38 @@ static ir_value ret_value(acc_scalar s, const ffi_ret *r)
     return v;
 }
 
+/* One range [lo, hi) of the rows of result 0: the frame's values, then
+ * lo and hi (the frame is shared read-only by the ranges). */
+typedef struct split_task {
+    const reg_cfn *c;
+    const ffi_frame *f;
+} split_task;
+
+static void run_range(void *arg, int64_t lo, int64_t hi)
+{
+    const split_task *t = arg;
+    void *values[REG_SIG_MAX_PARAMS + 2];
+    ffi_ret r;
+    size_t n = t->c->sig.n_params;
+    memcpy(values, t->f->values, n * sizeof *values);
+    values[n] = &lo;
+    values[n + 1] = &hi;
+    ffi_call((ffi_cif *)&t->c->cif, t->c->fn, &r, values);
+}
+
 static acc_status cfn_execute(acc_foreign_call *call)
 {
     const reg_cfn *c = call->user;
     ffi_frame f;
     ffi_ret r;
     fill_frame(c, call, &f);
+    if (c->split.run) {
+        split_task t = {c, &f};
+        int64_t rows = call->results[0].extents[0];
+        if (rows > 0)
+            c->split.run(c->split.state, rows, run_range, &t);
+        return ACC_OK;
+    }
     ffi_call((ffi_cif *)&c->cif, c->fn, &r, f.values);
     if (!c->sig.ret_void)
         val_store(call->results[0].data[0], c->sig.ret, 0,
@@ -242,13 +158,7 @@ static acc_status cfn_execute(acc_foreign_call *call)
 int reg_cfn_fits_scalar(const reg_cfn *c, size_t n_leaves,
                         const acc_scalar *leaves, const acc_type *result)
 {
-    if (c->sig.ret_void || c->sig.n_params != n_leaves ||
-        !is_scalar_array(result, c->sig.ret))
-        return 0;
-    for (size_t i = 0; i < n_leaves; i++)
-        if (c->sig.params[i].pointer || c->sig.params[i].type != leaves[i])
-            return 0;
-    return 1;
+    return reg_sig_fits_scalar(&c->sig, n_leaves, leaves, result);
 }
 
 void reg_cfn_call_scalar(const reg_cfn *c, const acc_scalar *leaves,
@@ -267,25 +177,52 @@ void reg_cfn_call_scalar(const reg_cfn *c, const acc_scalar *leaves,
 
 /* ---- registration --------------------------------------------------------- */
 
-static reg_cfn *cfn_create(const reg_sig *sig, void (*fn)(void), diag *d)
+/* A split function ends with "i64, i64" (lo, hi), which the mapping
+ * does not see; 0 after recording on d when they are missing. */
+static int strip_range(reg_sig *sig, const char *fn, diag *d)
+{
+    size_t n = sig->n_params;
+    if (n < 2 || sig->params[n - 1].pointer || sig->params[n - 2].pointer ||
+        sig->params[n - 1].type != ACC_I64 ||
+        sig->params[n - 2].type != ACC_I64 || !sig->ret_void) {
+        diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "%s: a kernel split over the "
+                  "thread pool returns void and ends with two i64 "
+                  "parameters, the rows [lo, hi) of result 0 it computes",
+                  fn);
+        return 0;
+    }
+    sig->n_params -= 2;
+    return 1;
+}
+
+reg_cfn *reg_cfn_create(const reg_sig *sig, void (*fn)(void),
+                        const reg_split *split, const char *fn_name, diag *d)
 {
     reg_cfn *c = mem_calloc(1, sizeof *c);
     if (!c) {
-        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_register_c_function: "
-                  "out of host memory");
+        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
+                  fn_name);
         return NULL;
     }
     c->sig = *sig;
     c->fn = fn;
-    for (size_t i = 0; i < sig->n_params; i++)
+    size_t n = sig->n_params;
+    if (split && split->run) {
+        c->split = *split;
+        if (!strip_range(&c->sig, fn_name, d)) {
+            free(c);
+            return NULL;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
         c->types[i] = sig->params[i].pointer ? &ffi_type_pointer
                                              : ffi_type_of(sig->params[i].type);
     ffi_type *ret = sig->ret_void ? &ffi_type_void : ffi_type_of(sig->ret);
-    if (ffi_prep_cif(&c->cif, FFI_DEFAULT_ABI, (unsigned)sig->n_params, ret,
+    if (ffi_prep_cif(&c->cif, FFI_DEFAULT_ABI, (unsigned)n, ret,
                      c->types) != FFI_OK) {
         free(c);
-        diag_fail(d, ACC_ERR_UNSUPPORTED, "acc_register_c_function: libffi "
-                  "cannot call this signature");
+        diag_fail(d, ACC_ERR_UNSUPPORTED, "%s: libffi cannot call this "
+                  "signature", fn_name);
         return NULL;
     }
     return c;
@@ -315,6 +252,24 @@ static acc_status find_symbol(const char *library, const char *symbol,
     return ACC_OK;
 }
 
+acc_status reg_cfn_add(reg_registry *r, const reg_cfn_entry *how,
+                       reg_cfn *c, reg_impl **added, diag *d)
+{
+    acc_foreign_impl impl = {
+        .struct_size = sizeof impl, .name = how->name,
+        .impl_name = how->impl_name, .backend = ACC_BACKEND_INTERP,
+        .priority = how->priority, .accepts = cfn_accepts,
+        .result_shape = reg_sig_result_shape, .execute = cfn_execute, .user = c,
+        .note = how->note};
+    reg_impl *e = NULL;
+    if (reg_add(r, &impl, how->origin, how->fn, &e, d) != ACC_OK)
+        return d->status;
+    e->cfn = c;
+    if (added)
+        *added = e;
+    return ACC_OK;
+}
+
 static acc_status add_cfn(reg_registry *r, const char *name,
                           const char *symbol, const char *library,
                           const char *signature, reg_cfn *c, diag *d)
@@ -323,17 +278,9 @@ static acc_status add_cfn(reg_registry *r, const char *name,
     snprintf(impl_name, sizeof impl_name, "c:%s", symbol);
     snprintf(note, sizeof note, "C function %s %s from %s", symbol, signature,
              library ? library : "the program");
-    acc_foreign_impl impl = {
-        .struct_size = sizeof impl, .name = name, .impl_name = impl_name,
-        .backend = ACC_BACKEND_INTERP, .priority = 0,
-        .accepts = cfn_accepts, .result_shape = cfn_result_shape,
-        .execute = cfn_execute, .user = c, .note = note};
-    reg_impl *added = NULL;
-    if (reg_add(r, &impl, "C function", "acc_register_c_function", &added,
-                d) != ACC_OK)
-        return d->status;
-    added->cfn = c;
-    return ACC_OK;
+    reg_cfn_entry how = {name, impl_name, note, "C function",
+                         "acc_register_c_function", 0};
+    return reg_cfn_add(r, &how, c, NULL, d);
 }
 
 acc_status reg_register_c_function(reg_registry *r, const char *name,
@@ -346,7 +293,8 @@ acc_status reg_register_c_function(reg_registry *r, const char *name,
     if (reg_parse_signature(signature, &sig, d) != ACC_OK ||
         find_symbol(library, symbol, &handle, &fn, d) != ACC_OK)
         return d->status;
-    reg_cfn *c = cfn_create(&sig, fn, d);
+    reg_cfn *c = reg_cfn_create(&sig, fn, NULL, "acc_register_c_function",
+                                d);
     if (!c || add_cfn(r, name, symbol, library, signature, c, d) != ACC_OK) {
         free(c);
         dlclose(handle);
@@ -378,6 +326,22 @@ void reg_cfn_call_scalar(const reg_cfn *c, const acc_scalar *leaves,
 {
     (void)c, (void)leaves, (void)in, (void)result;
     out->u = 0;
+}
+
+reg_cfn *reg_cfn_create(const reg_sig *sig, void (*fn)(void),
+                        const reg_split *split, const char *fn_name, diag *d)
+{
+    (void)sig, (void)fn, (void)split;
+    diag_fail(d, ACC_ERR_UNSUPPORTED, "%s: this build of accel has no libffi "
+              "(install libffi-dev and rebuild)", fn_name);
+    return NULL;
+}
+
+acc_status reg_cfn_add(struct reg_registry *r, const reg_cfn_entry *how,
+                       reg_cfn *c, struct reg_impl **added, diag *d)
+{
+    (void)r, (void)how, (void)c, (void)added;
+    return diag_fail(d, ACC_ERR_UNSUPPORTED, "no libffi");
 }
 
 acc_status reg_register_c_function(reg_registry *r, const char *name,

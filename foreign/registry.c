@@ -28,6 +28,11 @@ static void impl_free(reg_impl *e)
     if (e->api.release)
         e->api.release(e->api.user);
     reg_cfn_free(e->cfn);
+    if (e->kernel_free)
+        e->kernel_free(e->kernel);
+    free(e->source);
+    free(e->entry);
+    free(e->sig);
     free((char *)e->api.name);
     free((char *)e->api.impl_name);
     free((char *)e->api.note);

@@ -24,6 +24,13 @@ typedef struct reg_impl {
     acc_foreign_impl api;  /* the registered struct; its strings are ours */
     char *origin;          /* "application", "plugin cblas", "C function ..." */
     reg_cfn *cfn;          /* for C functions (api.user points to it too)  */
+    /* A user kernel's (user_kernel.c): for a scalar function, the source
+     * and function compiled into the kernels that use it (NULL: none);
+     * `kernel` is freed by kernel_free with the entry. */
+    char *source, *entry;
+    struct reg_sig *sig;   /* a user scalar function's type (malloc'd)    */
+    void *kernel;
+    void (*kernel_free)(void *kernel);
     unsigned seq;          /* registration order, for stable listings      */
     struct reg_impl *next;
 } reg_impl;
@@ -40,6 +47,7 @@ typedef struct reg_registry {
     reg_impl *impls;       /* in registration order */
     unsigned next_seq;
     reg_library *libraries;
+    const void *mpi_comm;  /* the context's mpi_comm option, for plugins */
 } reg_registry;
 
 reg_registry *reg_create(void);

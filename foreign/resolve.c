@@ -129,13 +129,17 @@ static const reg_impl *choose_scalar(reg_registry *r, const ir_node *n,
         if (strcmp(e->api.name, n->u.foreign.name) != 0 ||
             !reg_backend_serves(e->api.backend, backend) || !better(best, e))
             continue;
-        if (e->cfn && reg_cfn_fits_scalar(e->cfn, t->n_leaves, t->leaves,
-                                          n->type))
+        int typed = e->cfn || e->sig;
+        if (e->cfn ? reg_cfn_fits_scalar(e->cfn, t->n_leaves, t->leaves,
+                                         n->type)
+                   : e->sig && reg_sig_fits_scalar(e->sig, t->n_leaves,
+                                                   t->leaves, n->type))
             best = e;
         else
-            note_refusal(why, e, e->cfn ? "its C signature does not match "
+            note_refusal(why, e, typed ? "its C signature does not match "
                          "the argument and result types"
-                         : "only C functions implement foreignExp");
+                         : "only C functions and user scalar functions "
+                           "implement foreignExp");
     }
     return best;
 }
@@ -200,6 +204,8 @@ static int resolve_node(resolver *r, ir_node *n)
                           sizeof note);
     describe(text, n, e, backend, why, note);
     n->u.foreign.impl = e;
+    n->u.foreign.source = e && n->op == IR_FOREIGN_EXP ? e->source : NULL;
+    n->u.foreign.entry = e && n->op == IR_FOREIGN_EXP ? e->entry : NULL;
     n->u.foreign.name = arena_text(r->p, n->u.foreign.name);
     n->u.foreign.reason = arena_text(r->p, text);
     return n->u.foreign.name && n->u.foreign.reason;

@@ -14,6 +14,11 @@ packages=(
     libopenblas-dev       # the cblas plugin (plugins/cblas)
     libfftw3-dev          # the fftw plugin (plugins/fftw)
     libdlpack-dev         # dlpack.h, to check accel.h's DLPack structs
+    python3-pytest        # the Python binding's tests (bindings/python/)
+    bindgen               # bindings/rust: checks accel-sys against accel.h
+    g++ catch2            # the C++ binding (bindings/cpp): g++, its Catch2 tests
+    libopenmpi-dev        # the mpi plugin (plugins/mpi)
+    openmpi-bin           # mpirun, for the mpi tests and examples
 )
 
 installed() {

@@ -141,13 +141,22 @@ typedef struct acc_context_options {
      * node is compiled (see acc_plugin_status): NULL takes $ACC_PLUGINS
      * (read when the context is created), and when that is unset or empty
      * the default, the built-in plugins that serve the context's backend
-     * (cblas and fftw on interp and cpu, cublas and cufft on cuda) that
+     * (cblas, fftw and mpi on interp and cpu, cublas and cufft on cuda) that
      * are found; "none" loads nothing; otherwise a ','-separated list of
      * plugin names or paths (as acc_plugin_load takes), where "builtin"
      * stands for the default set.  A plugin that fails to load is
      * reported by acc_plugin_status and in the plans, never an error.
      * Copied. */
     const char *plugins;
+    /* The MPI communicator the mpi plugin's collectives use
+     * (docs/DISTRIBUTED.md): a pointer to the caller's MPI_Comm, passed
+     * opaquely (accel does not link MPI).  The plugin copies the handle
+     * when the context loads it; the caller keeps the communicator valid
+     * while the context lives and frees it afterwards, and must have
+     * initialised MPI (MPI_THREAD_SERIALIZED or more).  NULL (the
+     * default): a duplicate of MPI_COMM_WORLD, made by the plugin and
+     * freed with the context. */
+    const void *mpi_comm;
     /* 1: acc_compile fails (ACC_ERR_UNSUPPORTED, naming the step and why)
      * when the backend cannot compile a step of the program, instead of
      * scheduling that step on the reference interpreter (which the plan
@@ -157,7 +166,7 @@ typedef struct acc_context_options {
 } acc_context_options;
 
 /* Fills *options with the defaults (AUTO, 0 threads, NULL cache dir,
- * CUDA device 0, no run deadline, NULL plugins, not strict) and sets
+ * CUDA device 0, no run deadline, NULL plugins, NULL mpi_comm, not strict) and sets
  * struct_size. */
 ACC_API void acc_context_options_init(acc_context_options *options);
 
@@ -968,6 +977,51 @@ ACC_API acc_node *acc_gemm(acc_graph *g, acc_node *a, acc_node *b);
 ACC_API acc_node *acc_fft(acc_graph *g, acc_node *xs);
 ACC_API acc_node *acc_ifft(acc_graph *g, acc_node *xs);
 
+/* --- distributed collectives (docs/DISTRIBUTED.md) -------------------------
+ * Foreign nodes named "mpi.*" whose fallbacks give the one-process result,
+ * so a program runs unchanged without MPI; under mpirun the mpi plugin
+ * implements them with MPI collectives over the context's communicator
+ * (acc_context_options.mpi_comm), every process running the same program
+ * on its own part of the data (SPMD).  They are issued in the program's
+ * order on every rank; a rank whose peers do not come fails after
+ * ACC_MPI_TIMEOUT seconds (docs/DISTRIBUTED.md, "Failures"). */
+
+/* The combining operation of acc_mpi_allreduce. */
+typedef enum acc_mpi_op {
+    ACC_MPI_SUM = 1,
+    ACC_MPI_PRODUCT = 2,
+    ACC_MPI_MIN = 3,
+    ACC_MPI_MAX = 4
+} acc_mpi_op;
+
+/* This process's rank in the communicator and the number of processes:
+ * Scalar i32 ("mpi.rank", "mpi.size"; alone: 0 and 1). */
+ACC_API acc_node *acc_mpi_rank(acc_graph *g);
+ACC_API acc_node *acc_mpi_size(acc_graph *g);
+/* allreduce op xs: Array r e -> Array r e (any rank, e a numeric scalar
+ * type), element-wise op over the ranks' arrays, which must have the same
+ * extents ("mpi.allreduce.sum", ".product", ".min", ".max"). */
+ACC_API acc_node *acc_mpi_allreduce(acc_graph *g, acc_mpi_op op,
+                                    acc_node *xs);
+/* allgather xs: Array (r+1) e -> Array (r+1) e, the ranks' arrays
+ * concatenated along the outer dimension in rank order; outer extents may
+ * differ, the inner ones must not ("mpi.allgather"). */
+ACC_API acc_node *acc_mpi_allgather(acc_graph *g, acc_node *xs);
+/* bcast root xs: every rank gets the root's xs (any shape: the root's
+ * extents are sent too); root is an integer scalar term ("mpi.bcast"). */
+ACC_API acc_node *acc_mpi_bcast(acc_graph *g, acc_node *root, acc_node *xs);
+/* alltoall xs: Array (r+1) e whose outer extent is a multiple of the
+ * number of processes P: block k (outer extent / P rows) goes to rank k,
+ * and block k of the result comes from rank k ("mpi.alltoall"). */
+ACC_API acc_node *acc_mpi_alltoall(acc_graph *g, acc_node *xs);
+/* halo xs: Array (r+1) e with n >= 1 rows -> n + 2 rows: the previous
+ * rank's last row, xs, the next rank's first row.  ring != 0: ranks form a
+ * ring (alone: xs's own last and first rows, periodic); ring == 0: an open
+ * chain, whose first and last ranks repeat their own first and last rows
+ * at the ends, as a clamped stencil does ("mpi.halo.ring",
+ * "mpi.halo.chain"). */
+ACC_API acc_node *acc_mpi_halo(acc_graph *g, int ring, acc_node *xs);
+
 /* ------------------------------------------------------------------------
  * Programs
  * ------------------------------------------------------------------------ */
@@ -1280,6 +1334,10 @@ typedef struct acc_plugin_registrar {
     acc_status (*add)(struct acc_plugin_registrar *self,
                       const acc_foreign_impl *impl);
     void *internal;         /* accel's; do not touch                       */
+    /* The loading context's mpi_comm option (acc_context_options), for
+     * the mpi plugin; other plugins ignore it.  Read it only when
+     * struct_size covers it. */
+    const void *mpi_comm;
 } acc_plugin_registrar;
 
 typedef acc_status (*acc_plugin_entry_fn)(acc_plugin_registrar *reg,
@@ -1306,7 +1364,8 @@ ACC_API acc_status acc_plugin_load(acc_context *ctx, const char *path_or_name);
 
 /* The plugins the context loads by itself (acc_context_options.plugins)
  * and what became of each, one line per plugin: every built-in plugin
- * (cblas, fftw, cublas, cufft), then every other plugin the option names,
+ * (cblas, fftw, cublas, cufft, mpi), then every other plugin the option
+ * names,
  *     "NAME: loaded from FILE"
  *     "NAME: loaded (by acc_plugin_load)"
  *     "NAME: not loaded: WHY"
@@ -1358,6 +1417,69 @@ ACC_API acc_status acc_register_c_function(acc_context *ctx, const char *name,
                                            const char *library,
                                            const char *symbol,
                                            const char *signature);
+
+/* --- user kernels ---------------------------------------------------------
+ * Source code of the user's own, compiled by accel and registered as an
+ * implementation of a foreign name in one call: C for the host backends
+ * (compiled by the CPU backend's C compiler, through its kernel cache) or
+ * CUDA C for the cuda backend (compiled by NVRTC, through the module
+ * cache).  docs/PLUGINS.md, "User kernels", is the guide. */
+typedef struct acc_user_kernel {
+    size_t struct_size;     /* sizeof(acc_user_kernel)                     */
+    const char *name;       /* the foreign name implemented, "my.scale"    */
+    /* ACC_BACKEND_CPU (or _INTERP): C source for the host backends;
+     * ACC_BACKEND_CUDA: CUDA C source for the cuda backend. */
+    acc_backend backend;
+    const char *source;     /* the whole translation unit (copied)        */
+    const char *entry;      /* the function it defines: a C function, or a
+                               __global__ (arrays) / __device__ (scalars)
+                               CUDA function, declared extern "C"          */
+    /* Its C type in the grammar of acc_register_c_function, which also
+     * maps the foreign node's arrays to the parameters.  With only scalar
+     * parameters and a non-void result ("f64(f64, f64)") it is a scalar
+     * function: it implements acc_foreign_exp nodes and is compiled into
+     * the kernels that use them. */
+    const char *signature;
+    int32_t priority;       /* as acc_foreign_impl.priority                */
+    /* Host: 1 splits the call over the context's thread pool by rows of
+     * result 0: the function ends with two more i64 parameters, lo and
+     * hi, and computes rows [lo, hi) of result 0 (all of them at once
+     * when the context has no pool). */
+    int32_t split;
+    /* CUDA: the launch.  All zero: one thread per element of result 0,
+     * blocks of 256 threads, a one-dimensional grid of enough blocks (the
+     * kernel compares its index with the element count, which it computes
+     * from the extents it receives).  block[0] != 0: grid and block as
+     * given.  `launch` (NULL: none) decides per call, from the call's
+     * descriptors: it sets grid and block (both start as the default), or
+     * returns ACC_ERR_UNSUPPORTED to run the fallback instead. */
+    uint32_t grid[3];
+    uint32_t block[3];
+    acc_status (*launch)(void *user, const acc_foreign_call *call,
+                         uint32_t grid[3], uint32_t block[3]);
+    void *user;             /* passed to launch                            */
+} acc_user_kernel;
+
+/* Compiles kernel->source and registers its function `entry` as an
+ * implementation of `name`, called with the mapping of
+ * acc_register_c_function (pointers to the arrays' buffers, scalars,
+ * then the extents): host pointers on the host backends, device pointers
+ * on the cuda backend, where the kernel is launched on the run's stream.
+ * accel allocates the results (each of rank r has the extents of the
+ * first argument array of rank r).  A signature that does not fit a
+ * foreign node is refused when a program is compiled and its plan says
+ * why; the fallback runs.  Errors: ACC_ERR_INVALID_ARGUMENT (a missing
+ * field, an entry that is not a C identifier, a backend, a split
+ * function without lo and hi, a CUDA kernel that returns a value),
+ * ACC_ERR_PARSE (the signature, with the position), ACC_ERR_COMPILE with
+ * the C compiler's or NVRTC's messages when the source does not compile
+ * or the C compiler cannot be run (a CUDA kernel is compiled by NVRTC
+ * here, for checking, when NVRTC is found, and again for the device of
+ * each cuda program that chooses it; a scalar CUDA function only in the
+ * kernels that call it), ACC_ERR_UNSUPPORTED when accel was built
+ * without libffi (host). */
+ACC_API acc_status acc_register_kernel(acc_context *ctx,
+                                       const acc_user_kernel *kernel);
 
 /* ------------------------------------------------------------------------
  * Plans and run statistics (what was compiled, and what the last run did)

@@ -130,6 +130,8 @@ static acc_status create(const acc_context_options *options, int probe,
         !(ctx->autoload = reg_autoload_create(
               has_field(options, plugins) ? options->plugins : NULL)))
         goto oom_initialised;
+    if (has_field(options, mpi_comm))
+        ctx->foreign->mpi_comm = options->mpi_comm;
     ctx->num_threads = options->num_threads;
     if (has_field(options, fusion_duplicate_max_ops))
         ctx->fusion_duplicate_max_ops = options->fusion_duplicate_max_ops;

@@ -198,7 +198,8 @@ static int alloc_results(frame *f, rt_array **results, diag *d)
 static acc_status call_failed(const frame *f, acc_status st, diag *d)
 {
     acc_status code = st == ACC_ERR_OUT_OF_HOST_MEMORY ||
-                      st == ACC_ERR_RUNTIME || st == ACC_ERR_SHAPE
+                      st == ACC_ERR_RUNTIME || st == ACC_ERR_SHAPE ||
+                      st == ACC_ERR_TIMEOUT /* mpi: a peer never came */
                           ? st : ACC_ERR_PLUGIN;
     return diag_fail(d, code, "foreign '%s' (%s) failed with %s%s%s",
                      f->n->u.foreign.name, f->e->api.impl_name,
@@ -285,6 +286,12 @@ acc_status reg_call_on_host(const ir_node *n, rt_array *const *args,
         if (!rt_host(args[i], d))
             return d->status;
     return reg_call(n, args, results, d);
+}
+
+int reg_scalar_callable(const ir_node *n)
+{
+    const reg_impl *e = n->u.foreign.impl;
+    return e && e->cfn;
 }
 
 void reg_call_scalar(const ir_node *n, const ir_value *in, ir_value *out)

@@ -44,8 +44,12 @@ typedef struct reg_memory {
 /* reg_call in memory m (reg_call is reg_call_with in host memory). */
 acc_status reg_call_with(const ir_node *n, rt_array *const *args,
                          rt_array **results, const reg_memory *m, diag *d);
+/* Whether the host can call the implementation of foreignExp node n (a
+ * C function; a user CUDA function cannot: the interpreter then applies
+ * the fallback). */
+int reg_scalar_callable(const ir_node *n);
 /* The value of foreignExp node n on argument leaves `in`, through its C
- * function. */
+ * function (reg_scalar_callable). */
 void reg_call_scalar(const ir_node *n, const ir_value *in, ir_value *out);
 
 #endif

@@ -46,6 +46,8 @@ struct cg_emitter {
     char error[256];
     uint8_t all[TY_MAX_LEAVES];
     uint8_t none[TY_MAX_LEAVES]; /* no leaf demanded: check mode */
+    const char *sources[CG_MAX_USER_SOURCES]; /* user functions called */
+    size_t n_sources;
 };
 
 /* ---- utilities ------------------------------------------------------------ */
@@ -125,6 +127,14 @@ static uint8_t *slot(cg_emitter *e, uint8_t **table, size_t i, size_t n)
     if (!table[i])
         table[i] = alloc(e, n);
     return table[i];
+}
+
+void cg_user_sources(const cg_emitter *e, strbuf *b)
+{
+    for (size_t i = 0; i < e->n_sources; i++)
+        sb_printf(b, "\n/* ---- a user function (acc_register_kernel) ---- */"
+                  "\n%s\n/* ---- end of the user function ---- */\n",
+                  e->sources[i]);
 }
 
 const char *cg_ctype(acc_scalar s)
@@ -331,6 +341,7 @@ static int can_fail(cg_emitter *e, const ir_node *n)
 /* ---- demand analysis ---------------------------------------------------------- */
 
 static void dm(cg_emitter *e, const ir_node *n, const uint8_t *dem);
+static void dm_foreign(cg_emitter *e, const ir_node *n, const uint8_t *dem);
 
 static void dm_args_all(cg_emitter *e, const ir_node *n, uint32_t from)
 {
@@ -431,12 +442,39 @@ static void dm_checks(cg_emitter *e, const ir_node *n)
             dm(e, n->args[i], e->none);
 }
 
+/* foreignExp (LANGUAGE.md §3.9): a user function put into the kernel
+ * (u.foreign.source; its argument is read whole), or, when nothing
+ * implements it, the fallback applied in place.  A C function of a
+ * library (libffi) is not compiled: the step is left to the interpreter.
+ * A call nobody uses that can fail is made for its checks. */
+static void dm_foreign(cg_emitter *e, const ir_node *n, const uint8_t *dem)
+{
+    if (n->u.foreign.impl && !n->u.foreign.source) {
+        fail(e, "foreignExp %s calls a C function of a library (libffi), "
+             "which generated code does not call", n->u.foreign.name);
+        return;
+    }
+    if (!any(dem, n->type->n_leaves)) {
+        if (!can_fail(e, n))
+            return;
+        dem = e->all;
+    }
+    if (n->u.foreign.source) {
+        dm(e, n->args[1], e->all);
+        return;
+    }
+    const ir_node *lam = n->args[0];
+    dm(e, ir_lambda_body(lam), dem);
+    const uint8_t *pd = e->param_dem[ir_lambda_param(lam, 0)->u.param.slot];
+    dm(e, n->args[1], pd ? pd : e->none);
+}
+
 static void dm(cg_emitter *e, const ir_node *n, const uint8_t *dem)
 {
     size_t k = n->type->n_leaves;
     if (e->failed)
         return;
-    if (n->op != IR_LET && !any(dem, k)) {
+    if (n->op != IR_LET && n->op != IR_FOREIGN_EXP && !any(dem, k)) {
         if (can_fail(e, n))
             dm_checks(e, n);
         return;
@@ -475,6 +513,7 @@ static void dm(cg_emitter *e, const ir_node *n, const uint8_t *dem)
         return;
     }
     case IR_WHILE: dm_while(e, n, dem); return;
+    case IR_FOREIGN_EXP: dm_foreign(e, n, dem); return;
     default:
         fail(e, "%s in scalar code", ir_op_name(n->op));
         return;
@@ -1059,13 +1098,63 @@ static const char **em_checks(cg_emitter *e, strbuf *b, const ir_node *n)
     return none;
 }
 
+/* The user function's source goes into the kernel once. */
+static int note_source(cg_emitter *e, const char *source)
+{
+    for (size_t i = 0; i < e->n_sources; i++)
+        if (e->sources[i] == source)
+            return 1;
+    if (e->n_sources == CG_MAX_USER_SOURCES)
+        return fail(e, "a kernel calls more than %d user functions",
+                    CG_MAX_USER_SOURCES);
+    e->sources[e->n_sources++] = source;
+    return 1;
+}
+
+/* See dm_foreign. */
+static const char **em_foreign(cg_emitter *e, strbuf *b, const ir_node *n,
+                               const uint8_t *dem)
+{
+    size_t k = n->type->n_leaves;
+    if (n->u.foreign.impl && !n->u.foreign.source) /* see dm_foreign */
+        return fail(e, "foreignExp %s calls a C function of a library",
+                    n->u.foreign.name), NULL;
+    if (!any(dem, k)) {
+        if (!can_fail(e, n))
+            return exprs(e, k);
+        dem = e->all;
+    }
+    if (n->u.foreign.source) {
+        const char **x = em(e, b, n->args[1], e->all);
+        if (!x || !note_source(e, n->u.foreign.source))
+            return NULL;
+        strbuf call = {0};
+        sb_printf(&call, "%s(", n->u.foreign.entry);
+        for (size_t i = 0; i < n->args[1]->type->n_leaves; i++)
+            sb_printf(&call, "%s%s", i ? ", " : "", x[i]);
+        sb_puts(&call, ")");
+        const char *r = call.failed ? NULL
+                                    : tmp(e, b, n->type->scalar, call.text);
+        sb_free(&call);
+        return r ? em_one(e, r) : (fail(e, "out of host memory"), NULL);
+    }
+    const ir_node *lam = n->args[0];
+    uint32_t slot = ir_lambda_param(lam, 0)->u.param.slot;
+    const uint8_t *pd = e->param_dem[slot];
+    const char **x = em(e, b, n->args[1], pd ? pd : e->none);
+    if (!x)
+        return NULL;
+    e->param_x[slot] = x;
+    return em(e, b, ir_lambda_body(lam), dem);
+}
+
 static const char **em(cg_emitter *e, strbuf *b, const ir_node *n,
                        const uint8_t *dem)
 {
     size_t k = n->type->n_leaves;
     if (e->failed)
         return NULL;
-    if (!any(dem, k) && n->op != IR_LET)
+    if (!any(dem, k) && n->op != IR_LET && n->op != IR_FOREIGN_EXP)
         return can_fail(e, n) ? em_checks(e, b, n) : exprs(e, k);
     switch (n->op) {
     case IR_CONST: return em_one(e, const_expr(e, n->type->scalar, n->u.lit));
@@ -1091,6 +1180,7 @@ static const char **em(cg_emitter *e, strbuf *b, const ir_node *n,
     case IR_BOUNDS: return em_bounds(e, b, n, dem);
     case IR_IGNORE: return em_ignore(e, n);
     case IR_ALL: return exprs(e, 0);
+    case IR_FOREIGN_EXP: return em_foreign(e, b, n, dem);
     default: break;
     }
     fail(e, "%s in scalar code", ir_op_name(n->op));

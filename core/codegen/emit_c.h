@@ -74,6 +74,12 @@ int cg_emit_lambda(cg_emitter *e, strbuf *b, const ir_node *lam,
 int cg_emit_load(cg_emitter *e, strbuf *b, const ir_node *node,
                  const char *pos, const char **out);
 
+enum { CG_MAX_USER_SOURCES = 16 };
+/* The sources of the user functions (acc_register_kernel) the emitted
+ * code calls (foreignExp nodes resolved to one), each once, appended to
+ * b: they go into the kernel's translation unit before the code. */
+void cg_user_sources(const cg_emitter *e, strbuf *b);
+
 /* The C type of a scalar ("int32_t", "float"; bool is "uint8_t"). */
 const char *cg_ctype(acc_scalar s);
 /* The field of acc_kval holding a canonical value of type s ("i", "u", "f"). */

@@ -127,11 +127,12 @@ int cg_cpu_has_skeleton(const ir_node *n)
     return builder_of(n) != NULL;
 }
 
-/* The prelude, then the skeleton. */
+/* The prelude, the user functions called, then the skeleton. */
 static int assemble(cg_inst *in, const char *skeleton, cg_kernel *k)
 {
     strbuf src = {0};
     sb_puts(&src, cg_skeleton("cpu/prelude.h.in"));
+    cg_user_sources(in->e, &src);
     int r = cg_fill_template(in, &src, skeleton);
     if (r == 1 && src.failed)
         r = -1;

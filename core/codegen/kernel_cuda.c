@@ -195,8 +195,10 @@ static int assemble(cg_inst *in, const char *skeleton, cg_kernel *k)
     else if (!scalar_helpers(&src))
         snprintf(in->why, sizeof in->why, "cpu/prelude.h.in has no "
                  "\"BEGIN scalar helpers\" .. \"END scalar helpers\" part");
-    else
+    else {
+        cg_user_sources(in->e, &src);
         r = cg_fill_template(in, &src, skeleton);
+    }
     if (r == 1 && src.failed)
         r = -1;
     if (r == 1)

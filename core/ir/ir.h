@@ -139,6 +139,10 @@ struct acc_node {
             const char *reason;    /* the choice, for plans (program arena) */
             void *state;           /* the implementation's per-program
                                       state (its create), or NULL          */
+            /* foreignExp: a user function that the compiling backends
+             * put into their kernels: its source and name (the
+             * registry's, alive with the context), or NULL */
+            const char *source, *entry;
         } foreign;
     } u;
 };

@@ -11,7 +11,9 @@
  * The BLAS functions are written as `foreign "blas.*" fallback arg`, and
  * fft/ifft (builtins_std.c) are foreign nodes "fft.forward"/"fft.inverse"
  * whose fallbacks are the transforms below: a plugin computes them where
- * one is loaded, the pure code everywhere else.
+ * one is loaded, the pure code everywhere else.  The mpi* collectives
+ * (docs/DISTRIBUTED.md) are foreign nodes "mpi.*" too, whose fallbacks
+ * are the one-process results (core/stdlib/mpi.c builds the same for C).
  */
 #include "core/text/text_elab.h"
 
@@ -89,4 +91,34 @@ const char text_prelude_source[] =
 "\n"
 "fftMatrix xs = transpose (fftRows (-1) (transpose (fftRows (-1) xs)))\n"
 "\n"
-"ifftMatrix xs = fftScale (size xs) (transpose (fftRows 1 (transpose (fftRows 1 xs))))\n";
+"ifftMatrix xs = fftScale (size xs) (transpose (fftRows 1 (transpose (fftRows 1 xs))))\n"
+"\n"
+"mpiRank = foreign \"mpi.rank\" (\\u -> u) (unit (i32 0))\n"
+"\n"
+"mpiSize = foreign \"mpi.size\" (\\u -> unit (i32 1)) (unit (i32 0))\n"
+"\n"
+"mpiAllSum xs = foreign \"mpi.allreduce.sum\" (\\a -> a) xs\n"
+"\n"
+"mpiAllProduct xs = foreign \"mpi.allreduce.product\" (\\a -> a) xs\n"
+"\n"
+"mpiAllMin xs = foreign \"mpi.allreduce.min\" (\\a -> a) xs\n"
+"\n"
+"mpiAllMax xs = foreign \"mpi.allreduce.max\" (\\a -> a) xs\n"
+"\n"
+"mpiAllGather xs = foreign \"mpi.allgather\" (\\a -> a) xs\n"
+"\n"
+"mpiBroadcast root xs = foreign \"mpi.bcast\" (\\(r, a) -> a) (unit (i32 root), xs)\n"
+"\n"
+"mpiAllToAll xs = foreign \"mpi.alltoall\" (\\a -> a) xs\n"
+"\n"
+"mpiHaloChain xs =\n"
+"  foreign \"mpi.halo.chain\"\n"
+"    (\\a -> let [n, w] = shape a\n"
+"           in backpermute [n + 2, w] (\\[i, j] -> [max 0 (min (n - 1) (i - 1)), j]) a)\n"
+"    xs\n"
+"\n"
+"mpiHaloRing xs =\n"
+"  foreign \"mpi.halo.ring\"\n"
+"    (\\a -> let [n, w] = shape a\n"
+"           in backpermute [n + 2, w] (\\[i, j] -> [mod (i - 1) n, j]) a)\n"
+"    xs\n";

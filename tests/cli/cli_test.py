@@ -921,6 +921,54 @@ def run_env(env, *args):
     return p.stdout, p.stderr
 
 
+USER_KERNEL = os.path.join(HERE, "..", "..", "examples", "user_kernel")
+
+
+@case("programs")
+def user_kernel_files():
+    """--kernel FILE registers the user kernel of a C file (its comment
+    lines say what it implements): the plan says it is used, the result
+    is the fallback's and numpy's; a file that does not compile, or lacks
+    a directive, is one error line."""
+    program = os.path.join(USER_KERNEL, "saxpy.acc")
+    kernel = os.path.join(USER_KERNEL, "saxpy_kernel.c")
+    xs = RNG.standard_normal(100)
+    ys = RNG.standard_normal(100)
+    save("uxs.npy", xs)
+    save("uys.npy", ys)
+    for backend in ("interp", "cpu"):
+        plan = ok("explain", program, "--kernel", kernel, "--backend", backend)
+        expect("uses: kernel:saxpy (user kernel, priority 0)" in plan, plan)
+        plan = ok("explain", program, "--backend", backend)
+        expect("uses: fallback: no implementation of 'user.saxpy'" in plan,
+               plan)
+        for extra, out in ((["--kernel", kernel], "k.npy"), ([], "f.npy")):
+            ok("run", program, *extra, "--backend", backend, "--in", "1.5",
+               "--in", tmp("uxs.npy"), "--in", tmp("uys.npy"), "--out",
+               tmp(out))
+        expect(np.array_equal(load("k.npy"), load("f.npy")), "differ")
+        expect(np.allclose(load("k.npy"), 1.5 * xs + ys, rtol=1e-15),
+               "not a x + y")
+    with open(kernel) as f:
+        source = f.read()
+    with open(tmp("broken.c"), "w") as f:
+        f.write(source.replace("out[i] =", "out[i] = ="))
+    fails(1, "'user.saxpy': the C source does not compile", "check", program,
+          "--kernel", tmp("broken.c"))
+    with open(tmp("nameless.c"), "w") as f:
+        f.write(source.replace("// kernel: user.saxpy\n", ""))
+    fails(1, "'kernel' is missing", "check", program, "--kernel",
+          tmp("nameless.c"))
+    fails(1, "bad value 'maybe' for 'split'", "check", program, "--kernel",
+          save_text("split.c", "// split: maybe\n" + source))
+
+
+def save_text(name, text):
+    with open(tmp(name), "w") as f:
+        f.write(text)
+    return tmp(name)
+
+
 @case("programs")
 def plugins_found_without_setup():
     """From the build tree, with no plugin variable set, explain and run

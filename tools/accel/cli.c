@@ -248,6 +248,12 @@ acc_context *cli_context(acc_backend backend, const cli_plugins *plugins)
             return NULL;
         }
     }
+    for (size_t i = 0; plugins && i < plugins->kernels.n; i++)
+        if (cli_register_kernel_file(ctx, plugins->kernels.items[i]) !=
+            CLI_OK) {
+            acc_context_destroy(ctx);
+            return NULL;
+        }
     return ctx;
 }
 

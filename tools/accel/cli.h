@@ -71,11 +71,26 @@ typedef struct cli_plugins {
     cli_list names;
     int none;
     int strict; /* --strict (run, explain): the context's strict option */
+    cli_list kernels;   /* --kernel FILE: user kernels (kernel_file.c) */
 } cli_plugins;
 
 #define CLI_PLUGIN_OPTIONS(p)                       \
     {"--plugin", NULL, &(p)->names, NULL},          \
-    {"--no-plugins", NULL, NULL, &(p)->none}
+    {"--no-plugins", NULL, NULL, &(p)->none},       \
+    {"--kernel", NULL, &(p)->kernels, NULL}
+
+/* Releases the lists of a cli_plugins. */
+void cli_plugins_free(cli_plugins *p);
+
+/* Registers the user kernel in file `path` (acc_register_kernel): C
+ * source, or CUDA source when the name ends in ".cu", whose leading
+ * comment lines say what it is (docs/CLI.md, "User kernels"):
+ *     // kernel: uk.scale
+ *     // entry: scale
+ *     // signature: void(const f64*, f64*, i64)
+ * and optionally "// priority: N", "// split: yes", "// grid: X Y Z",
+ * "// block: X Y Z".  CLI_OK, or CLI_FAIL after reporting. */
+int cli_register_kernel_file(acc_context *ctx, const char *path);
 
 /* --- text programs ---------------------------------------------------------- */
 

@@ -117,7 +117,7 @@ int cli_cmd_info(int argc, char **argv)
 {
     size_t n_pos = 0;
     int help = 0;
-    cli_plugins plugins = {{NULL, 0}, 0, 0};
+    cli_plugins plugins = {{NULL, 0}, 0, 0, {NULL, 0}};
     const cli_option options[] = {CLI_PLUGIN_OPTIONS(&plugins)};
     int st = cli_parse_options("info", argc, argv, options,
                                sizeof options / sizeof options[0], NULL, 0,
@@ -127,7 +127,7 @@ int cli_cmd_info(int argc, char **argv)
         fputs(cli_command_help("info"), stdout);
     else if (st == CLI_OK && !(ctx = cli_context(ACC_BACKEND_AUTO, &plugins)))
         st = CLI_FAIL;
-    cli_list_free(&plugins.names);
+    cli_plugins_free(&plugins);
     if (st != CLI_OK || help)
         return st;
     printf("accel %s\n", acc_version_string());

@@ -52,7 +52,7 @@ static int check_entries(const char *path, const char *source, size_t len,
 int cli_cmd_check(int argc, char **argv)
 {
     const char *file = NULL, *backend_name = NULL;
-    cli_plugins plugins = {{NULL, 0}, 0, 0};
+    cli_plugins plugins = {{NULL, 0}, 0, 0, {NULL, 0}};
     const cli_option options[] = {{"--backend", &backend_name, NULL, NULL},
                                   CLI_PLUGIN_OPTIONS(&plugins)};
     acc_backend backend = ACC_BACKEND_INTERP;
@@ -64,7 +64,7 @@ int cli_cmd_check(int argc, char **argv)
     if (st != CLI_OK || help) {
         if (help)
             fputs(cli_command_help("check"), stdout);
-        cli_list_free(&plugins.names);
+        cli_plugins_free(&plugins);
         return st;
     }
     if (n_pos == 0)
@@ -85,7 +85,7 @@ int cli_cmd_check(int argc, char **argv)
                            backend, &plugins);
     acc_free(names);
     free(source);
-    cli_list_free(&plugins.names);
+    cli_plugins_free(&plugins);
     return st;
 }
 
@@ -93,7 +93,7 @@ int cli_cmd_explain(int argc, char **argv)
 {
     const char *file = NULL, *entry = NULL, *backend_name = NULL;
     int json = 0, help = 0;
-    cli_plugins plugins = {{NULL, 0}, 0, 0};
+    cli_plugins plugins = {{NULL, 0}, 0, 0, {NULL, 0}};
     const cli_option options[] = {
         {"--entry", &entry, NULL, NULL},
         {"--backend", &backend_name, NULL, NULL},
@@ -114,7 +114,7 @@ int cli_cmd_explain(int argc, char **argv)
     else if (st == CLI_OK)
         st = cli_parse_backend(backend_name, &backend);
     if (st != CLI_OK || help) {
-        cli_list_free(&plugins.names);
+        cli_plugins_free(&plugins);
         return st;
     }
     cli_program p;
@@ -130,6 +130,6 @@ int cli_cmd_explain(int argc, char **argv)
     }
     acc_free(text);
     cli_program_free(&p);
-    cli_list_free(&plugins.names);
+    cli_plugins_free(&plugins);
     return st;
 }

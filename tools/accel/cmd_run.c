@@ -19,6 +19,7 @@
 #include "npy.h"
 #include "print.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,8 @@ typedef struct run_args {
     cli_list ins, outs;
     cli_plugins plugins;
     int print;
+    char **per_rank; /* names made by per_rank_names, freed at the end */
+    size_t n_per_rank;
 } run_args;
 
 typedef struct run_state {
@@ -344,6 +347,46 @@ static void run_state_free(run_state *s)
     cli_program_free(&s->prog);
 }
 
+/* This process's rank in an MPI job, from the launcher's environment
+ * (Open MPI, PMIx, PMI); "0" when started alone. */
+static const char *launcher_rank(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK",
+                                       "PMI_RANK"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        if (getenv(vars[i]))
+            return getenv(vars[i]);
+    return "0";
+}
+
+/* Per-rank files (docs/DISTRIBUTED.md): "%r" in an --in or --out name
+ * stands for the process's rank, so that one mpirun command gives every
+ * rank its own part ("--in part%r.npy" reads part0.npy on rank 0). */
+static int per_rank_names(run_args *args, cli_list *l)
+{
+    const char *rank = launcher_rank();
+    for (size_t i = 0; i < l->n; i++) {
+        const char *at = strstr(l->items[i], "%r");
+        if (!at)
+            continue;
+        size_t len = strlen(l->items[i]) + strlen(rank);
+        char **grown = realloc(args->per_rank,
+                               (args->n_per_rank + 1) * sizeof *grown);
+        char *name = malloc(len);
+        if (grown)
+            args->per_rank = grown;
+        if (!grown || !name) {
+            free(name);
+            return cli_error(CLI_FAIL, "run: out of memory");
+        }
+        snprintf(name, len, "%.*s%s%s", (int)(at - l->items[i]),
+                 l->items[i], rank, at + 2);
+        args->per_rank[args->n_per_rank++] = name;
+        l->items[i] = name;
+    }
+    return CLI_OK;
+}
+
 /* File names that can only be mistakes, refused before anything is
  * read: empty ones, and "-" as an output (no .npy on stdout). */
 static int check_names(const run_args *args)
@@ -390,6 +433,10 @@ int cli_cmd_run(int argc, char **argv)
     else if (st == CLI_OK)
         st = cli_parse_backend(args.backend, &backend);
     if (st == CLI_OK && !help)
+        st = per_rank_names(&args, &args.ins);
+    if (st == CLI_OK && !help)
+        st = per_rank_names(&args, &args.outs);
+    if (st == CLI_OK && !help)
         st = check_names(&args);
     if (st == CLI_OK && !help)
         st = cli_program_load(args.file, args.entry, backend, &args.plugins,
@@ -403,6 +450,9 @@ int cli_cmd_run(int argc, char **argv)
     run_state_free(&s);
     cli_list_free(&args.ins);
     cli_list_free(&args.outs);
-    cli_list_free(&args.plugins.names);
+    cli_plugins_free(&args.plugins);
+    for (size_t i = 0; i < args.n_per_rank; i++)
+        free(args.per_rank[i]);
+    free(args.per_rank);
     return st;
 }

@@ -15,7 +15,11 @@
     "                 repeatable; one that cannot be loaded is an error\n"   \
     "  --no-plugins   load no plugin by default (ACC_PLUGINS=none); else\n"  \
     "                 the built-in plugins of the backend that are found\n"  \
-    "                 are loaded when a foreign node is compiled\n"
+    "                 are loaded when a foreign node is compiled\n"       \
+    "  --kernel FILE  register the user kernel in FILE (C, or CUDA when it\n" \
+    "                 ends in .cu), whose first comment lines say\n"       \
+    "                 '// kernel: NAME', '// entry: FUNCTION' and\n"      \
+    "                 '// signature: TYPE' (docs/CLI.md); repeatable\n"
 
 /* --strict, shared by run and explain. */
 #define STRICT_HELP                                                          \
@@ -42,6 +46,7 @@ static const char run_help[] =
     "usage: accel run FILE [--entry NAME] --in VALUE ... [--out B.npy ...]\n"
     "                 [--backend auto|interp|cpu|cuda] [--print] [--strict]\n"
     "                 [--plugin NAME|PATH ...] [--no-plugins]\n"
+    "                 [--kernel FILE ...]\n"
     "\n"
     "Compiles entry point NAME of the text program FILE (the only one when\n"
     "--entry is not given), runs it once and writes or prints its outputs.\n"
@@ -68,6 +73,7 @@ static const char run_help[] =
 static const char check_help[] =
     "usage: accel check FILE [--backend auto|interp|cpu|cuda]\n"
     "                   [--plugin NAME|PATH ...] [--no-plugins]\n"
+    "                   [--kernel FILE ...]\n"
     "\n"
     "Parses FILE and compiles every entry point (on the interpreter unless\n"
     "--backend says otherwise).  Prints \"ok: N entry points (names)\" and\n"
@@ -79,6 +85,7 @@ static const char explain_help[] =
     "usage: accel explain FILE [--entry NAME] [--json] [--strict]\n"
     "                     [--backend auto|interp|cpu|cuda]\n"
     "                     [--plugin NAME|PATH ...] [--no-plugins]\n"
+    "                     [--kernel FILE ...]\n"
     "\n"
     "Compiles an entry point and prints its plan: the kernels, what was\n"
     "fused into each, the intermediate arrays, and what each foreign node\n"
@@ -89,6 +96,7 @@ static const char explain_help[] =
 
 static const char info_help[] =
     "usage: accel info [--plugin NAME|PATH ...] [--no-plugins]\n"
+    "                  [--kernel FILE ...]\n"
     "\n"
     "Prints the library version and ABI, each backend with whether it is\n"
     "available and why, every built-in plugin with whether it is loaded\n"

@@ -369,6 +369,11 @@ acc_status cache_get(kcache *c, const cpu_toolchain *tc, const char *source,
     return e ? ACC_OK : d->status;
 }
 
+void *cache_entry_symbol(const cache_entry *e, const char *name)
+{
+    return cache_dl_symbol(e->dl, name);
+}
+
 void cache_release(kcache *c, const cache_entry *entry)
 {
     if (!entry)

@@ -55,6 +55,9 @@ void cache_key(const char *source, const cpu_toolchain *tc,
  * are ACC_ERR_COMPILE. */
 acc_status cache_get(kcache *c, const cpu_toolchain *tc, const char *source,
                      const cache_entry **out, cache_stats *how, diag *d);
+/* Another symbol of a loaded kernel (user kernels export a pointer to
+ * their function; foreign/user_kernel.c), or NULL. */
+void *cache_entry_symbol(const cache_entry *e, const char *name);
 /* Gives back a reference of cache_get.  NULL-safe. */
 void cache_release(kcache *c, const cache_entry *e);
 

@@ -66,6 +66,30 @@ void cuda_program_free(cuda_program *cp);
  * "cuda" member added to the object in b). */
 void cuda_program_describe(strbuf *b, const cuda_program *cp, int json);
 
+/* ---- user kernels (cuda_user.c; foreign/user_kernel.c) ------------------------- */
+
+typedef struct cuda_user_fn cuda_user_fn;
+
+/* Compiles user kernel `source` with NVRTC (found as the backend finds
+ * it) to PTX for a common architecture, without a device, and checks that
+ * it defines the __global__ function `entry` with C linkage.  1 when it
+ * does; 0 with the reason (NVRTC's log) in *log (malloc'd); -1 when NVRTC
+ * is not found (nothing is checked). */
+int cuda_user_check(const char *source, const char *name, const char *entry,
+                    char **log);
+/* The kernel `entry` of `source` loaded for be's device, through the
+ * module cache (compiled by NVRTC for the device when not cached).
+ * Errors (NVRTC's log, a missing entry) on d. */
+acc_status cuda_user_load(cuda_backend *be, const char *source,
+                          const char *name, const char *entry,
+                          cuda_user_fn **out, diag *d);
+void cuda_user_unload(cuda_backend *be, cuda_user_fn *f);
+/* Launches f on `stream` with cuLaunchKernel's `params`; the context must
+ * be current (it is, in a foreign call).  Errors on d. */
+acc_status cuda_user_launch(cuda_backend *be, const cuda_user_fn *f,
+                            const uint32_t grid[3], const uint32_t block[3],
+                            void *stream, void **params, diag *d);
+
 /* ---- execution handles ------------------------------------------------------ */
 
 /* The CUDA side of an acc_exec: work goes to `stream` (a CUstream; NULL

@@ -14,7 +14,7 @@ const ir_value *interp_eval_foreign_exp(interp *st, const ir_node *n)
     const ir_value *a = interp_eval(st, n->args[1]);
     if (!a)
         return NULL;
-    if (n->u.foreign.impl) {
+    if (reg_scalar_callable(n)) {
         ir_value *out = interp_slot(st, n);
         reg_call_scalar(n, a, out);
         return out;

@@ -1,0 +1,639 @@
+/*
+ * mpi_driver.c — the tests of the distributed collectives
+ * (docs/DISTRIBUTED.md), one program started by mpirun on every rank (so
+ * not a Criterion test: Criterion forks each test into its own process,
+ * and MPI ranks are processes).  Every rank builds the same programs, runs
+ * them on data that depends on its rank, and compares the results with
+ * what it computes itself from the formula of every rank's data.  The
+ * expected rank and size come from the launcher's environment (0 and 1
+ * when started alone: then the fallbacks must give the same results).
+ *
+ * (a second argument "cpu" runs the programs on the cpu backend, else the
+ * interpreter)
+ *
+ *   mpi_driver collectives   every collective, every op, several types,
+ *                            ranks and shapes; the plan names the plugin
+ *                            (under mpirun) or the fallback (alone)
+ *   mpi_driver mismatch      ACC_MPI_CHECK=1: ranks at different
+ *                            collectives, or one failing before one, all
+ *                            get the same error, and can go on afterwards
+ *   mpi_driver failure       ACC_MPI_TIMEOUT: the last rank's run fails
+ *                            before the collective; the others return
+ *                            ACC_ERR_TIMEOUT, then fail at once
+ *
+ * Prints "rank R: ok (N checks)" and exits 0, or names each failed check.
+ */
+#include "accel.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int my_rank, n_ranks, launched, checks, failures;
+static acc_context *ctx;
+
+#define CHECK(cond, ...)                                                   \
+    do {                                                                   \
+        checks++;                                                          \
+        if (!(cond)) {                                                     \
+            failures++;                                                    \
+            fprintf(stderr, "rank %d: FAILED at %s:%d: ", my_rank,         \
+                    __FILE__, __LINE__);                                   \
+            fprintf(stderr, __VA_ARGS__);                                  \
+            fputc('\n', stderr);                                           \
+        }                                                                  \
+    } while (0)
+
+static int env_int(const char *a, const char *b, int dflt)
+{
+    const char *v = getenv(a);
+    if (!v)
+        v = getenv(b);
+    return v ? atoi(v) : dflt;
+}
+
+/* ---- programs of one input ------------------------------------------------ */
+
+typedef acc_node *(*build_fn)(acc_graph *g, acc_node *x);
+
+static acc_program *compile1(const acc_type *elem, int32_t rank, build_fn f)
+{
+    acc_graph *g = NULL;
+    acc_program *p = NULL;
+    if (acc_graph_create(ctx, &g) != ACC_OK)
+        return NULL;
+    acc_node *x = elem ? acc_input(g, elem, rank) : NULL;
+    acc_node *r = f(g, x);
+    if (acc_compile(ctx, g, 1, &r, &p) != ACC_OK)
+        fprintf(stderr, "rank %d: compile: %s\n", my_rank, acc_last_error());
+    acc_graph_free(g);
+    return p;
+}
+
+/* Runs p on one input (or none); the output is library-owned. */
+static acc_status run1(acc_program *p, const acc_array *in, acc_array *out)
+{
+    memset(out, 0, sizeof *out);
+    out->struct_size = sizeof *out;
+    return acc_run(p, in ? 1 : 0, in, 1, out);
+}
+
+static int plan_mentions(acc_program *p, const char *what)
+{
+    char *text = NULL;
+    int yes = acc_program_explain(p, 0, &text) == ACC_OK && strstr(text, what);
+    acc_free(text);
+    return yes;
+}
+
+/* The plan names the plugin under mpirun and the fallback alone. */
+static void check_plan(acc_program *p, const char *name)
+{
+    char want[128];
+    snprintf(want, sizeof want, "uses: %s (plugin mpi", name);
+    if (launched)
+        CHECK(plan_mentions(p, want), "the plan of %s does not use the "
+              "plugin", name);
+    else
+        CHECK(plan_mentions(p, "uses: fallback"), "the plan of %s does not "
+              "use the fallback", name);
+}
+
+/* ---- element values ------------------------------------------------------- */
+
+static void put(acc_scalar s, void *buf, int64_t i, double v)
+{
+    switch (s) {
+    case ACC_I32: ((int32_t *)buf)[i] = (int32_t)v; break;
+    case ACC_U8: ((uint8_t *)buf)[i] = (uint8_t)v; break;
+    case ACC_I64: ((int64_t *)buf)[i] = (int64_t)v; break;
+    case ACC_F32: ((float *)buf)[i] = (float)v; break;
+    default: ((double *)buf)[i] = v; break;
+    }
+}
+
+static double get(acc_scalar s, const void *buf, int64_t i)
+{
+    switch (s) {
+    case ACC_I32: return ((const int32_t *)buf)[i];
+    case ACC_U8: return ((const uint8_t *)buf)[i];
+    case ACC_I64: return (double)((const int64_t *)buf)[i];
+    case ACC_F32: return ((const float *)buf)[i];
+    default: return ((const double *)buf)[i];
+    }
+}
+
+static int close_to(double a, double b)
+{
+    return fabs(a - b) <= 1e-5 * (1 + fabs(b));
+}
+
+/* A host array of rank `rank`; every element from value(r, i). */
+static void make(acc_array *a, acc_scalar s, int32_t rank,
+                 const int64_t *ext, int r, double (*value)(int, int64_t))
+{
+    acc_array_init(a, acc_type_scalar(s), rank, ext);
+    int64_t n = acc_array_size(a);
+    a->data[0] = calloc((size_t)(n ? n : 1), 8);
+    for (int64_t i = 0; i < n; i++)
+        put(s, a->data[0], i, value(r, i));
+}
+
+/* ---- rank and size --------------------------------------------------------- */
+
+static acc_node *b_rank(acc_graph *g, acc_node *x)
+{
+    (void)x;
+    return acc_mpi_rank(g);
+}
+
+static acc_node *b_size(acc_graph *g, acc_node *x)
+{
+    (void)x;
+    return acc_mpi_size(g);
+}
+
+static void test_rank_size(void)
+{
+    build_fn fs[2] = {b_rank, b_size};
+    int want[2] = {my_rank, n_ranks};
+    for (int k = 0; k < 2; k++) {
+        acc_program *p = compile1(NULL, 0, fs[k]);
+        acc_array out;
+        CHECK(p && run1(p, NULL, &out) == ACC_OK, "run: %s",
+              acc_last_error());
+        if (p && out.data[0])
+            CHECK(*(int32_t *)out.data[0] == want[k], "%s is %d, expected %d",
+                  k ? "size" : "rank", *(int32_t *)out.data[0], want[k]);
+        check_plan(p, k ? "mpi.size" : "mpi.rank");
+        acc_array_release(&out);
+        acc_program_free(p);
+    }
+}
+
+/* ---- all-reduce ------------------------------------------------------------- */
+
+static acc_mpi_op the_op;
+
+static acc_node *b_allreduce(acc_graph *g, acc_node *x)
+{
+    return acc_mpi_allreduce(g, the_op, x);
+}
+
+static double reduce_value(int r, int64_t i)
+{
+    return (double)((r * 7 + i * 3) % 5 + 1); /* 1..5: products stay small */
+}
+
+static void test_allreduce_one(acc_mpi_op op, acc_scalar s, int32_t rank,
+                               const int64_t *ext)
+{
+    static const char *const names[] = {"", "mpi.allreduce.sum",
+                                        "mpi.allreduce.product",
+                                        "mpi.allreduce.min",
+                                        "mpi.allreduce.max"};
+    the_op = op;
+    acc_program *p = compile1(acc_type_scalar(s), rank, b_allreduce);
+    acc_array in, out;
+    make(&in, s, rank, ext, my_rank, reduce_value);
+    acc_status st = p ? run1(p, &in, &out) : ACC_ERR_INTERNAL;
+    CHECK(st == ACC_OK, "%s %s: %s", names[op], acc_scalar_name(s),
+          acc_last_error());
+    for (int64_t i = 0; st == ACC_OK && i < acc_array_size(&in); i++) {
+        double want = reduce_value(0, i);
+        for (int r = 1; r < n_ranks; r++) {
+            double v = reduce_value(r, i);
+            want = op == ACC_MPI_SUM ? want + v : op == ACC_MPI_PRODUCT
+                   ? want * v : op == ACC_MPI_MIN ? fmin(want, v)
+                   : fmax(want, v);
+        }
+        CHECK(close_to(get(s, out.data[0], i), want), "%s %s element %lld: "
+              "%g, expected %g", names[op], acc_scalar_name(s), (long long)i,
+              get(s, out.data[0], i), want);
+    }
+    if (st == ACC_OK)
+        check_plan(p, names[op]);
+    if (st == ACC_OK)
+        acc_array_release(&out);
+    free(in.data[0]);
+    acc_program_free(p);
+}
+
+static void test_allreduce(void)
+{
+    int64_t vec[1] = {5}, mat[2] = {2, 3};
+    for (int op = ACC_MPI_SUM; op <= ACC_MPI_MAX; op++) {
+        test_allreduce_one((acc_mpi_op)op, ACC_F64, 1, vec);
+        test_allreduce_one((acc_mpi_op)op, ACC_I32, 2, mat);
+        test_allreduce_one((acc_mpi_op)op, ACC_U8, 0, NULL);
+    }
+    test_allreduce_one(ACC_MPI_SUM, ACC_F32, 1, vec);
+    test_allreduce_one(ACC_MPI_MAX, ACC_I64, 2, mat);
+}
+
+/* ---- all-gather (variable sizes) -------------------------------------------- */
+
+static acc_node *b_allgather(acc_graph *g, acc_node *x)
+{
+    return acc_mpi_allgather(g, x);
+}
+
+static double gather_value(int r, int64_t i)
+{
+    return r * 100.0 + (double)i;
+}
+
+static void test_allgather(void)
+{
+    acc_program *p = compile1(acc_type_scalar(ACC_F64), 2, b_allgather);
+    int64_t ext[2] = {my_rank + 1, 3};
+    acc_array in, out;
+    make(&in, ACC_F64, 2, ext, my_rank, gather_value);
+    acc_status st = p ? run1(p, &in, &out) : ACC_ERR_INTERNAL;
+    CHECK(st == ACC_OK, "allgather: %s", acc_last_error());
+    int64_t rows = (int64_t)n_ranks * (n_ranks + 1) / 2;
+    if (st == ACC_OK) {
+        CHECK(out.rank == 2 && out.extents[0] == rows && out.extents[1] == 3,
+              "allgather: extents [%lld, %lld], expected [%lld, 3]",
+              (long long)out.extents[0], (long long)out.extents[1],
+              (long long)rows);
+        int64_t at = 0;
+        for (int r = 0; r < n_ranks && out.extents[0] == rows; r++)
+            for (int64_t i = 0; i < (r + 1) * 3; i++, at++)
+                CHECK(get(ACC_F64, out.data[0], at) == gather_value(r, i),
+                      "allgather element %lld: %g, expected %g",
+                      (long long)at, get(ACC_F64, out.data[0], at),
+                      gather_value(r, i));
+        check_plan(p, "mpi.allgather");
+        acc_array_release(&out);
+    }
+    free(in.data[0]);
+    acc_program_free(p);
+}
+
+/* A tuple of arrays (zip xs (map (* -2) xs)): every leaf is gathered. */
+static acc_node *b_gather_pairs(acc_graph *g, acc_node *x)
+{
+    acc_node *v = acc_param(g, acc_type_scalar(ACC_F64));
+    acc_node *f = acc_lambda(g, 1, &v, acc_binop(g, ACC_OP_MUL, v,
+                                                 acc_const_f64(g, ACC_F64, -2)));
+    return acc_mpi_allgather(g, acc_zip(g, x, acc_map(g, f, x)));
+}
+
+static void test_allgather_tuple(void)
+{
+    acc_program *p = compile1(acc_type_scalar(ACC_F64), 1, b_gather_pairs);
+    int64_t ext[1] = {my_rank + 2};
+    acc_array in, out;
+    make(&in, ACC_F64, 1, ext, my_rank, gather_value);
+    acc_status st = p ? run1(p, &in, &out) : ACC_ERR_INTERNAL;
+    CHECK(st == ACC_OK, "allgather of pairs: %s", acc_last_error());
+    int64_t n = (int64_t)n_ranks * (n_ranks + 3) / 2, at = 0;
+    if (st == ACC_OK) {
+        CHECK(out.extents[0] == n, "allgather of pairs: %lld elements, "
+              "expected %lld", (long long)out.extents[0], (long long)n);
+        for (int r = 0; r < n_ranks && out.extents[0] == n; r++)
+            for (int64_t i = 0; i < r + 2; i++, at++)
+                CHECK(get(ACC_F64, out.data[0], at) == gather_value(r, i) &&
+                          get(ACC_F64, out.data[1], at) ==
+                              -2 * gather_value(r, i),
+                      "allgather of pairs, element %lld: (%g, %g)",
+                      (long long)at, get(ACC_F64, out.data[0], at),
+                      get(ACC_F64, out.data[1], at));
+        acc_array_release(&out);
+    }
+    free(in.data[0]);
+    acc_program_free(p);
+}
+
+/* ---- broadcast --------------------------------------------------------------- */
+
+static acc_node *b_bcast(acc_graph *g, acc_node *x)
+{
+    return acc_mpi_bcast(g, acc_const_i64(g, ACC_I32, n_ranks - 1), x);
+}
+
+static double bcast_value(int r, int64_t i)
+{
+    return r * 10.0 + (double)i;
+}
+
+static void test_bcast(void)
+{
+    int root = n_ranks - 1;
+    acc_program *p = compile1(acc_type_scalar(ACC_I64), 1, b_bcast);
+    int64_t ext[1] = {my_rank == root ? n_ranks + 2 : 1};
+    acc_array in, out;
+    make(&in, ACC_I64, 1, ext, my_rank, bcast_value);
+    acc_status st = p ? run1(p, &in, &out) : ACC_ERR_INTERNAL;
+    CHECK(st == ACC_OK, "bcast: %s", acc_last_error());
+    if (st == ACC_OK) {
+        CHECK(out.extents[0] == n_ranks + 2, "bcast: %lld elements, expected "
+              "the root's %d", (long long)out.extents[0], n_ranks + 2);
+        for (int64_t i = 0; i < out.extents[0] && i < n_ranks + 2; i++)
+            CHECK(get(ACC_I64, out.data[0], i) == bcast_value(root, i),
+                  "bcast element %lld: %g, expected %g", (long long)i,
+                  get(ACC_I64, out.data[0], i), bcast_value(root, i));
+        check_plan(p, "mpi.bcast");
+        acc_array_release(&out);
+    }
+    free(in.data[0]);
+    acc_program_free(p);
+}
+
+/* ---- all-to-all ---------------------------------------------------------------- */
+
+static acc_node *b_alltoall(acc_graph *g, acc_node *x)
+{
+    return acc_mpi_alltoall(g, x);
+}
+
+static double a2a_value(int r, int64_t i)
+{
+    return r * 1000.0 + (double)i;
+}
+
+static void test_alltoall(void)
+{
+    acc_program *p = compile1(acc_type_scalar(ACC_I32), 2, b_alltoall);
+    int64_t ext[2] = {2 * n_ranks, 2}; /* two rows per destination */
+    acc_array in, out;
+    make(&in, ACC_I32, 2, ext, my_rank, a2a_value);
+    acc_status st = p ? run1(p, &in, &out) : ACC_ERR_INTERNAL;
+    CHECK(st == ACC_OK, "alltoall: %s", acc_last_error());
+    for (int k = 0; st == ACC_OK && k < n_ranks; k++)
+        for (int64_t j = 0; j < 4; j++) /* block k comes from rank k */
+            CHECK(get(ACC_I32, out.data[0], k * 4 + j) ==
+                      a2a_value(k, my_rank * 4 + j),
+                  "alltoall element %lld: %g, expected %g",
+                  (long long)(k * 4 + j), get(ACC_I32, out.data[0], k * 4 + j),
+                  a2a_value(k, my_rank * 4 + j));
+    if (st == ACC_OK) {
+        check_plan(p, "mpi.alltoall");
+        acc_array_release(&out);
+    }
+    free(in.data[0]);
+    acc_program_free(p);
+}
+
+/* ---- halo exchange -------------------------------------------------------------- */
+
+static int ring_mode;
+
+static acc_node *b_halo(acc_graph *g, acc_node *x)
+{
+    return acc_mpi_halo(g, ring_mode, x);
+}
+
+static double halo_value(int r, int64_t i)
+{
+    return r * 100.0 + (double)i;
+}
+
+/* Row `row` (of 3, 2 wide) of rank r's block. */
+static double halo_expected(int ring, int64_t out_row, int64_t col)
+{
+    int r = my_rank, P = n_ranks;
+    if (out_row >= 1 && out_row <= 3)
+        return halo_value(r, (out_row - 1) * 2 + col);
+    if (out_row == 0) {
+        if (!ring && r == 0)
+            return halo_value(r, col);
+        return halo_value((r - 1 + P) % P, 2 * 2 + col);
+    }
+    if (!ring && r == P - 1)
+        return halo_value(r, 2 * 2 + col);
+    return halo_value((r + 1) % P, col);
+}
+
+static void test_halo(int ring)
+{
+    ring_mode = ring;
+    acc_program *p = compile1(acc_type_scalar(ACC_F64), 2, b_halo);
+    int64_t ext[2] = {3, 2};
+    acc_array in, out;
+    make(&in, ACC_F64, 2, ext, my_rank, halo_value);
+    acc_status st = p ? run1(p, &in, &out) : ACC_ERR_INTERNAL;
+    CHECK(st == ACC_OK, "halo: %s", acc_last_error());
+    if (st == ACC_OK) {
+        CHECK(out.extents[0] == 5 && out.extents[1] == 2, "halo: extents "
+              "[%lld, %lld], expected [5, 2]", (long long)out.extents[0],
+              (long long)out.extents[1]);
+        for (int64_t i = 0; i < 5 && out.extents[0] == 5; i++)
+            for (int64_t j = 0; j < 2; j++)
+                CHECK(get(ACC_F64, out.data[0], i * 2 + j) ==
+                          halo_expected(ring, i, j),
+                      "halo %s row %lld col %lld: %g, expected %g",
+                      ring ? "ring" : "chain", (long long)i, (long long)j,
+                      get(ACC_F64, out.data[0], i * 2 + j),
+                      halo_expected(ring, i, j));
+        check_plan(p, ring ? "mpi.halo.ring" : "mpi.halo.chain");
+        acc_array_release(&out);
+    }
+    free(in.data[0]);
+    acc_program_free(p);
+}
+
+/* ---- several collectives in one program, in order ------------------------------- */
+
+/* m = allreduce max (sum xs); ys = allgather (map (+ the m) xs);
+ * t = allreduce sum (sum ys); result: map (* the t) ys, and next to that
+ * an independent allreduce min of xs whose result is added too: four
+ * collectives that every rank must issue in one order. */
+static acc_node *b_chain(acc_graph *g, acc_node *x)
+{
+    acc_node *m = acc_mpi_allreduce(g, ACC_MPI_MAX, acc_sum(g, x));
+    acc_node *lo = acc_mpi_allreduce(g, ACC_MPI_MIN, x);
+    acc_node *v = acc_param(g, acc_type_scalar(ACC_F64));
+    acc_node *plus_m = acc_lambda(g, 1, &v, acc_binop(g, ACC_OP_ADD, v,
+                                                      acc_the(g, m)));
+    acc_node *ys = acc_mpi_allgather(g, acc_map(g, plus_m, x));
+    acc_node *t = acc_mpi_allreduce(g, ACC_MPI_SUM, acc_sum(g, ys));
+    acc_node *w = acc_param(g, acc_type_scalar(ACC_F64));
+    acc_node *times_t = acc_lambda(g, 1, &w, acc_binop(g, ACC_OP_MUL, w,
+                                                       acc_the(g, t)));
+    acc_node *a = acc_param(g, acc_type_scalar(ACC_F64));
+    acc_node *b = acc_param(g, acc_type_scalar(ACC_F64));
+    acc_node *ab[2] = {a, b};
+    acc_node *add = acc_lambda(g, 2, ab, acc_binop(g, ACC_OP_ADD, a, b));
+    acc_node *both[2] = {acc_map(g, times_t, ys), lo};
+    return acc_zipwith(g, add, 2, both);
+}
+
+static double chain_value(int r, int64_t i)
+{
+    return (double)(r + 1) * (double)(i + 1);
+}
+
+static void test_chain(void)
+{
+    acc_program *p = compile1(acc_type_scalar(ACC_F64), 1, b_chain);
+    int64_t ext[1] = {3};
+    acc_array in, out;
+    make(&in, ACC_F64, 1, ext, my_rank, chain_value);
+    acc_status st = p ? run1(p, &in, &out) : ACC_ERR_INTERNAL;
+    CHECK(st == ACC_OK, "chain: %s", acc_last_error());
+    /* four collectives in the plan: none merged, dropped or fused away */
+    char *plan = NULL;
+    int found = 0;
+    if (p && acc_program_explain(p, 0, &plan) == ACC_OK)
+        for (const char *at = plan; (at = strstr(at, "foreign mpi.")); at++)
+            found++;
+    CHECK(found == 4, "chain: %d collectives in the plan, expected 4:\n%s",
+          found, plan ? plan : "");
+    acc_free(plan);
+    double m = 0, t = 0, ys[64];
+    for (int r = 0; r < n_ranks; r++)
+        m = fmax(m, chain_value(r, 0) + chain_value(r, 1) + chain_value(r, 2));
+    for (int r = 0, k = 0; r < n_ranks && k < 61; r++)
+        for (int64_t i = 0; i < 3; i++, k++)
+            t += ys[k] = chain_value(r, i) + m;
+    t *= n_ranks;
+    if (st == ACC_OK) {
+        CHECK(out.extents[0] == 3, "chain: %lld elements (zipWith cuts to "
+              "the 3 of the minimum)", (long long)out.extents[0]);
+        for (int64_t i = 0; i < 3 && out.extents[0] == 3; i++)
+            CHECK(close_to(get(ACC_F64, out.data[0], i),
+                           ys[i] * t + chain_value(0, i)),
+                  "chain element %lld: %g, expected %g", (long long)i,
+                  get(ACC_F64, out.data[0], i), ys[i] * t + chain_value(0, i));
+        acc_array_release(&out);
+    }
+    free(in.data[0]);
+    acc_program_free(p);
+}
+
+/* ---- ACC_MPI_CHECK: the same error on every rank ---------------------------------- */
+
+static acc_status run_vector(build_fn f, int64_t n, char *message, size_t size)
+{
+    acc_program *p = compile1(acc_type_scalar(ACC_F64), 1, f);
+    int64_t ext[1] = {n};
+    acc_array in, out;
+    make(&in, ACC_F64, 1, ext, my_rank, gather_value);
+    acc_status st = p ? run1(p, &in, &out) : ACC_ERR_INTERNAL;
+    snprintf(message, size, "%s", st == ACC_OK ? "" : acc_last_error());
+    if (st == ACC_OK)
+        acc_array_release(&out);
+    free(in.data[0]);
+    acc_program_free(p);
+    return st;
+}
+
+static acc_node *b_sum(acc_graph *g, acc_node *x)
+{
+    return acc_mpi_allreduce(g, ACC_MPI_SUM, x);
+}
+
+static acc_node *b_max(acc_graph *g, acc_node *x)
+{
+    return acc_mpi_allreduce(g, ACC_MPI_MAX, x);
+}
+
+/* The root is 0 everywhere but on rank 1, where it is out of range. */
+static acc_node *b_bad_root(acc_graph *g, acc_node *x)
+{
+    return acc_mpi_bcast(g, acc_const_i64(g, ACC_I32, my_rank == 1 ? 99 : 0),
+                         x);
+}
+
+static void test_mismatch(void)
+{
+    char m[2048];
+    /* rank 0 at an all-reduce sum, the others at an all-reduce max */
+    acc_status st = run_vector(my_rank == 0 ? b_sum : b_max, 4, m, sizeof m);
+    CHECK(st == ACC_ERR_PLUGIN && strstr(m, "ACC_MPI_CHECK: the ranks are "
+                                            "not at the same collective"),
+          "different operations: %s: %s", acc_status_string(st), m);
+    /* the same operation, other extents on the last rank */
+    st = run_vector(b_sum, my_rank == n_ranks - 1 ? 5 : 4, m, sizeof m);
+    CHECK(st == ACC_ERR_PLUGIN && strstr(m, "ACC_MPI_CHECK") &&
+              strstr(m, "[4]") && strstr(m, "[5]"),
+          "different extents: %s: %s", acc_status_string(st), m);
+    /* rank 1 fails locally (its root is not a rank): all ranks stop */
+    st = run_vector(b_bad_root, 3, m, sizeof m);
+    if (my_rank == 1)
+        CHECK(st == ACC_ERR_RUNTIME && strstr(m, "the root 99 is not a rank"),
+              "bad root on rank 1: %s: %s", acc_status_string(st), m);
+    else
+        CHECK(st == ACC_ERR_PLUGIN && strstr(m, "rank 1 failed before it"),
+              "bad root on rank 1, seen from rank %d: %s: %s", my_rank,
+              acc_status_string(st), m);
+    /* and the communicator still works */
+    st = run_vector(b_sum, 4, m, sizeof m);
+    CHECK(st == ACC_OK, "after the mismatches: %s", m);
+}
+
+/* ---- a failing rank ----------------------------------------------------------------- */
+
+static void test_failure(void)
+{
+    char m[2048];
+    acc_program *p = compile1(acc_type_scalar(ACC_F64), 1, b_sum);
+    int64_t ext[2] = {4, 4};
+    acc_array in, out;
+    /* the last rank gives a matrix where the program takes a vector: its
+     * run fails before the collective */
+    int bad = my_rank == n_ranks - 1;
+    make(&in, ACC_F64, bad ? 2 : 1, ext, my_rank, gather_value);
+    acc_status st = p ? run1(p, &in, &out) : ACC_ERR_INTERNAL;
+    snprintf(m, sizeof m, "%s", acc_last_error());
+    if (bad)
+        CHECK(st != ACC_OK, "the bad input was accepted");
+    else
+        CHECK(st == ACC_ERR_TIMEOUT && strstr(m, "another rank failed"),
+              "waiting for the failed rank: %s: %s", acc_status_string(st), m);
+    if (!bad) { /* the communicator is unusable from now on: at once */
+        st = run1(p, &in, &out);
+        snprintf(m, sizeof m, "%s", acc_last_error());
+        CHECK(st == ACC_ERR_PLUGIN && strstr(m, "unusable since"),
+              "the next collective: %s: %s", acc_status_string(st), m);
+    }
+    if (st == ACC_OK)
+        acc_array_release(&out);
+    free(in.data[0]);
+    acc_program_free(p);
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "collectives";
+    launched = getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK");
+    my_rank = env_int("OMPI_COMM_WORLD_RANK", "PMIX_RANK", 0);
+    n_ranks = env_int("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", 1);
+    acc_context_options o;
+    acc_context_options_init(&o);
+    o.backend = argc > 2 && strcmp(argv[2], "cpu") == 0 ? ACC_BACKEND_CPU
+                                                      : ACC_BACKEND_INTERP;
+    if (acc_context_create(&o, &ctx) != ACC_OK) {
+        fprintf(stderr, "rank %d: context: %s\n", my_rank, acc_last_error());
+        return 1;
+    }
+    if (strcmp(mode, "collectives") == 0) {
+        test_rank_size();
+        test_allreduce();
+        test_allgather();
+        test_allgather_tuple();
+        test_bcast();
+        test_alltoall();
+        test_halo(0);
+        test_halo(1);
+        test_chain();
+    } else if (strcmp(mode, "mismatch") == 0 && n_ranks > 1) {
+        test_mismatch();
+    } else if (strcmp(mode, "failure") == 0 && n_ranks > 1) {
+        test_failure();
+    } else {
+        fprintf(stderr, "usage: mpi_driver collectives|mismatch|failure "
+                "(the last two under mpirun -np 2 or more)\n");
+        failures++;
+    }
+    acc_context_destroy(ctx);
+    if (failures)
+        fprintf(stderr, "rank %d: %d of %d checks FAILED\n", my_rank,
+                failures, checks);
+    else
+        printf("rank %d: ok (%d checks)\n", my_rank, checks);
+    return failures != 0;
+}
