@@ -23,7 +23,9 @@ endif()
 set(ACC_DIFF_FUZZ_SEEDS ${_acc_diff_seeds} CACHE STRING
     "Seeds the ctest slice of the differential fuzzer runs")
 
-add_library(accel_diff_fuzz STATIC ${ACC_DIFF_SOURCES})
+# The .npy writer of the accel tool, for the reproducer's files.
+add_library(accel_diff_fuzz STATIC ${ACC_DIFF_SOURCES}
+            "${PROJECT_SOURCE_DIR}/tools/accel/npy.c")
 target_include_directories(accel_diff_fuzz PUBLIC
   "${PROJECT_SOURCE_DIR}/tests/fuzz/diff")
 target_compile_definitions(accel_diff_fuzz PRIVATE ${ACC_POSIX_DEFS})

@@ -17,6 +17,7 @@
  *   run.c          one seed: compile on every backend, run, compare
  *   driver.c       many seeds in child processes (crashes, timeouts)
  *   report.c       printing programs, arrays, statistics
+ *   repro_files.c  a failing seed as a text program, .npy inputs, run.sh
  *   regressions.c  the seeds of past failures
  * The generator is deterministic: a seed and the options give the same
  * program in every context, so each backend builds its own copy.
@@ -48,7 +49,10 @@ enum {
     DZ_AVOID_UNCHECKED = 2,/* (b) unchecked reads of fused producers, and
                               checks of unused values dropped by DCE     */
     DZ_AVOID_HUGE = 4,     /* (c) scans over extents near 2^63           */
-    DZ_AVOID_ALL = 7
+    DZ_AVOID_VECMATH = 8,  /* (d) exp, log, logBase: the cpu backend's
+                              vectorised loops call libmvec, whose results
+                              differ from libm's in the last place       */
+    DZ_AVOID_ALL = 15
 };
 
 typedef struct dz_options {
@@ -62,10 +66,12 @@ typedef struct dz_options {
     int verbose;        /* print every seed */
     int show;           /* reproducer: print programs and results */
     unsigned only_class;/* when nonzero, 1 + the class every program uses */
+    const char *write_dir; /* reproducer: write the first failing data set
+                              (else the first) as files there */
 } dz_options;
 
 void dz_options_default(dz_options *o);
-/* Parses "a,b,c", "none" or "all" into *avoid; 0 on a bad word. */
+/* Parses "a,b,c,d", "none" or "all" into *avoid; 0 on a bad word. */
 int dz_parse_avoid(const char *text, unsigned *avoid);
 /* The avoid set as the --avoid argument that gives it back. */
 const char *dz_avoid_text(unsigned avoid);
@@ -211,6 +217,12 @@ int dz_compare_output(const acc_array *got, const acc_array *want,
                       dz_cmp cmp, const acc_array *shadow, char *why,
                       size_t len, uint64_t *unbounded);
 
+/* Writes program.acc (the unfused program as text), the inputs of data
+ * set d as .npy files and run.sh (accel run on interp and cpu) into dir
+ * (repro_files.c); 0 with why on failure. */
+int dz_write_repro(const char *dir, const acc_program *unfused,
+                   const dz_data *d, const char *title, char *why, size_t len);
+
 /* Counters of one seed or of many. */
 typedef struct dz_stats {
     uint64_t programs, runs, runs_ok, runs_err, failures, crashes;
@@ -219,6 +231,7 @@ typedef struct dz_stats {
     uint64_t per_class_programs[DZ_N_CLASSES];
     uint64_t per_class_runs[DZ_N_CLASSES];
     uint64_t nvrtc_kernels, nvrtc_failures;
+    uint64_t nvrtc_warnings; /* kernels NVRTC compiled with a warning */
     uint64_t lazy_skips;     /* unfused failed, fused ran (allowed) */
     uint64_t unbounded;      /* float sums too large to bound */
     uint64_t kernels, interpreted; /* cpu plan steps */

@@ -27,10 +27,12 @@ static void usage(FILE *f)
             "  --seed N        the first seed (default: from the clock)\n"
             "  --repro SEED    run one seed here, printing the program, the\n"
             "                  results of every backend and the first difference\n"
+            "  --write DIR     with --repro: the program as text, the failing data\n"
+            "                  set as .npy files and run.sh (accel run) in DIR\n"
             "  --regressions   run the regression seeds (open ones included)\n"
             "  --generate N    only build N programs (from --seed) and compile\n"
             "                  them on the interpreter: checks the generator\n"
-            "  --avoid LIST    leave out known bugs' patterns: a, b, c, all, none\n"
+            "  --avoid LIST    leave out known bugs' patterns: a, b, c, d, all, none\n"
             "                  (default all; docs/TESTING.md)\n"
             "  --data N        data sets per program (default 4, at most %d)\n"
             "  --nvrtc K       compile the CUDA source of every K-th seed with\n"
@@ -98,6 +100,8 @@ static int parse(int argc, char **argv, args *a)
             a->o.only_class = (unsigned)c + 1;
         } else if (!strcmp(k, "--timeout") && v) {
             a->timeout = atof(v);
+        } else if (!strcmp(k, "--write") && v) {
+            a->o.write_dir = v;
         } else if (!strcmp(k, "--cache") && v) {
             a->cache = v;
         } else {

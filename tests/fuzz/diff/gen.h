@@ -16,7 +16,10 @@
 enum {
     DZ_T_INNER = 1,    /* innermost extent is N: segment descriptors fit */
     DZ_T_PRODUCER = 2, /* a fusible producer (map, generate, ...) */
-    DZ_T_NARROW = 4    /* elements converted from a 1-byte type */
+    DZ_T_NARROW = 4,   /* elements converted from a 1-byte type */
+    DZ_T_MAYFAIL = 8   /* computing it may fail on some data (a bad
+                          segment, an empty fold1 row, a target out of
+                          range, ...), or it reads such a term */
 };
 
 typedef struct dz_term {
@@ -46,6 +49,8 @@ typedef struct dz_gen {
     int budget;         /* scalar nodes left for the current function */
     acc_node *indices, *segments, *offsets, *size, *huge;
     int strict;         /* see dz_program.strict */
+    unsigned taint;     /* DZ_T_MAYFAIL of the terms the current operation
+                           took, or of the operation itself */
 } dz_gen;
 
 /* ---- gen_types.c ---- */
@@ -109,6 +114,8 @@ extern const size_t dz_n_consumers;
 /* A random pool term (recent ones preferred) satisfying the ranks mask
  * (bit r: rank r allowed); NULL when none. */
 const dz_term *dz_pick(dz_gen *s, unsigned ranks);
+/* The current operation may fail on some data: its result is marked. */
+void dz_may_fail(dz_gen *s);
 /* A pool term of exactly x's type other than x, else NULL. */
 const dz_term *dz_pick_same_type(dz_gen *s, const dz_term *x);
 void dz_mark(dz_gen *s, dz_class c);

@@ -32,6 +32,8 @@ static int fold_like(dz_gen *s, dz_term *out, const dz_term *x,
     dz_recipe r = {.kind = kind};
     if (kind == R_FOLD1 || kind == R_FOLD1_ALL)
         dz_mark(s, DZ_C_FOLD1);
+    if (kind != R_FOLD && kind != R_FOLD_ALL)
+        dz_may_fail(s); /* an empty row, a bad segment descriptor */
     int rank = kind == R_FOLD || kind == R_FOLD1 ? x->rank - 1
                : kind == R_FOLD_ALL || kind == R_FOLD1_ALL ? 0 : x->rank;
     if (kind == R_FOLD_SEG || kind == R_FOLD1_SEG)
@@ -80,6 +82,8 @@ static int scan_like(dz_gen *s, dz_term *out, const dz_term *x, int seg)
                    .scan = (acc_scan_kind)(ACC_SCANL + (int)dz_rnd(&s->rng, 10)),
                    .seg = s->segments};
     int rank = x->rank;
+    if (seg || r.scan == ACC_SCANL1 || r.scan == ACC_SCANR1)
+        dz_may_fail(s);
     if (r.scan == ACC_SCANL_PRIME || r.scan == ACC_SCANR_PRIME) {
         r.component = (int)dz_rnd(&s->rng, 2);
         rank -= r.component && !seg;
@@ -120,6 +124,7 @@ static acc_node *target(dz_gen *s, dz_env *env, acc_node *d, int rt)
 {
     if (rt == 0)
         return acc_index(s->g, 0, NULL);
+    dz_may_fail(s);
     acc_node *c[2], *sh = acc_shape(s->g, d);
     const acc_type *i64 = dz_scalar_type(ACC_I64);
     int how = (int)dz_rnd(&s->rng, 4);
@@ -276,6 +281,8 @@ static acc_node *size_fn(dz_gen *s, const acc_type *e)
     dz_env env = {.n = 0, .reads = 1};
     dz_env_push(&env, v);
     acc_node *h = dz_expr(s, &env, dz_scalar_type(ACC_I64), 2);
+    if (!s->no_fail)
+        dz_may_fail(s);
     acc_node *n = s->no_fail ? dz_wrap_index(s, h, dz_i64(s, 4))
                              : acc_binop(s->g, ACC_OP_SUB,
                                          dz_wrap_index(s, h, dz_i64(s, 5)),

@@ -31,6 +31,8 @@ static acc_node *some_shape(dz_gen *s, int r, unsigned *flags)
     if (r >= 1)
         c[r - 1] = acc_the(s->g, s->size);
     *flags = r >= 1 ? DZ_T_INNER : 0;
+    if (r >= 1)
+        dz_may_fail(s); /* a negative size */
     return acc_index(s->g, (size_t)r, c);
 }
 
@@ -135,6 +137,7 @@ static int op_backpermute(dz_gen *s, dz_term *out)
         to = acc_index(s->g, 2, t);
         from = acc_index(s->g, 2, f);
     } else if (how == 2) {
+        dz_may_fail(s);
         acc_node *k = dz_i64(s, (int64_t)dz_rnd(&s->rng, 5) - 2);
         from = with_inner(s, ix, r, acc_binop(s->g, ACC_OP_ADD, j, k));
     } else {
@@ -153,6 +156,7 @@ static int op_gather(dz_gen *s, dz_term *out)
     const dz_term *x = s->strict ? NULL : dz_pick(s, 0x6u);
     if (!x)
         return 0;
+    dz_may_fail(s);
     if (x->rank == 1 && dz_chance(&s->rng, 1, 2)) {
         *out = (dz_term){acc_gather(s->g, s->indices, x->n), 1, DZ_T_PRODUCER};
         return 1;
@@ -174,6 +178,8 @@ static int op_gather(dz_gen *s, dz_term *out)
 static int op_replicate(dz_gen *s, dz_term *out)
 {
     const dz_term *x = dz_pick(s, 0x7u);
+    if (!x)
+        return 0;
     int add = 1 + (int)dz_rnd(&s->rng, (uint32_t)(3 - x->rank));
     int n = x->rank + add, alls = 0;
     acc_node *spec[3];
@@ -197,6 +203,7 @@ static int op_slice(dz_gen *s, dz_term *out)
     const dz_term *x = s->strict ? NULL : dz_pick(s, RANKS_1_UP);
     if (!x)
         return 0;
+    dz_may_fail(s);
     acc_node *spec[3];
     int alls = 0;
     for (int d = 0; d < x->rank; d++) {
@@ -218,6 +225,7 @@ static int op_reshape(dz_gen *s, dz_term *out)
 {
     const dz_term *x = dz_pick(s, ANY_RANK);
     acc_node *n = acc_size(s->g, x->n), *c[2];
+    dz_may_fail(s);
     int how = (int)dz_rnd(&s->rng, 3), r = how == 0 ? 1 : 2;
     if (how == 0) {
         c[0] = n;

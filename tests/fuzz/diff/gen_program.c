@@ -57,7 +57,7 @@ void dz_options_default(dz_options *o)
     o->cuda = 1;
 }
 
-static const char *const avoid_words[3] = {"a", "b", "c"};
+static const char avoid_letters[] = "abcd";
 
 int dz_parse_avoid(const char *text, unsigned *avoid)
 {
@@ -71,8 +71,8 @@ int dz_parse_avoid(const char *text, unsigned *avoid)
     for (const char *at = text; *at;) {
         size_t len = strcspn(at, ",");
         int found = 0;
-        for (unsigned i = 0; i < 3; i++)
-            if (len == 1 && at[0] == avoid_words[i][0]) {
+        for (unsigned i = 0; i < sizeof avoid_letters - 1; i++)
+            if (len == 1 && at[0] == avoid_letters[i]) {
                 *avoid |= 1u << i;
                 found = 1;
             }
@@ -85,9 +85,21 @@ int dz_parse_avoid(const char *text, unsigned *avoid)
 
 const char *dz_avoid_text(unsigned avoid)
 {
-    static const char *const texts[8] = {"none", "a", "b", "a,b",
-                                         "c", "a,c", "b,c", "all"};
-    return texts[avoid & 7];
+    static char texts[DZ_AVOID_ALL + 1][12];
+    avoid &= DZ_AVOID_ALL;
+    if (avoid == 0)
+        return "none";
+    if (avoid == DZ_AVOID_ALL)
+        return "all";
+    char *t = texts[avoid];
+    for (unsigned i = 0; i < sizeof avoid_letters - 1; i++)
+        if (avoid & (1u << i)) {
+            if (t != texts[avoid])
+                *t++ = ',';
+            *t++ = avoid_letters[i];
+        }
+    *t = '\0';
+    return texts[avoid];
 }
 
 /* ---- small builders -------------------------------------------------------------- */
@@ -118,6 +130,11 @@ acc_node *dz_lam2(dz_gen *s, acc_node *a, acc_node *b, acc_node *body)
     return acc_lambda(s->g, 2, p, body);
 }
 
+void dz_may_fail(dz_gen *s)
+{
+    s->taint |= DZ_T_MAYFAIL;
+}
+
 void dz_mark(dz_gen *s, dz_class c)
 {
     s->prog->classes |= 1ull << c;
@@ -133,8 +150,10 @@ const dz_term *dz_pick(dz_gen *s, unsigned ranks)
                  : (int)dz_rnd(&s->rng, (uint32_t)s->n_pool);
     for (int i = 0; i < s->n_pool; i++) {
         const dz_term *t = &s->pool[(at + s->n_pool - i) % s->n_pool];
-        if (ranks & (1u << t->rank))
+        if (ranks & (1u << t->rank)) {
+            s->taint |= t->flags & DZ_T_MAYFAIL;
             return t;
+        }
     }
     return NULL;
 }
@@ -144,8 +163,10 @@ const dz_term *dz_pick_same_type(dz_gen *s, const dz_term *x)
     int at = (int)dz_rnd(&s->rng, (uint32_t)s->n_pool);
     for (int i = 0; i < s->n_pool; i++) {
         const dz_term *t = &s->pool[(at + i) % s->n_pool];
-        if (t != x && acc_type_equal(acc_node_type(t->n), acc_node_type(x->n)))
+        if (t != x && acc_type_equal(acc_node_type(t->n), acc_node_type(x->n))) {
+            s->taint |= t->flags & DZ_T_MAYFAIL;
             return t;
+        }
     }
     return NULL;
 }
@@ -240,11 +261,13 @@ static int step(dz_gen *s, int cls)
                          : pick_op(s, dz_producers, dz_n_producers);
         }
         dz_term t = {0};
+        s->taint = 0;
         if (op->weight == 0 || !op->make(s, &t))
             continue;
         if (!t.n)
             return 1; /* a terminal term: already an output */
         dz_mark(s, op->cls);
+        t.flags |= s->taint;
         pool_add(s, t);
         return 1;
     }

@@ -22,7 +22,8 @@ typedef struct prim {
     acc_primop op;
     int arity;
     operands k;
-    int libm;     /* a libm function: backends with another libm differ */
+    int libm;     /* a libm function: backends with another libm differ;
+                     2: one the cpu backend vectorises with libmvec */
     dz_class cls; /* DZ_N_CLASSES when it has no class of its own */
 } prim;
 
@@ -51,8 +52,8 @@ static const prim prims[] = {
     {ACC_OP_LOR, 2, O_BOOL, 0, DZ_N_CLASSES},
     {ACC_OP_NOT, 1, O_BOOL, 0, DZ_N_CLASSES},
     {ACC_OP_SQRT, 1, O_FLOAT, 0, DZ_C_FLOAT_FN},
-    {ACC_OP_EXP, 1, O_FLOAT, 1, DZ_C_FLOAT_FN},
-    {ACC_OP_LOG, 1, O_FLOAT, 1, DZ_C_FLOAT_FN},
+    {ACC_OP_EXP, 1, O_FLOAT, 2, DZ_C_FLOAT_FN},
+    {ACC_OP_LOG, 1, O_FLOAT, 2, DZ_C_FLOAT_FN},
     {ACC_OP_SIN, 1, O_FLOAT, 1, DZ_C_FLOAT_FN},
     {ACC_OP_COS, 1, O_FLOAT, 1, DZ_C_FLOAT_FN},
     {ACC_OP_TAN, 1, O_FLOAT, 1, DZ_C_FLOAT_FN},
@@ -64,7 +65,7 @@ static const prim prims[] = {
     {ACC_OP_TANH, 1, O_FLOAT, 1, DZ_C_FLOAT_FN},
     {ACC_OP_ATAN2, 2, O_FLOAT, 1, DZ_C_FLOAT_FN},
     {ACC_OP_POW, 2, O_FLOAT, 1, DZ_C_FLOAT_FN},
-    {ACC_OP_LOGBASE, 2, O_FLOAT, 1, DZ_C_FLOAT_FN},
+    {ACC_OP_LOGBASE, 2, O_FLOAT, 2, DZ_C_FLOAT_FN},
 };
 
 static int accepts(operands k, acc_scalar s)
@@ -201,7 +202,8 @@ static acc_node *p_prim(dz_gen *s, dz_env *e, acc_scalar sc, int depth)
     const prim *ok[sizeof prims / sizeof *prims];
     size_t n = 0;
     for (size_t i = 0; i < sizeof prims / sizeof *prims; i++)
-        if (accepts(prims[i].k, sc) && !(prims[i].libm && s->opt->exact_math))
+        if (accepts(prims[i].k, sc) && !(prims[i].libm && s->opt->exact_math) &&
+            !(prims[i].libm == 2 && (s->opt->avoid & DZ_AVOID_VECMATH)))
             ok[n++] = &prims[i];
     if (n == 0)
         return NULL;
@@ -333,8 +335,12 @@ static const dz_term *readable(dz_gen *s, acc_scalar sc)
     int at = s->n_pool ? (int)dz_rnd(&s->rng, (uint32_t)s->n_pool) : 0;
     for (int i = 0; i < s->n_pool; i++) {
         const dz_term *t = &s->pool[(at + i) % s->n_pool];
-        if (!sc || count_leaves(dz_elem(t->n), sc) > 0)
+        if (s->no_fail && (t->flags & DZ_T_MAYFAIL))
+            continue; /* reading it would fail, even where the value is dropped */
+        if (!sc || count_leaves(dz_elem(t->n), sc) > 0) {
+            s->taint |= t->flags & DZ_T_MAYFAIL;
             return t;
+        }
     }
     return NULL;
 }

@@ -79,8 +79,9 @@ void dz_print_stats(FILE *f, const dz_stats *st, double seconds)
                 st->per_config_programs[c], st->per_config_runs[c]);
     fprintf(f, "\ncpu plan steps: %" PRIu64 " kernels, %" PRIu64
             " interpreted; NVRTC: %" PRIu64 " kernels generated, %" PRIu64
-            " failures\n", st->kernels, st->interpreted, st->nvrtc_kernels,
-            st->nvrtc_failures);
+            " failures, %" PRIu64 " compiled with warnings\n", st->kernels,
+            st->interpreted, st->nvrtc_kernels, st->nvrtc_failures,
+            st->nvrtc_warnings);
     fprintf(f, "fused runs where only the unfused program failed (allowed "
             "outside strict programs): %" PRIu64 "; float sums too large to "
             "bound: %" PRIu64 " elements\n", st->lazy_skips, st->unbounded);

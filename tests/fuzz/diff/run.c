@@ -126,6 +126,7 @@ typedef struct seed_state {
     char *fail;
     size_t fail_len;
     int failed;
+    int written; /* the reproducer's files */
 } seed_state;
 
 static int failf(seed_state *s, const char *fmt, const char *a, const char *b)
@@ -359,6 +360,17 @@ static int run_data_set(seed_state *s, int which)
     for (int c = 0; c < DZ_N_CONFIGS; c++)
         dz_outcome_release(&o[c]);
     dz_outcome_release(&shadow);
+    const char *dir = s->r->opt.write_dir;
+    if (dir && !s->written &&
+        (!ok || which == s->r->opt.n_data - 1 || s->failed)) {
+        char why[DZ_MSG], title[400];
+        snprintf(title, sizeof title, "seed %" PRIu64 ", %s", s->seed, where);
+        s->written = dz_write_repro(dir, s->p[DZ_UNFUSED], &d, title, why,
+                                    sizeof why);
+        printf(s->written ? "the program and the inputs of %s are in %s/\n"
+                          : "%s: %s\n", s->written ? where : dir,
+               s->written ? dir : why);
+    }
     dz_data_free(&d);
     return ok;
 }
