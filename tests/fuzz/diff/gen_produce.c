@@ -6,10 +6,12 @@
  * that may be outside it (bug (b) of issue 14); extents that may be near
  * 2^63 (bug (c)).
  *
- * In a strict program (dz_gen.strict) no producer may fail, so that the
- * runner can demand that an error of the unfused program is an error of
- * the fused one too: the operations whose index can leave the source
- * (gathers, shifts, slices) are left out there.
+ * Where failing is not allowed (dz_gen.no_fail: in a strict program, so
+ * that the runner can demand that an error of the unfused program is an
+ * error of the fused one too, and when bug (b) is avoided, since the cpu
+ * backend drops the checks of values nothing uses), no producer may fail:
+ * gathers and shifts wrap their indices into range and slices are left
+ * out.
  */
 #include "gen.h"
 
@@ -119,14 +121,14 @@ static acc_node *with_inner(dz_gen *s, acc_node *ix, int rank, acc_node *j)
 }
 
 /* backpermute: the innermost dimension reversed, or shifted by -2..2 (out
- * of range at the ends, outside strict programs), or a matrix
- * transposed. */
+ * of range at the ends, or wrapped around where failing is not allowed),
+ * or a matrix transposed. */
 static int op_backpermute(dz_gen *s, dz_term *out)
 {
     const dz_term *x = dz_pick(s, RANKS_1_UP);
     if (!x)
         return 0;
-    int r = x->rank, how = (int)dz_rnd(&s->rng, s->strict ? 2 : 3);
+    int r = x->rank, how = (int)dz_rnd(&s->rng, 3);
     acc_node *ix = dz_param(s, acc_type_shape(r));
     acc_node *sh = acc_shape(s->g, x->n), *to = sh, *from;
     acc_node *last = acc_get(s->g, sh, (size_t)r - 1);
@@ -137,9 +139,13 @@ static int op_backpermute(dz_gen *s, dz_term *out)
         to = acc_index(s->g, 2, t);
         from = acc_index(s->g, 2, f);
     } else if (how == 2) {
-        dz_may_fail(s);
         acc_node *k = dz_i64(s, (int64_t)dz_rnd(&s->rng, 5) - 2);
-        from = with_inner(s, ix, r, acc_binop(s->g, ACC_OP_ADD, j, k));
+        acc_node *jk = acc_binop(s->g, ACC_OP_ADD, j, k);
+        if (s->no_fail) /* ix exists, so last >= 1 */
+            jk = dz_wrap_index(s, jk, last);
+        else
+            dz_may_fail(s);
+        from = with_inner(s, ix, r, jk);
     } else {
         acc_node *back = acc_binop(s->g, ACC_OP_SUB, last, dz_i64(s, 1));
         from = with_inner(s, ix, r, acc_binop(s->g, ACC_OP_SUB, back, j));
@@ -149,13 +155,37 @@ static int op_backpermute(dz_gen *s, dz_term *out)
     return 1;
 }
 
+static int gather_wrapped(dz_gen *s, const dz_term *x, dz_term *out)
+{
+    int r = x->rank;
+    acc_node *ix = dz_param(s, acc_type_shape(r));
+    acc_node *i = acc_get(s->g, ix, (size_t)r - 1);
+    acc_node *sh = acc_shape(s->g, x->n), *c[2];
+    acc_node *ext = acc_get(s->g, sh, (size_t)r - 1);
+    acc_node *k = acc_read(s->g, s->indices, acc_index(s->g, 1, &i));
+    acc_node *nonempty = acc_binop(s->g, ACC_OP_GT, ext, dz_i64(s, 0));
+    c[r - 1] = acc_cond(s->g, nonempty,
+                        acc_get(s->g, acc_shape(s->g, s->indices), 0),
+                        dz_i64(s, 0));
+    if (r == 2)
+        c[0] = acc_get(s->g, sh, 0);
+    acc_node *to = acc_index(s->g, (size_t)r, c);
+    acc_node *p = dz_lam1(s, ix, with_inner(s, ix, r, dz_wrap_index(s, k, ext)));
+    *out = (dz_term){acc_backpermute(s->g, to, p, x->n), r, DZ_T_PRODUCER};
+    return 1;
+}
+
 /* Through the index input: `gather indices xs` of a vector, or the rows'
- * elements picked by it; out-of-range indices (in some data sets) fail. */
+ * elements picked by it; out-of-range indices (in some data sets) fail.
+ * Where failing is not allowed the index is wrapped into range (and the
+ * result is empty when the source is). */
 static int op_gather(dz_gen *s, dz_term *out)
 {
-    const dz_term *x = s->strict ? NULL : dz_pick(s, 0x6u);
+    const dz_term *x = dz_pick(s, 0x6u);
     if (!x)
         return 0;
+    if (s->no_fail)
+        return gather_wrapped(s, x, out);
     dz_may_fail(s);
     if (x->rank == 1 && dz_chance(&s->rng, 1, 2)) {
         *out = (dz_term){acc_gather(s->g, s->indices, x->n), 1, DZ_T_PRODUCER};
@@ -200,7 +230,7 @@ static int op_replicate(dz_gen *s, dz_term *out)
 /* slice: some dimensions fixed at 0..2 (out of range for short ones). */
 static int op_slice(dz_gen *s, dz_term *out)
 {
-    const dz_term *x = s->strict ? NULL : dz_pick(s, RANKS_1_UP);
+    const dz_term *x = s->no_fail ? NULL : dz_pick(s, RANKS_1_UP);
     if (!x)
         return 0;
     dz_may_fail(s);

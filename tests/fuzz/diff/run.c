@@ -62,6 +62,10 @@ dz_runner *dz_runner_open(const dz_options *o, const char *cache_dir,
         r->ctx[DZ_CUDA] = open_context(ACC_BACKEND_CUDA, cache_dir, r->why[3]);
     else
         snprintf(r->why[3], DZ_MSG, "not asked for");
+    /* CUDA's exp, sin, ... are not the host libm's: where cuda runs,
+     * programs leave libm functions out (sqrt and / stay: IEEE there) */
+    if (r->ctx[DZ_CUDA])
+        r->opt.exact_math = 1;
     if (!r->ctx[DZ_UNFUSED] || !r->ctx[DZ_INTERP]) {
         snprintf(why, len, "no interpreter context: %s", r->why[1]);
         dz_runner_close(r);
