@@ -187,6 +187,13 @@ static int build_all(seed_state *s)
             return failf(s, "generator: %s%s", s->prog[c].error, "");
         s->compile_st[c] = compile_in(s, (dz_config)c);
         s->st->per_config_programs[c]++;
+        if (s->r->opt.show && s->p[c] && c <= DZ_INTERP)
+            dz_print_program(stdout, s->p[c], c == DZ_UNFUSED
+                                                  ? "the program (unfused)"
+                                                  : "after fusion");
+        if (s->r->opt.show && !s->p[c])
+            printf("%s does not compile: %s\n", config_names[c],
+                   s->compile_msg[c]);
     }
     for (int c = 0; c < DZ_N_CONFIGS; c++) {
         if (!s->r->ctx[c] || c == DZ_INTERP)
@@ -399,10 +406,6 @@ int dz_run_seed(dz_runner *r, uint64_t seed, dz_stats *st, char *fail,
         const dz_program *pr = &s.prog[DZ_INTERP];
         for (int k = 0; k < DZ_N_CLASSES; k++)
             st->per_class_programs[k] += (pr->classes >> k) & 1;
-        if (r->opt.show)
-            dz_print_program(stdout, s.p[DZ_UNFUSED], "the program (unfused)");
-        if (r->opt.show)
-            dz_print_program(stdout, s.p[DZ_INTERP], "after fusion");
         if (r->nvrtc && seed % (uint64_t)r->opt.nvrtc == 0) {
             char why[DZ_MSG];
             if (!dz_nvrtc_check(r->nvrtc, s.p[DZ_INTERP], r->opt.show, st,
