@@ -118,6 +118,23 @@ const char *dz_class_name(dz_class c);
 /* The class named `name`; -1 when there is none. */
 int dz_class_of(const char *name);
 
+/* Finer features a program may have, for coverage checks: a conversion
+ * from scalar type a to b, the scalar leaf types folds and scans reduce,
+ * the scan kinds, the stencil boundaries, the ranks of value inputs. */
+enum {
+    DZ_F_CONVERT = 0,      /* + 11 * (from - 1) + (to - 1) */
+    DZ_F_FOLD_LEAF = 121,  /* + scalar - 1: a fold, foldSeg... of it */
+    DZ_F_SCAN_LEAF = 132,  /* + scalar - 1 */
+    DZ_F_SCAN_KIND = 143,  /* + kind - 1 */
+    DZ_F_SEG_SCAN_KIND = 153,
+    DZ_F_BOUNDARY = 163,   /* + boundary - 1 */
+    DZ_F_INPUT_RANK = 168, /* + rank */
+    DZ_N_FEATURES = 172
+};
+
+/* "convert i8 -> f32", "fold of u16", ... */
+void dz_feature_name(int f, char *buf, size_t len);
+
 /* ---- programs ------------------------------------------------------------------ */
 
 /* What an input holds, which the data generator follows. */
@@ -156,6 +173,7 @@ typedef struct dz_program {
      * (|x| finite, #NaN, #+inf, #-inf, #terms) in f64 (gen_consume.c). */
     acc_node *shadow[DZ_MAX_OUTPUTS];
     uint64_t classes;   /* bit c: the program uses class c */
+    uint64_t features[(DZ_N_FEATURES + 63) / 64]; /* bit f: feature f */
     int strict;         /* producers cannot fail, so an error the unfused
                            program reports must be reported fused too */
     int huge;           /* has a DZ_HUGE input */

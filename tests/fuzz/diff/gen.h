@@ -119,6 +119,10 @@ void dz_may_fail(dz_gen *s);
 /* A pool term of exactly x's type other than x, else NULL. */
 const dz_term *dz_pick_same_type(dz_gen *s, const dz_term *x);
 void dz_mark(dz_gen *s, dz_class c);
+void dz_feature(dz_gen *s, int f);
+/* Marks every scalar leaf of t as reduced by a fold (base DZ_F_FOLD_LEAF)
+ * or a scan (DZ_F_SCAN_LEAF). */
+void dz_feature_leaves(dz_gen *s, int base, const acc_type *t);
 /* Makes node n an output compared with rule cmp (shadow for SUM/PRODUCT). */
 void dz_add_output(dz_gen *s, acc_node *n, dz_cmp cmp, acc_node *shadow);
 const acc_type *dz_elem(const acc_node *array);

@@ -34,6 +34,7 @@ static int fold_like(dz_gen *s, dz_term *out, const dz_term *x,
         dz_mark(s, DZ_C_FOLD1);
     if (kind != R_FOLD && kind != R_FOLD_ALL)
         dz_may_fail(s); /* an empty row, a bad segment descriptor */
+    dz_feature_leaves(s, DZ_F_FOLD_LEAF, dz_elem(x->n));
     int rank = kind == R_FOLD || kind == R_FOLD1 ? x->rank - 1
                : kind == R_FOLD_ALL || kind == R_FOLD1_ALL ? 0 : x->rank;
     if (kind == R_FOLD_SEG || kind == R_FOLD1_SEG)
@@ -84,6 +85,8 @@ static int scan_like(dz_gen *s, dz_term *out, const dz_term *x, int seg)
     int rank = x->rank;
     if (seg || r.scan == ACC_SCANL1 || r.scan == ACC_SCANR1)
         dz_may_fail(s);
+    dz_feature_leaves(s, DZ_F_SCAN_LEAF, dz_elem(x->n));
+    dz_feature(s, (seg ? DZ_F_SEG_SCAN_KIND : DZ_F_SCAN_KIND) + (int)r.scan - 1);
     if (r.scan == ACC_SCANL_PRIME || r.scan == ACC_SCANR_PRIME) {
         r.component = (int)dz_rnd(&s->rng, 2);
         rank -= r.component && !seg;
@@ -230,6 +233,7 @@ static const acc_type *neighbourhood(dz_gen *s, const acc_type *e, int r,
 static acc_boundary boundary(dz_gen *s, const acc_node *xs, acc_node **arg)
 {
     acc_boundary b = (acc_boundary)(1 + dz_rnd(&s->rng, 5));
+    dz_feature(s, DZ_F_BOUNDARY + (int)b - 1);
     const acc_type *e = dz_elem(xs), *ix = acc_type_shape(dz_rank(xs));
     *arg = b == ACC_BOUNDARY_FUNCTION   ? dz_fun(s, 1, &ix, e, 2)
            : b == ACC_BOUNDARY_CONSTANT ? dz_closed(s, e, 1)

@@ -63,6 +63,7 @@ static int op_convert(dz_gen *s, dz_term *out)
         return 0;
     acc_node *p = dz_param(s, e);
     acc_node *f = dz_lam1(s, p, acc_convert(s->g, p, to));
+    dz_feature(s, DZ_F_CONVERT + 11 * ((int)from - 1) + (int)to - 1);
     *out = (dz_term){acc_map(s->g, f, x->n), x->rank,
                      DZ_T_PRODUCER | (x->flags & DZ_T_INNER) |
                          (widen ? DZ_T_NARROW : 0)};

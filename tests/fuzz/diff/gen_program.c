@@ -140,6 +140,39 @@ void dz_mark(dz_gen *s, dz_class c)
     s->prog->classes |= 1ull << c;
 }
 
+void dz_feature(dz_gen *s, int f)
+{
+    if (f >= 0 && f < DZ_N_FEATURES)
+        s->prog->features[f / 64] |= 1ull << (f % 64);
+}
+
+void dz_feature_leaves(dz_gen *s, int base, const acc_type *t)
+{
+    for (size_t i = 0; i < acc_type_leaf_count(t); i++)
+        dz_feature(s, base + (int)acc_type_leaf(t, i) - 1);
+}
+
+void dz_feature_name(int f, char *buf, size_t len)
+{
+    static const char *const boundaries[5] = {"clamp", "mirror", "wrap",
+                                              "function", "constant"};
+    if (f < DZ_F_FOLD_LEAF)
+        snprintf(buf, len, "convert %s -> %s", acc_scalar_name((acc_scalar)(f / 11 + 1)),
+                 acc_scalar_name((acc_scalar)(f % 11 + 1)));
+    else if (f < DZ_F_SCAN_LEAF)
+        snprintf(buf, len, "a fold of %s", acc_scalar_name((acc_scalar)(f - DZ_F_FOLD_LEAF + 1)));
+    else if (f < DZ_F_SCAN_KIND)
+        snprintf(buf, len, "a scan of %s", acc_scalar_name((acc_scalar)(f - DZ_F_SCAN_LEAF + 1)));
+    else if (f < DZ_F_SEG_SCAN_KIND)
+        snprintf(buf, len, "scan kind %d", f - DZ_F_SCAN_KIND + 1);
+    else if (f < DZ_F_BOUNDARY)
+        snprintf(buf, len, "segmented scan kind %d", f - DZ_F_SEG_SCAN_KIND + 1);
+    else if (f < DZ_F_INPUT_RANK)
+        snprintf(buf, len, "boundary %s", boundaries[f - DZ_F_BOUNDARY]);
+    else
+        snprintf(buf, len, "an input of rank %d", f - DZ_F_INPUT_RANK);
+}
+
 /* ---- the pool ------------------------------------------------------------------- */
 
 const dz_term *dz_pick(dz_gen *s, unsigned ranks)
@@ -216,6 +249,7 @@ static void make_inputs(dz_gen *s)
             k -= rank_weights[rank++];
         const acc_type *e = dz_any_elem(s, 4);
         acc_node *x = add_input(s, DZ_VALUES, e, rank);
+        dz_feature(s, DZ_F_INPUT_RANK + rank);
         pool_add(s, (dz_term){x, rank, rank >= 1 ? DZ_T_INNER : 0});
     }
     const acc_type *i64 = dz_scalar_type(ACC_I64);

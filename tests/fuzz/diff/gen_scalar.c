@@ -232,6 +232,7 @@ static acc_node *p_convert(dz_gen *s, dz_env *e, acc_scalar sc, int depth)
         acc_scalar_size(sc) > 1)
         return NULL;
     dz_mark(s, DZ_C_CONVERT);
+    dz_feature(s, DZ_F_CONVERT + 11 * ((int)from - 1) + (int)sc - 1);
     return acc_convert(s->g, sub(s, e, from, depth), sc);
 }
 

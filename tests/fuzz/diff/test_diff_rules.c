@@ -152,13 +152,15 @@ static int generate_one(acc_context *ctx, uint64_t seed, unsigned avoid,
     return dz_generate(ctx, *g, seed, &o, p);
 }
 
-/* Every program of 300 seeds builds, compiles on the interpreter, and
- * together they use every operation class the switches allow. */
-static void coverage(unsigned avoid, uint64_t *all)
+/* Every program of 1000 seeds builds, compiles on the interpreter, and
+ * together they use every operation class the switches allow and have
+ * every feature (features: DZ_F_*). */
+static void coverage(unsigned avoid, uint64_t *all, uint64_t *features)
 {
     acc_context *ctx = ts_context(ACC_BACKEND_INTERP);
     *all = 0;
-    for (uint64_t seed = 1; seed <= 300; seed++) {
+    memset(features, 0, (DZ_N_FEATURES + 63) / 64 * sizeof *features);
+    for (uint64_t seed = 1; seed <= 1000; seed++) {
         dz_program p;
         acc_graph *g;
         acc_program *prog = NULL;
@@ -169,6 +171,8 @@ static void coverage(unsigned avoid, uint64_t *all)
         cr_assert_eq(st, ACC_OK, "seed %llu: %s", (unsigned long long)seed,
                      acc_last_error());
         *all |= p.classes;
+        for (size_t i = 0; i < (DZ_N_FEATURES + 63) / 64; i++)
+            features[i] |= p.features[i];
         cr_expect(!(avoid & DZ_AVOID_UNCHECKED) || !p.strict);
         acc_program_free(prog);
         acc_graph_free(g);
@@ -176,22 +180,37 @@ static void coverage(unsigned avoid, uint64_t *all)
     acc_context_destroy(ctx);
 }
 
-Test(diff_rules, every_class_is_generated, .timeout = 120)
+Test(diff_rules, every_class_and_type_is_generated, .timeout = 120)
 {
-    uint64_t all;
-    coverage(0, &all);
+    uint64_t all, features[(DZ_N_FEATURES + 63) / 64];
+    coverage(0, &all, features);
     for (int c = 0; c < DZ_N_CLASSES; c++)
         cr_expect(all & (1ull << c), "no program of class %s",
                   dz_class_name((dz_class)c));
+    for (int f = 0; f < DZ_N_FEATURES; f++) {
+        char name[64];
+        dz_feature_name(f, name, sizeof name);
+        cr_expect(features[f / 64] & (1ull << (f % 64)), "no program has %s",
+                  name);
+    }
 }
 
 Test(diff_rules, avoiding_known_bugs_leaves_their_patterns_out, .timeout = 120)
 {
-    uint64_t all;
-    coverage(DZ_AVOID_ALL, &all);
+    uint64_t all, features[(DZ_N_FEATURES + 63) / 64];
+    coverage(DZ_AVOID_ALL, &all, features);
     cr_expect(!(all & (1ull << DZ_C_WIDEN_FOLD)));
     cr_expect(!(all & (1ull << DZ_C_FUSED_READ)));
     cr_expect(all & (1ull << DZ_C_EXTENT), "the other extents stay");
+    for (int from = ACC_BOOL; from <= ACC_F64; from++)
+        for (int to = ACC_BOOL; to <= ACC_F64; to++) {
+            int f = DZ_F_CONVERT + 11 * (from - 1) + to - 1;
+            int widen = acc_scalar_size((acc_scalar)from) == 1 &&
+                        acc_scalar_size((acc_scalar)to) > 1;
+            cr_expect((!(features[f / 64] & (1ull << (f % 64)))) == widen,
+                      "convert %s -> %s", acc_scalar_name((acc_scalar)from),
+                      acc_scalar_name((acc_scalar)to));
+        }
     cr_expect(all & (1ull << DZ_C_SCAN_SEG));
 }
 
