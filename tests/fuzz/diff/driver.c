@@ -17,6 +17,16 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Under AddressSanitizer, an allocation of 2^62 bytes (an extent near
+ * 2^63) must fail as malloc does, for the library to report it, rather
+ * than abort the process.  The runtime reads this before main; the
+ * ASAN_OPTIONS variable still overrides it. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+    return "allocator_may_return_null=1";
+}
+
 typedef enum rec_kind { REC_INFO, REC_START, REC_DONE, REC_END } rec_kind;
 
 /* One message from a child; small enough for an atomic pipe write. */

@@ -22,13 +22,18 @@ static const dz_term *pick_inner(dz_gen *s)
     return dz_pick(s, RANKS_1_UP);
 }
 
-static int fold_like(dz_gen *s, dz_term *out, const dz_term *x,
-                     dz_red_kind kind)
+/* A reduction of kind `kind` of x by f (a random combining function
+ * when f is NULL). */
+static int fold_with(dz_gen *s, dz_term *out, const dz_term *x,
+                     dz_red_kind kind, const dz_comb *f)
 {
     dz_comb c;
     if (!x)
         return 0;
-    dz_combiner(s, dz_elem(x->n), 0, 0, &c);
+    if (f)
+        c = *f;
+    else
+        dz_combiner(s, dz_elem(x->n), 0, 0, &c);
     dz_recipe r = {.kind = kind};
     if (kind == R_FOLD1 || kind == R_FOLD1_ALL)
         dz_mark(s, DZ_C_FOLD1);
@@ -43,6 +48,12 @@ static int fold_like(dz_gen *s, dz_term *out, const dz_term *x,
         r.seg = s->offsets;
     dz_emit_reduction(s, &r, &c, c.z, dz_prepare(s, &c, x->n), out, rank);
     return 1;
+}
+
+static int fold_like(dz_gen *s, dz_term *out, const dz_term *x,
+                     dz_red_kind kind)
+{
+    return fold_with(s, out, x, kind, NULL);
 }
 
 static int op_fold(dz_gen *s, dz_term *out)
@@ -73,12 +84,16 @@ static int op_fold1_seg(dz_gen *s, dz_term *out)
     return fold_like(s, out, pick_inner(s), R_FOLD1_SEG);
 }
 
-static int scan_like(dz_gen *s, dz_term *out, const dz_term *x, int seg)
+static int scan_with(dz_gen *s, dz_term *out, const dz_term *x, int seg,
+                     const dz_comb *f)
 {
     dz_comb c;
     if (!x)
         return 0;
-    dz_combiner(s, dz_elem(x->n), 0, 1, &c);
+    if (f)
+        c = *f;
+    else
+        dz_combiner(s, dz_elem(x->n), 0, 1, &c);
     dz_recipe r = {.kind = seg ? R_SCAN_SEG : R_SCAN,
                    .scan = (acc_scan_kind)(ACC_SCANL + (int)dz_rnd(&s->rng, 10)),
                    .seg = s->segments};
@@ -93,6 +108,11 @@ static int scan_like(dz_gen *s, dz_term *out, const dz_term *x, int seg)
     }
     dz_emit_reduction(s, &r, &c, c.z, dz_prepare(s, &c, x->n), out, rank);
     return 1;
+}
+
+static int scan_like(dz_gen *s, dz_term *out, const dz_term *x, int seg)
+{
+    return scan_with(s, out, x, seg, NULL);
 }
 
 static int op_scan(dz_gen *s, dz_term *out)
@@ -406,27 +426,62 @@ static int op_filter(dz_gen *s, dz_term *out)
 
 /* ---- known bug (a): 1-byte values widened, then reduced ------------------------ */
 
+/* A term of rank >= 1 whose elements are bool, i8 or u8 in memory. */
+static const dz_term *narrow_term(dz_gen *s)
+{
+    for (int i = s->n_pool - 1; i >= 0; i--) {
+        const dz_term *t = &s->pool[i];
+        const acc_type *e = dz_elem(t->n);
+        if (t->rank >= 1 && !(t->flags & DZ_T_PRODUCER) &&
+            acc_type_get_kind(e) == ACC_TYPE_SCALAR &&
+            acc_scalar_size(acc_type_get_scalar(e)) == 1) {
+            s->taint |= t->flags & DZ_T_MAYFAIL;
+            return t;
+        }
+    }
+    return NULL;
+}
+
+/* fold/foldSeg/scan/scanSeg of map (convert w) xs, xs of a 1-byte type in
+ * memory (else a 1-byte value computed from a term), mostly folds by (+):
+ * the pattern gcc's vectoriser miscompiled. */
 static int op_widen_fold(dz_gen *s, dz_term *out)
 {
     static const acc_scalar narrow[3] = {ACC_BOOL, ACC_U8, ACC_I8};
     static const acc_scalar wide[8] = {ACC_I16, ACC_I32, ACC_I64, ACC_U16,
                                        ACC_U32, ACC_U64, ACC_F32, ACC_F64};
-    const dz_term *x = pick_inner(s);
-    if (!x || (s->opt->avoid & DZ_AVOID_WIDEN))
+    if (s->opt->avoid & DZ_AVOID_WIDEN)
         return 0;
-    acc_scalar n = narrow[dz_rnd(&s->rng, 3)], w = wide[dz_rnd(&s->rng, 8)];
+    const dz_term *x = narrow_term(s);
+    if (!x)
+        x = pick_inner(s);
+    if (!x)
+        return 0;
+    acc_scalar w = wide[dz_rnd(&s->rng, 8)];
     const acc_type *e = dz_elem(x->n);
-    acc_node *p = dz_param(s, e);
-    dz_env env = {.n = 0, .reads = 0};
-    dz_env_push(&env, p);
-    acc_node *v = acc_convert(s->g, dz_expr(s, &env, dz_scalar_type(n), 1), w);
+    acc_node *p = dz_param(s, e), *v;
+    if (acc_type_get_kind(e) == ACC_TYPE_SCALAR &&
+        acc_scalar_size(acc_type_get_scalar(e)) == 1) {
+        v = acc_convert(s->g, p, w);
+    } else {
+        dz_env env = {.n = 0, .reads = 0};
+        dz_env_push(&env, p);
+        v = acc_convert(s->g, dz_expr(s, &env,
+                                      dz_scalar_type(narrow[dz_rnd(&s->rng, 3)]), 1),
+                        w);
+    }
     dz_term widened = {acc_map(s->g, dz_lam1(s, p, v), x->n), x->rank,
                        DZ_T_PRODUCER | DZ_T_NARROW | (x->flags & DZ_T_INNER)};
-    switch (dz_rnd(&s->rng, 4)) {
-    case 0: dz_mark(s, DZ_C_FOLD_SEG); return fold_like(s, out, &widened, R_FOLD_SEG);
-    case 1: dz_mark(s, DZ_C_SCAN); return scan_like(s, out, &widened, 0);
-    case 2: dz_mark(s, DZ_C_SCAN_SEG); return scan_like(s, out, &widened, 1);
-    default: dz_mark(s, DZ_C_FOLD); return fold_like(s, out, &widened, R_FOLD);
+    dz_comb plus, *f = NULL;
+    if (dz_chance(&s->rng, 2, 3)) {
+        dz_plus(s, w, &plus);
+        f = &plus;
+    }
+    switch (dz_rnd(&s->rng, 6)) {
+    case 0: dz_mark(s, DZ_C_FOLD_SEG); return fold_with(s, out, &widened, R_FOLD_SEG, f);
+    case 1: dz_mark(s, DZ_C_SCAN); return scan_with(s, out, &widened, 0, f);
+    case 2: dz_mark(s, DZ_C_SCAN_SEG); return scan_with(s, out, &widened, 1, f);
+    default: dz_mark(s, DZ_C_FOLD); return fold_with(s, out, &widened, R_FOLD, f);
     }
 }
 

@@ -248,6 +248,13 @@ static void make_inputs(dz_gen *s)
         while (k >= rank_weights[rank])
             k -= rank_weights[rank++];
         const acc_type *e = dz_any_elem(s, 4);
+        /* bug (a)'s pattern needs 1-byte arrays in memory */
+        if (i == 0 && !(s->opt->avoid & DZ_AVOID_WIDEN) &&
+            dz_chance(&s->rng, 1, 3)) {
+            static const acc_scalar narrow[3] = {ACC_BOOL, ACC_U8, ACC_I8};
+            e = dz_scalar_type(narrow[dz_rnd(&s->rng, 3)]);
+            rank = 1 + (int)dz_rnd(&s->rng, 2);
+        }
         acc_node *x = add_input(s, DZ_VALUES, e, rank);
         dz_feature(s, DZ_F_INPUT_RANK + rank);
         pool_add(s, (dz_term){x, rank, rank >= 1 ? DZ_T_INNER : 0});

@@ -157,6 +157,18 @@ int dz_combiner(dz_gen *s, const acc_type *t, int commutative, int ordered,
     return 1;
 }
 
+void dz_plus(dz_gen *s, acc_scalar sc, dz_comb *out)
+{
+    const acc_type *t = dz_scalar_type(sc);
+    acc_node *a = dz_param(s, t), *b = dz_param(s, t);
+    out->f = dz_lam2(s, a, b, acc_binop(s->g, ACC_OP_ADD, a, b));
+    out->z = dz_zero(s, sc);
+    out->prep = NULL;
+    out->cmp = dz_is_float(sc) ? DZ_CMP_SUM : DZ_CMP_EXACT;
+    if (out->cmp != DZ_CMP_EXACT)
+        dz_mark(s, DZ_C_REASSOC);
+}
+
 acc_node *dz_prepare(dz_gen *s, const dz_comb *c, acc_node *xs)
 {
     return c->prep ? acc_map(s->g, c->prep, xs) : xs;

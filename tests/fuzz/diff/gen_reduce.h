@@ -19,6 +19,8 @@ typedef struct dz_comb {
  * non-associative (-) (scans, which must then run in order). */
 int dz_combiner(dz_gen *s, const acc_type *t, int commutative, int ordered,
                 dz_comb *out);
+/* (+) with seed 0 on scalar type sc. */
+void dz_plus(dz_gen *s, acc_scalar sc, dz_comb *out);
 /* map prep xs, or xs. */
 acc_node *dz_prepare(dz_gen *s, const dz_comb *c, acc_node *xs);
 
