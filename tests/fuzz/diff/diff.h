@@ -68,6 +68,9 @@ typedef struct dz_options {
     unsigned only_class;/* when nonzero, 1 + the class every program uses */
     const char *write_dir; /* reproducer: write the first failing data set
                               (else the first) as files there */
+    int inject;         /* tests of the fuzzer itself: 1 corrupts the first
+                           element of the cpu's first non-empty output, 2
+                           crashes the seed, 3 hangs it */
 } dz_options;
 
 void dz_options_default(dz_options *o);
@@ -295,6 +298,7 @@ typedef struct dz_batch {
     double seconds;        /* stop after this long (0: no limit) */
     double seed_timeout;   /* a seed running longer is a failure */
     int progress;          /* print a line every few seconds */
+    int quiet;             /* do not print failures (tests of the fuzzer) */
     const char *cache_dir;
     const char *argv0;     /* for the reproducing command */
 } dz_batch;
@@ -319,11 +323,15 @@ void dz_repro_command(char *buf, size_t len, const char *argv0,
 
 typedef struct dz_regression {
     uint64_t seed;
-    unsigned avoid;      /* the options it was found with */
+    unsigned avoid;      /* the options it was found with: --avoid, */
+    const char *only;    /* --only (NULL for none) */
     const char *open;    /* NULL when fixed; else who is fixing it: the
                             ctest slice skips it until then */
     const char *found;   /* what it found */
 } dz_regression;
+
+/* The options of regression g (over the defaults in *o). */
+void dz_regression_options(const dz_regression *g, dz_options *o);
 
 extern const dz_regression dz_regressions[];
 extern const size_t dz_n_regressions;

@@ -140,8 +140,9 @@ static void add_failure(tally *t, uint64_t seed, const char *what)
 {
     char cmd[400];
     dz_repro_command(cmd, sizeof cmd, t->b->argv0, seed, t->o);
-    fprintf(stderr, "FAIL seed %" PRIu64 ": %s\n  reproduce: %s\n", seed, what,
-            cmd);
+    if (!t->b->quiet)
+        fprintf(stderr, "FAIL seed %" PRIu64 ": %s\n  reproduce: %s\n", seed,
+                what, cmd);
     if (t->n_fail < t->max_fail) {
         t->fails[t->n_fail].seed = seed;
         snprintf(t->fails[t->n_fail].what, DZ_MSG, "%s", what);
@@ -201,7 +202,7 @@ size_t dz_run_batch(const dz_batch *b, const dz_options *o, dz_stats *st,
         int running = 0, ended = 0;
         uint64_t current = 0;
         while (receive(fd[0], &r)) {
-            if (r.kind == REC_INFO && !info_shown++)
+            if (r.kind == REC_INFO && !info_shown++ && !b->quiet)
                 printf("%s\n", r.text);
             if (r.kind == REC_START) {
                 running = 1;

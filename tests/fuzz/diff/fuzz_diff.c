@@ -183,7 +183,7 @@ static int regressions(const args *a, const char *cache, const char *argv0)
     for (size_t i = 0; i < dz_n_regressions; i++) {
         const dz_regression *g = &dz_regressions[i];
         dz_options o = a->o;
-        o.avoid = g->avoid;
+        dz_regression_options(g, &o);
         dz_batch b = {.seeds = &g->seed, .n_seeds = 1, .seed_timeout = a->timeout,
                       .cache_dir = cache, .argv0 = argv0};
         dz_stats st;

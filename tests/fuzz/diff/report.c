@@ -96,7 +96,9 @@ void dz_print_stats(FILE *f, const dz_stats *st, double seconds)
 void dz_repro_command(char *buf, size_t len, const char *argv0,
                       uint64_t seed, const dz_options *o)
 {
-    snprintf(buf, len, "%s --repro %" PRIu64 " --avoid %s --data %d%s%s",
+    snprintf(buf, len, "%s --repro %" PRIu64 " --avoid %s --data %d%s%s%s%s",
              argv0, seed, dz_avoid_text(o->avoid), o->n_data,
-             o->exact_math ? " --exact-math" : "", o->cuda ? "" : " --no-cuda");
+             o->exact_math ? " --exact-math" : "", o->cuda ? "" : " --no-cuda",
+             o->only_class ? " --only " : "",
+             o->only_class ? dz_class_name((dz_class)(o->only_class - 1)) : "");
 }

@@ -16,6 +16,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct dz_runner {
     dz_options opt;
@@ -334,6 +335,17 @@ static void show_outcome(const seed_state *s, dz_config c, const dz_outcome *o)
     }
 }
 
+/* A test of the fuzzer: the first element of the first non-empty output
+ * changed, which the comparison must report. */
+static void corrupt(dz_outcome *o)
+{
+    for (size_t i = 0; o->st == ACC_OK && i < o->n; i++)
+        if (acc_array_size(&o->out[i]) > 0) {
+            *(unsigned char *)o->out[i].data[0] ^= 1;
+            return;
+        }
+}
+
 static int run_data_set(seed_state *s, int which)
 {
     dz_data d;
@@ -358,6 +370,8 @@ static int run_data_set(seed_state *s, int which)
         if (!s->p[c])
             continue;
         run_one(s->p[c], &d, n_out, &o[c]);
+        if (c == DZ_CPU && s->r->opt.inject == 1)
+            corrupt(&o[c]);
         count_run(s, (dz_config)c, &o[c]);
         show_outcome(s, (dz_config)c, &o[c]);
     }
@@ -402,6 +416,10 @@ int dz_run_seed(dz_runner *r, uint64_t seed, dz_stats *st, char *fail,
                     .fail_len = len};
     fail[0] = '\0';
     st->programs++;
+    if (r->opt.inject == 2)
+        abort(); /* not SIGSEGV, which a sanitizer would report */
+    if (r->opt.inject == 3)
+        sleep(600);
     if (build_all(&s) && build_shadow(&s)) {
         const dz_program *pr = &s.prog[DZ_INTERP];
         for (int k = 0; k < DZ_N_CLASSES; k++)

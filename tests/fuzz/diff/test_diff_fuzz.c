@@ -16,6 +16,7 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 TestSuite(diff_fuzz, .init = ts_make_cache_dir, .fini = ts_remove_cache_dir);
 
@@ -60,6 +61,37 @@ Test(diff_fuzz, fixed_seeds_agree_with_the_interpreter, .timeout = 280)
                  PRIu64 " failed", st.runs_ok, st.runs_err);
 }
 
+/* The fuzzer itself: a changed output, a crash and a hang are failures
+ * of their seeds, and the next seeds still run. */
+Test(diff_fuzz, differences_crashes_and_hangs_are_failures, .timeout = 120)
+{
+    dz_options o;
+    dz_options_default(&o);
+    o.nvrtc = 0;
+    o.n_data = 2;
+    dz_batch b = batch();
+    b.first = 1;
+    b.n_seeds = 4;
+    b.quiet = 1;
+    dz_failure f[4];
+    dz_stats st;
+    o.inject = 1;
+    size_t bad = dz_run_batch(&b, &o, &st, f, 4);
+    cr_expect_geq(bad, 2, "a corrupted cpu output is found: %zu of 4", bad);
+    for (size_t i = 0; i < bad; i++)
+        cr_expect(strstr(f[i].what, "cpu output") != NULL, "%s", f[i].what);
+    o.inject = 2;
+    b.n_seeds = 2;
+    cr_expect_eq(dz_run_batch(&b, &o, &st, f, 4), 2);
+    cr_expect(strstr(f[1].what, "crashed") != NULL, "%s", f[1].what);
+    cr_expect_eq(st.crashes, 2);
+    o.inject = 3;
+    b.n_seeds = 1;
+    b.seed_timeout = 1;
+    cr_expect_eq(dz_run_batch(&b, &o, &st, f, 4), 1);
+    cr_expect(strstr(f[0].what, "did not finish") != NULL, "%s", f[0].what);
+}
+
 Test(diff_fuzz, regression_seeds_agree, .timeout = 280)
 {
     dz_options o;
@@ -76,7 +108,7 @@ Test(diff_fuzz, regression_seeds_agree, .timeout = 280)
         dz_batch b = batch();
         b.seeds = &g->seed;
         b.n_seeds = 1;
-        o.avoid = g->avoid;
+        dz_regression_options(g, &o);
         dz_failure f;
         dz_stats st;
         size_t bad = dz_run_batch(&b, &o, &st, &f, 1);
