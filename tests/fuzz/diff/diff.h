@@ -49,8 +49,10 @@ enum {
     DZ_AVOID_UNCHECKED = 2,/* (b) unchecked reads of fused producers, and
                               checks of unused values dropped by DCE     */
     DZ_AVOID_HUGE = 4,     /* (c) scans over extents near 2^63           */
-    DZ_AVOID_VECMATH = 8,  /* (d) exp, log, logBase: the cpu backend's
-                              vectorised loops call libmvec, whose results
+    DZ_AVOID_LIBM = 8,     /* (d) libm functions (exp, sin, ...): the cpu
+                              backend's vectorised loops call libmvec's
+                              exp/log, and the C compiler folds calls with
+                              constant arguments (correctly rounded); both
                               differ from libm's in the last place       */
     DZ_AVOID_ALL = 15
 };

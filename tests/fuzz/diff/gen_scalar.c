@@ -22,8 +22,8 @@ typedef struct prim {
     acc_primop op;
     int arity;
     operands k;
-    int libm;     /* a libm function: backends with another libm differ;
-                     2: one the cpu backend vectorises with libmvec */
+    int libm;     /* a libm function: backends with another libm differ
+                     (2: one the cpu backend vectorises with libmvec) */
     dz_class cls; /* DZ_N_CLASSES when it has no class of its own */
 } prim;
 
@@ -203,7 +203,7 @@ static acc_node *p_prim(dz_gen *s, dz_env *e, acc_scalar sc, int depth)
     size_t n = 0;
     for (size_t i = 0; i < sizeof prims / sizeof *prims; i++)
         if (accepts(prims[i].k, sc) && !(prims[i].libm && s->opt->exact_math) &&
-            !(prims[i].libm == 2 && (s->opt->avoid & DZ_AVOID_VECMATH)))
+            !(prims[i].libm && (s->opt->avoid & DZ_AVOID_LIBM)))
             ok[n++] = &prims[i];
     if (n == 0)
         return NULL;
