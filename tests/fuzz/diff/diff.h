@@ -9,7 +9,8 @@
  *   gen_scalar.c   random scalar expressions of a wanted type
  *   gen_produce.c  producers: map, zipWith, generate, backpermute, ...
  *   gen_consume.c  consumers: folds, scans, permutes, stencils, expand,
- *                  control; combining functions and tolerance shadows
+ *                  control
+ *   gen_reduce.c   combining functions, reductions, tolerance shadows
  *   gen_program.c  a whole program: inputs, the operation table, outputs
  *   gen_data.c     the data sets a program runs on
  *   compare.c      the comparison rules (exact, or the reassociation bound)
@@ -115,7 +116,7 @@ typedef enum dz_class {
     DZ_C_EXPAND, DZ_C_PERMUTE_EXPAND, DZ_C_ACOND, DZ_C_AWHILE,
     DZ_C_WHILE, DZ_C_DIVISION, DZ_C_SHIFT, DZ_C_FLOAT_FN, DZ_C_READ,
     DZ_C_WIDEN_FOLD, DZ_C_FUSED_READ, DZ_C_EXTENT, DZ_C_FILTER,
-    DZ_C_TUPLE, DZ_C_REASSOC,
+    DZ_C_TUPLE, DZ_C_REASSOC, DZ_C_CHECKED,
     DZ_N_CLASSES
 } dz_class;
 

@@ -93,6 +93,10 @@ acc_node *dz_wrap_index(dz_gen *s, acc_node *e, acc_node *ext);
 acc_node *dz_safe_read(dz_gen *s, dz_env *e, acc_node *xs, int rank,
                        int depth);
 void dz_env_push(dz_env *e, acc_node *n);
+/* A pool term scalar code may read whose element type has a leaf of type
+ * sc (any when sc is 0); never one that may fail where failing is not
+ * allowed.  NULL when there is none. */
+const dz_term *dz_readable(dz_gen *s, acc_scalar sc);
 
 /* ---- gen_produce.c / gen_consume.c: the operations ---- */
 

@@ -278,6 +278,67 @@ static int op_unit(dz_gen *s, dz_term *out)
     return 1;
 }
 
+/* map f xs as an output of its own, f's result a raw division, shift or
+ * read of guarded operands: every element is demanded and the operation
+ * that may fail is the value itself, so no dead-code elimination may drop
+ * its check, and runtime errors are compared even where bug (b)'s
+ * patterns are left out. */
+static int op_checked(dz_gen *s, dz_term *out)
+{
+    static const acc_primop div[4] = {ACC_OP_QUOT, ACC_OP_REM, ACC_OP_DIV,
+                                      ACC_OP_MOD};
+    const dz_term *x = dz_pick(s, ANY_RANK);
+    const acc_type *e = dz_elem(x->n);
+    acc_node *p = dz_param(s, e), *v;
+    dz_env env = {.n = 0, .reads = 1};
+    dz_env_push(&env, p);
+    int no_fail = s->no_fail;
+    s->no_fail = 1;
+    acc_scalar sc;
+    do
+        sc = dz_any_scalar(&s->rng);
+    while (!dz_is_int(sc));
+    const acc_type *st = dz_scalar_type(sc);
+    const dz_term *t = NULL;
+    switch (dz_rnd(&s->rng, 3)) {
+    case 0:
+        v = acc_binop(s->g, div[dz_rnd(&s->rng, 4)], dz_expr(s, &env, st, 2),
+                      dz_expr(s, &env, st, 2));
+        dz_mark(s, DZ_C_DIVISION);
+        break;
+    case 1:
+        v = acc_binop(s->g, dz_chance(&s->rng, 1, 2) ? ACC_OP_SHIFTL : ACC_OP_SHIFTR,
+                      dz_expr(s, &env, st, 2), dz_expr(s, &env, st, 2));
+        dz_mark(s, DZ_C_SHIFT);
+        break;
+    default:
+        /* a read of a fused producer is bug (b)'s pattern */
+        for (int tries = 0; tries < 4; tries++) {
+            t = dz_readable(s, 0);
+            if (t && !((t->flags & DZ_T_PRODUCER) &&
+                       (s->opt->avoid & DZ_AVOID_UNCHECKED)))
+                break;
+            t = NULL;
+        }
+        if (!t || t->rank == 0) {
+            v = acc_binop(s->g, ACC_OP_QUOT, dz_expr(s, &env, st, 2),
+                          dz_expr(s, &env, st, 2));
+            break;
+        }
+        acc_node *c[ACC_MAX_RANK];
+        for (int d = 0; d < t->rank; d++)
+            c[d] = dz_expr(s, &env, dz_scalar_type(ACC_I64), 2);
+        v = acc_read(s->g, t->n, acc_index(s->g, (size_t)t->rank, c));
+        dz_mark(s, DZ_C_READ);
+        break;
+    }
+    s->no_fail = no_fail;
+    dz_add_output(s, acc_map(s->g, dz_lam1(s, p, v), x->n), DZ_CMP_EXACT, NULL);
+    dz_mark(s, DZ_C_CHECKED);
+    out->n = NULL;
+    return 1;
+}
+
 /* ---- known bugs' patterns ------------------------------------------------------ */
 
 /* let ys = <producer> in generate sh (\ix -> h (ys ! f ix)), f ix possibly
@@ -388,5 +449,6 @@ const dz_op dz_producers[] = {
     {DZ_C_UNIT, 1, op_unit},
     {DZ_C_FUSED_READ, 2, op_fused_read},
     {DZ_C_EXTENT, 3, op_extent},
+    {DZ_C_CHECKED, 2, op_checked},
 };
 const size_t dz_n_producers = sizeof dz_producers / sizeof *dz_producers;

@@ -31,6 +31,7 @@ static const char *const class_names[DZ_N_CLASSES] = {
     [DZ_C_WIDEN_FOLD] = "widen-fold", [DZ_C_FUSED_READ] = "fused-read",
     [DZ_C_EXTENT] = "extent", [DZ_C_FILTER] = "filter",
     [DZ_C_TUPLE] = "tuple", [DZ_C_REASSOC] = "reassoc",
+    [DZ_C_CHECKED] = "checked",
 };
 
 const char *dz_class_name(dz_class c)

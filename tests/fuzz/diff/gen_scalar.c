@@ -331,7 +331,7 @@ static acc_node *p_while(dz_gen *s, dz_env *e, acc_scalar sc, int depth)
 }
 
 /* A pool term whose element type has a leaf of type sc (or any, sc = 0). */
-static const dz_term *readable(dz_gen *s, acc_scalar sc)
+const dz_term *dz_readable(dz_gen *s, acc_scalar sc)
 {
     int at = s->n_pool ? (int)dz_rnd(&s->rng, (uint32_t)s->n_pool) : 0;
     for (int i = 0; i < s->n_pool; i++) {
@@ -370,7 +370,7 @@ acc_node *dz_safe_read(dz_gen *s, dz_env *e, acc_node *xs, int rank,
  * allowed) raw, possibly out of range. */
 static acc_node *p_read(dz_gen *s, dz_env *e, acc_scalar sc, int depth)
 {
-    const dz_term *t = e->reads ? readable(s, sc) : NULL;
+    const dz_term *t = e->reads ? dz_readable(s, sc) : NULL;
     if (!t)
         return NULL;
     const acc_type *el = dz_elem(t->n);
@@ -399,7 +399,7 @@ static acc_node *p_read(dz_gen *s, dz_env *e, acc_scalar sc, int depth)
 static acc_node *p_size(dz_gen *s, dz_env *e, acc_scalar sc, int depth)
 {
     (void)depth;
-    const dz_term *t = sc == ACC_I64 && e->reads ? readable(s, 0) : NULL;
+    const dz_term *t = sc == ACC_I64 && e->reads ? dz_readable(s, 0) : NULL;
     if (!t)
         return NULL;
     if (t->rank == 0 || dz_chance(&s->rng, 1, 3))
