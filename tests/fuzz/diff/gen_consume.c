@@ -128,13 +128,14 @@ static int op_scan_seg(dz_gen *s, dz_term *out)
 
 /* ---- permutations ------------------------------------------------------------- */
 
-/* Defaults of rank rt (0..2) holding z: a fill of a small or data-sized
- * shape. */
+/* Defaults of rank rt (0..2) holding z: a fill of a small shape, the
+ * outermost extent sometimes data-sized (never two: N^2 cells for N =
+ * 65537 would not fit in memory). */
 static acc_node *defaults(dz_gen *s, int rt, acc_node *z)
 {
     acc_node *c[2];
     for (int d = 0; d < rt; d++)
-        c[d] = dz_chance(&s->rng, 1, 3)
+        c[d] = dz_chance(&s->rng, 1, 3) && d == 0
                    ? acc_get(s->g, acc_shape(s->g, s->indices), 0)
                    : dz_i64(s, 1 + (int64_t)dz_rnd(&s->rng, 9));
     return acc_fill(s->g, acc_index(s->g, (size_t)rt, c), z);
