@@ -20,9 +20,9 @@ list(FILTER ACC_DIFF_SOURCES EXCLUDE REGEX "/(test_[^/]*|fuzz_diff)\\.c$")
 if(DEFINED ACC_DIFF_FUZZ_SEEDS)
   set(_acc_diff_seeds ${ACC_DIFF_FUZZ_SEEDS})
 elseif(ACC_SANITIZE)
-  set(_acc_diff_seeds 12)
+  set(_acc_diff_seeds 16)
 else()
-  set(_acc_diff_seeds 40)
+  set(_acc_diff_seeds 60)
 endif()
 
 # The .npy writer of the accel tool, for the reproducer's files.

@@ -26,7 +26,7 @@ static size_t slice_seeds(void)
 {
     const char *env = getenv("ACC_DIFF_FUZZ_SEEDS");
     long n = env ? atol(env) : 0;
-    return n > 0 ? (size_t)n : 40;
+    return n > 0 ? (size_t)n : 60;
 }
 
 static dz_batch batch(void)
