@@ -25,9 +25,14 @@ else()
   set(_acc_diff_seeds 60)
 endif()
 
-# The .npy writer of the accel tool, for the reproducer's files.
-add_library(accel_diff_fuzz STATIC ${ACC_DIFF_SOURCES}
-            "${PROJECT_SOURCE_DIR}/tools/accel/npy.c")
+# The .npy writer of the accel tool, for the reproducer's files, with the
+# tool's modules it uses where they exist (atomic output files, messages).
+foreach(m npy outfile escape)
+  if(EXISTS "${PROJECT_SOURCE_DIR}/tools/accel/${m}.c")
+    list(APPEND ACC_DIFF_SOURCES "${PROJECT_SOURCE_DIR}/tools/accel/${m}.c")
+  endif()
+endforeach()
+add_library(accel_diff_fuzz STATIC ${ACC_DIFF_SOURCES})
 target_include_directories(accel_diff_fuzz PUBLIC
   "${PROJECT_SOURCE_DIR}/tests/fuzz/diff")
 target_compile_definitions(accel_diff_fuzz PRIVATE ${ACC_POSIX_DEFS})
