@@ -52,7 +52,7 @@ int dz_class_of(const char *name)
 void dz_options_default(dz_options *o)
 {
     memset(o, 0, sizeof *o);
-    o->avoid = DZ_AVOID_ALL;
+    o->avoid = DZ_AVOID_OPEN;
     o->n_data = 4;
     o->nvrtc = 1;
     o->cuda = 1;

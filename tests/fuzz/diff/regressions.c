@@ -26,22 +26,25 @@ const dz_regression dz_regressions[] = {
      "permute'-over-expand kernel whose get returns a component of its "
      "element: the C compiler refused the kernel "
      "(core/codegen/kernel_permute.c; e2e.test_cpu_expand_leaves)"},
-    /* open: the known bugs of issue 14, and others found here */
-    {10, NOT_A, "widen-fold", "fix-miscompile",
-     "(a) fold (+) of u8 widened to i64 over rows of 63: wrong sum on cpu"},
-    {3, NOT_B, "fused-read", "fix-bounds",
+    {10, NOT_A, "widen-fold", NULL,
+     "(a) fold (+) of u8 widened to i64 over rows of 63: wrong sum on cpu "
+     "(fixed by fix-miscompile)"},
+    {3, NOT_B, "fused-read", NULL,
      "(b) a read of a fused producer outside it: unchecked on cpu, which "
-     "runs where the interpreter reports the read out of bounds"},
-    {17, NOT_B, "fused-read", "fix-bounds",
-     "(b) strict program: fusion drops the check of a read outside a "
-     "fused producer, on the interpreter too (the unfused program fails)"},
-    {90, NOT_B, NULL, "fix-bounds",
+     "ran where the interpreter reports the read out of bounds (fixed by "
+     "fix-bounds)"},
+    {17, NOT_B, "fused-read", NULL,
+     "(b) strict program: fusion dropped the check of a read outside a "
+     "fused producer, on the interpreter too (fixed by fix-bounds)"},
+    {90, NOT_B, NULL, NULL,
      "(b) cpu dead-code elimination: shiftL by -61 in a tuple component "
-     "nothing uses is not evaluated; the interpreter fails"},
-    {7, NOT_C, "extent", "fix-miscompile",
-     "(c) scanl over 2^63-2 elements: cpu reports the out-of-memory of "
-     "scanl's n+1 elements, the interpreter the generate's n (for n = "
-     "2^63-1, cpu's n+1 overflows to a negative extent)"},
+     "nothing uses was not evaluated (fixed by fix-bounds)"},
+    /* open */
+    {7, NOT_C, "extent", "unassigned (the interpreter's order of allocation)",
+     "(c) scanl over a generate of 2^63-2 elements: cpu reports the "
+     "out-of-memory of scanl's n+1 elements, the interpreter that of the "
+     "embedded generate's n, which it makes an array first (the overflow "
+     "of n+1 for n = 2^63-1 is fixed by fix-miscompile)"},
     {521, NOT_D, NULL, "unassigned (cpu toolchain flags)",
      "(d) sinh of an f32 constant, folded by gcc when it compiles the "
      "kernel (correctly rounded), differs from glibc's sinhf by 1 ulp"},
