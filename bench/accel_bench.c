@@ -522,6 +522,7 @@ static acc_context *new_context(const bench *b, const char *cache_dir)
     acc_context_options_init(&o);
     o.num_threads = b->threads;
     o.cache_dir = cache_dir;
+    o.plugins = "none"; /* accel's own code; plugin rows load theirs */
     acc_context *ctx = NULL;
     if (acc_context_create(&o, &ctx) != ACC_OK) {
         fprintf(stderr, "accel_bench: %s\n", acc_last_error());

@@ -48,3 +48,26 @@ foreach(group basic npy errors programs outputs)
     WORKING_DIRECTORY "${PROJECT_BINARY_DIR}")
   acc_test_properties(cli.${group} LABELS cli SKIP_RETURN_CODE 77)
 endforeach()
+
+# The Accelerate programs ported to the text language (examples/accelerate/,
+# docs/ACCELERATE.md): each run by its check.py against a reference, on the
+# interpreter and on the CPU backend (kernel cache inside the build folder).
+file(GLOB ACC_ACCELERATE_EXAMPLES CONFIGURE_DEPENDS
+     "${PROJECT_SOURCE_DIR}/examples/accelerate/*.acc")
+list(SORT ACC_ACCELERATE_EXAMPLES)
+foreach(src IN LISTS ACC_ACCELERATE_EXAMPLES)
+  get_filename_component(name "${src}" NAME_WE)
+  foreach(backend interp cpu)
+    set(test examples.accelerate.${name}.${backend})
+    add_test(NAME ${test}
+      COMMAND "${ACC_PYTHON3}" "${PROJECT_SOURCE_DIR}/examples/accelerate/check.py"
+              "$<TARGET_FILE:accel_cli>" ${backend} ${name}
+      WORKING_DIRECTORY "${PROJECT_BINARY_DIR}")
+    acc_test_properties(${test} LABELS examples SKIP_RETURN_CODE 77)
+    set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT
+      "XDG_CACHE_HOME=${PROJECT_BINARY_DIR}/test-kernel-cache")
+    if(backend STREQUAL "cpu")
+      set_property(TEST ${test} APPEND PROPERTY LABELS cpu)
+    endif()
+  endforeach()
+endforeach()

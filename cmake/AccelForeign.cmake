@@ -9,8 +9,12 @@
 
 set(ACC_PLUGIN_BUILD_DIR "${PROJECT_BINARY_DIR}/plugins")
 set(ACC_PLUGIN_INSTALL_SUBDIR "${CMAKE_INSTALL_LIBDIR}/accel/plugins")
+# The library finds LIBDIR/accel/plugins next to its own file; the
+# configured folder is only the answer when that fails.  Code running from
+# this build tree also searches ACC_PLUGIN_BUILD_DIR (foreign/plugin.c).
 target_compile_definitions(accel_objects PRIVATE
-  ACC_PLUGIN_INSTALL_DIR="${CMAKE_INSTALL_FULL_LIBDIR}/accel/plugins")
+  ACC_PLUGIN_INSTALL_DIR="${CMAKE_INSTALL_FULL_LIBDIR}/accel/plugins"
+  ACC_BUILD_TREE="${PROJECT_BINARY_DIR}")
 
 # acc_add_plugin(NAME SOURCES...): plugins/NAME as accel_NAME.so.
 function(acc_add_plugin name)

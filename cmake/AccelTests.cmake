@@ -154,3 +154,22 @@ add_test(NAME abi.install_consumers
 acc_test_properties(abi.install_consumers LABELS abi)
 set_tests_properties(abi.install_consumers PROPERTIES ENVIRONMENT
   "CC=${CMAKE_C_COMPILER};ACC_CONSUMER_FLAGS=${ACC_CONSUMER_FLAGS};${ACC_TEST_ENV}")
+
+# --- DLPack (tests/abi/test_dlpack.c, tests/abi/dlpack_numpy.py) --------------
+# The legacy DLPack structs of accel.h are checked against Debian's
+# dlpack.h (libdlpack-dev, installed by tools/bootstrap.sh) when it is
+# there; numpy hands arrays to the library through ctypes (not under the
+# sanitizers: python cannot load an instrumented libaccel.so).
+find_path(ACC_DLPACK_INCLUDE_DIR dlpack/dlpack.h)
+if(TARGET test_abi_test_dlpack AND ACC_DLPACK_INCLUDE_DIR)
+  target_include_directories(test_abi_test_dlpack SYSTEM PRIVATE
+    "${ACC_DLPACK_INCLUDE_DIR}")
+  target_compile_definitions(test_abi_test_dlpack PRIVATE ACC_HAVE_DLPACK_H)
+endif()
+find_program(ACC_PYTHON3 NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+if(ACC_PYTHON3 AND NOT ACC_SANITIZE)
+  add_test(NAME abi.dlpack_numpy
+    COMMAND "${ACC_PYTHON3}" "${ACC_TESTS_DIR}/abi/dlpack_numpy.py"
+            "$<TARGET_FILE:accel>")
+  acc_test_properties(abi.dlpack_numpy LABELS abi SKIP_RETURN_CODE 77)
+endif()

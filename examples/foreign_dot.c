@@ -5,13 +5,16 @@
  *
  * acc_dot builds a foreign node whose fallback is the array code
  * fold (+) 0 (zipWith (*) xs ys).  The program is compiled twice: in a
- * context without plugins (the fallback runs), and in one that loaded the
- * cblas plugin (OpenBLAS's ddot runs), both on the backend `auto` picks.
- * Each prints the backend, which implementation was used (from the plan),
- * the result and the median time of a few runs; both results must agree.  The plugin is looked up in
- * $ACC_PLUGIN_PATH (`make demo` points it at build/plugins) and the install
- * folder.  Exits non-zero on failure; a missing plugin is reported, not a
- * failure.
+ * context that loads no plugin (option plugins = "none": the fallback
+ * runs), and in one that loaded the cblas plugin (OpenBLAS's ddot runs),
+ * both on the backend `auto` picks.  (A context with the default options
+ * would load cblas by itself when it compiles the foreign node; loading
+ * it by name shows the call.)  Each prints the backend, which
+ * implementation was used (from the plan), the result and the median time
+ * of a few runs; both results must agree.  The plugin is looked up in
+ * $ACC_PLUGIN_PATH, the install folder next to libaccel and, run from the
+ * build tree, build/plugins.  Exits non-zero on failure; a missing plugin
+ * is reported, not a failure.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -109,8 +112,11 @@ static int demo(const double *x, const double *y)
     acc_backend backend = ACC_BACKEND_AUTO;
     double a = 0, b = 0;
     int rc = 1;
-    if (acc_context_create(NULL, &plain) != ACC_OK ||
-        acc_context_create(NULL, &blas) != ACC_OK)
+    acc_context_options none;
+    acc_context_options_init(&none);
+    none.plugins = "none";
+    if (acc_context_create(&none, &plain) != ACC_OK ||
+        acc_context_create(&none, &blas) != ACC_OK)
         return failed("acc_context_create");
     acc_context_backend(plain, &backend);
     printf("backend in use: %s\n", acc_backend_name(backend));

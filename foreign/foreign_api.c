@@ -4,6 +4,7 @@
  * the context at the boundary and records the first error on it.
  */
 #include "abi/src/context.h"
+#include "foreign/autoload.h"
 #include "foreign/cfunc.h"
 #include "foreign/plugin.h"
 #include "foreign/registry.h"
@@ -64,6 +65,28 @@ acc_status acc_plugin_load(acc_context *ctx, const char *path_or_name)
     else
         reg_load_plugin(ctx->foreign, path_or_name, ctx->plugin_path, &d);
     return finish(ctx, &d);
+}
+
+acc_status acc_plugin_status(acc_context *ctx, char **text)
+{
+    static const char fn[] = "acc_plugin_status";
+    if (text)
+        *text = NULL;
+    if (!handle_is_live(ctx, HANDLE_CONTEXT))
+        return api_bad_handle(ctx, HANDLE_CONTEXT, fn);
+    if (!text)
+        return api_fail(&ctx->error, ACC_ERR_INVALID_ARGUMENT, "%s: text is "
+                        "NULL", fn);
+    strbuf b = {0};
+    reg_autoload_describe(ctx, &b);
+    sb_puts(&b, "");
+    if (b.failed || !b.text) {
+        sb_free(&b);
+        return api_fail(&ctx->error, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of "
+                        "host memory", fn);
+    }
+    *text = b.text;
+    return ACC_OK;
 }
 
 acc_status acc_register_c_function(acc_context *ctx, const char *name,

@@ -3,10 +3,19 @@
  * entry with a registrar, and keep what it registered only when the entry
  * succeeded.  Every failure names the file (or the folders searched) and
  * what dlopen/dlsym said.
+ *
+ * A name is looked up in the context's plugin_path, then $ACC_PLUGIN_PATH,
+ * then the plugins folder installed next to the library (LIBDIR/accel/
+ * plugins, found from libaccel's own file with dladdr, so a moved install
+ * still finds its plugins), then, when the code runs from the build tree
+ * it was built in, that tree's plugins/ (so `make` is enough).
  */
+#define _GNU_SOURCE /* dladdr */
 #include "foreign/plugin.h"
 
 #include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +25,62 @@
 #define ACC_PLUGIN_INSTALL_DIR "/usr/local/lib/accel/plugins"
 #endif
 
-enum { PATH_MAX_LEN = 1024 };
+enum { PATH_MAX_LEN = REG_PLUGIN_PATH_MAX };
+
+/* ---- where accel's own plugins are -------------------------------------- */
+
+/* Folders found once per process from the file accel's code is in. */
+static struct {
+    pthread_once_t once;
+    char install[PATH_MAX + 32]; /* DIR/accel/plugins of libaccel's DIR     */
+    char build[PATH_MAX + 32];   /* BUILD/plugins, or "" outside the tree   */
+} own = {PTHREAD_ONCE_INIT, "", ""};
+
+/* Whether `path` is inside folder `dir` (both canonical). */
+static int inside(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    return n > 0 && strncmp(path, dir, n) == 0 && path[n] == '/';
+}
+
+static void find_own_folders(void)
+{
+    static const char anchor = 0; /* any address inside accel's code */
+    char file[PATH_MAX], tree[PATH_MAX];
+    Dl_info info;
+    int found = dladdr(&anchor, &info) && info.dli_fname &&
+                realpath(info.dli_fname, file);
+    char *slash = found ? strrchr(file, '/') : NULL;
+    if (slash) {
+        *slash = '\0';
+        snprintf(own.install, sizeof own.install, "%s/accel/plugins",
+                 slash == file ? "" : file);
+        *slash = '/';
+    } else {
+        snprintf(own.install, sizeof own.install, "%s",
+                 ACC_PLUGIN_INSTALL_DIR);
+    }
+#ifdef ACC_BUILD_TREE
+    if (slash && realpath(ACC_BUILD_TREE, tree) && inside(file, tree))
+        snprintf(own.build, sizeof own.build, "%s/plugins", tree);
+#else
+    (void)tree;
+#endif
+}
+
+const char *reg_plugin_install_dir(void)
+{
+    pthread_once(&own.once, find_own_folders);
+    return own.install;
+}
+
+const char *reg_plugin_build_dir(void)
+{
+    pthread_once(&own.once, find_own_folders);
+    return own.build;
+}
+
+/* ---- finding a plugin by name ------------------------------------------- */
 
 /* The file name a plugin called `name` has: NAME itself when it ends in
  * ".so", accel_NAME.so otherwise. */
@@ -48,22 +112,27 @@ static int search_list(const char *list, const char *file, char *found,
     return 0;
 }
 
-static acc_status locate(const char *name, const char *config_path,
-                         char *found, diag *d)
+acc_status reg_locate_plugin(const char *name, const char *config_path,
+                             char *found, diag *d)
 {
     char file[256];
     strbuf tried = {0};
     file_name(name, file, sizeof file);
     const char *env = getenv("ACC_PLUGIN_PATH");
-    int ok = search_list(env, file, found, &tried) ||
-             search_list(config_path, file, found, &tried) ||
-             search_list(ACC_PLUGIN_INSTALL_DIR, file, found, &tried);
+    const char *install = reg_plugin_install_dir();
+    const char *build = reg_plugin_build_dir();
+    int ok = search_list(config_path, file, found, &tried) ||
+             search_list(env, file, found, &tried) ||
+             search_list(install, file, found, &tried) ||
+             search_list(build, file, found, &tried);
     if (!ok)
         diag_fail(d, ACC_ERR_PLUGIN, "acc_plugin_load: plugin '%s' not found: "
-                  "no %s in the folders searched (ACC_PLUGIN_PATH=%s, "
-                  "plugin_path=%s, install folder %s): %s", name, file,
-                  env ? env : "(unset)", config_path ? config_path : "(unset)",
-                  ACC_PLUGIN_INSTALL_DIR, tried.len ? tried.text : "(none)");
+                  "no %s in the folders searched (plugin_path=%s, "
+                  "ACC_PLUGIN_PATH=%s, install folder %s%s%s): %s", name,
+                  file, config_path ? config_path : "(unset)",
+                  env ? env : "(unset)", install,
+                  build[0] ? ", build tree " : "", build,
+                  tried.len ? tried.text : "(none)");
     sb_free(&tried);
     return d->status;
 }
@@ -168,7 +237,7 @@ acc_status reg_load_plugin(reg_registry *r, const char *path_or_name,
     char found[PATH_MAX_LEN];
     const char *path = path_or_name;
     if (!strchr(path_or_name, '/')) {
-        if (locate(path_or_name, config_path, found, d) != ACC_OK)
+        if (reg_locate_plugin(path_or_name, config_path, found, d) != ACC_OK)
             return d->status;
         path = found;
     } else if (access(path, F_OK) != 0) {

@@ -4,6 +4,7 @@
  */
 #include "foreign/resolve.h"
 
+#include "foreign/autoload.h"
 #include "foreign/cfunc.h"
 #include "foreign/registry.h"
 
@@ -157,8 +158,10 @@ static int create_state(ir_node *n, const reg_impl *e, query_store *s,
     return 0;
 }
 
+/* `note`: why a built-in plugin that would implement the node is not
+ * loaded, or "". */
 static void describe(char *out, const ir_node *n, const reg_impl *e,
-                     acc_backend backend, const char *why)
+                     acc_backend backend, const char *why, const char *note)
 {
     if (e)
         snprintf(out, REASON_MAX, "%s (%s, priority %d)", e->api.impl_name,
@@ -167,17 +170,19 @@ static void describe(char *out, const ir_node *n, const reg_impl *e,
         snprintf(out, REASON_MAX, "fallback: %s", why);
     else
         snprintf(out, REASON_MAX, "fallback: no implementation of '%s' is "
-                 "registered for backend %s", n->u.foreign.name,
-                 acc_backend_name(backend));
+                 "registered for backend %s%s%s%s", n->u.foreign.name,
+                 acc_backend_name(backend), note[0] ? " (" : "", note,
+                 note[0] ? ")" : "");
 }
 
 static int resolve_node(resolver *r, ir_node *n)
 {
-    char why[REASON_MAX] = "", text[REASON_MAX];
+    char why[REASON_MAX] = "", text[REASON_MAX], note[REASON_MAX] = "";
     acc_backend backend = r->ctx->backend;
     reg_registry *reg = r->ctx->foreign;
     const reg_impl *e = NULL;
     query_store s;
+    reg_autoload_ensure(r->ctx); /* the default plugins, on first need */
     pthread_mutex_lock(&reg->lock);
     if (n->op == IR_FOREIGN_EXP) {
         e = choose_scalar(reg, n, backend, why);
@@ -187,7 +192,10 @@ static int resolve_node(resolver *r, ir_node *n)
         e = NULL;
     }
     pthread_mutex_unlock(&reg->lock);
-    describe(text, n, e, backend, why);
+    if (!e && !why[0])
+        reg_autoload_note(r->ctx, n->u.foreign.name, backend, note,
+                          sizeof note);
+    describe(text, n, e, backend, why, note);
     n->u.foreign.impl = e;
     n->u.foreign.name = arena_text(r->p, n->u.foreign.name);
     n->u.foreign.reason = arena_text(r->p, text);

@@ -13,6 +13,7 @@ packages=(
     python3-numpy         # .npy files for the accel tool's tests and demo
     libopenblas-dev       # the cblas plugin (plugins/cblas)
     libfftw3-dev          # the fftw plugin (plugins/fftw)
+    libdlpack-dev         # dlpack.h, to check accel.h's DLPack structs
 )
 
 installed() {

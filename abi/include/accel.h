@@ -125,8 +125,8 @@ typedef struct acc_context_options {
      * per element.  0 (the default) never duplicates work.  The plan counts
      * the producers duplicated. */
     int32_t fusion_duplicate_max_ops;
-    /* Folders searched by acc_plugin_load after $ACC_PLUGIN_PATH, separated
-     * by ':'; NULL for none.  Copied. */
+    /* Folders searched first by acc_plugin_load (before $ACC_PLUGIN_PATH),
+     * separated by ':'; NULL for none.  Copied. */
     const char *plugin_path;
     /* The CUDA device (ordinal, 0 = the first) the cuda backend runs on;
      * device-memory arrays given to its programs must be on it. */
@@ -137,10 +137,21 @@ typedef struct acc_context_options {
      * check point past it stops with ACC_ERR_TIMEOUT (see "Execution
      * handles").  Negative or NaN: ACC_ERR_INVALID_ARGUMENT. */
     double run_deadline_seconds;
+    /* The plugins the context loads by itself, the first time a foreign
+     * node is compiled (see acc_plugin_status): NULL takes $ACC_PLUGINS
+     * (read when the context is created), and when that is unset or empty
+     * the default, the built-in plugins that serve the context's backend
+     * (cblas and fftw on interp and cpu, cublas and cufft on cuda) that
+     * are found; "none" loads nothing; otherwise a ','-separated list of
+     * plugin names or paths (as acc_plugin_load takes), where "builtin"
+     * stands for the default set.  A plugin that fails to load is
+     * reported by acc_plugin_status and in the plans, never an error.
+     * Copied. */
+    const char *plugins;
 } acc_context_options;
 
 /* Fills *options with the defaults (AUTO, 0 threads, NULL cache dir,
- * CUDA device 0, no run deadline) and sets struct_size. */
+ * CUDA device 0, no run deadline, NULL plugins) and sets struct_size. */
 ACC_API void acc_context_options_init(acc_context_options *options);
 
 /* Creates a context.  `options` may be NULL for the defaults.  Asking for a
@@ -319,6 +330,147 @@ ACC_API int64_t acc_array_size(const acc_array *array);
 /* Releases the buffers of a library-owned array and resets its data
  * pointers to NULL.  Does nothing for borrowed arrays or NULL. */
 ACC_API void acc_array_release(acc_array *array);
+
+/* ------------------------------------------------------------------------
+ * DLPack: arrays exchanged with numpy, PyTorch, JAX, CuPy, DLPack.jl,
+ * dlpark and every other DLPack library without a copy (docs/ABI.md,
+ * "DLPack").
+ *
+ * The structs are DLPack's own (dlpack.h: DLDevice, DLDataType, DLTensor,
+ * the legacy DLManagedTensor of DLPack 0.x and the DLManagedTensorVersioned
+ * of DLPack 1.x), declared here under accel's names with exactly their
+ * layout, so a pointer to one is a pointer to the other.  An array with
+ * one buffer (a scalar element type) is one tensor: its element type is
+ * the tensor's dtype, its rank ndim, its extents shape.
+ * ------------------------------------------------------------------------ */
+
+/* DLDeviceType values accel knows (DLPack's numbers). */
+typedef enum acc_dl_device_type {
+    ACC_DL_CPU = 1,           /* host memory                               */
+    ACC_DL_CUDA = 2,          /* CUDA device memory                        */
+    ACC_DL_CUDA_HOST = 3,     /* pinned host memory (cudaMallocHost)       */
+    ACC_DL_CUDA_MANAGED = 13  /* CUDA managed memory (cudaMallocManaged)   */
+} acc_dl_device_type;
+
+/* DLDataTypeCode values (DLPack's numbers). */
+typedef enum acc_dl_type_code {
+    ACC_DL_INT = 0,
+    ACC_DL_UINT = 1,
+    ACC_DL_FLOAT = 2,
+    ACC_DL_OPAQUE_HANDLE = 3,
+    ACC_DL_BFLOAT = 4,
+    ACC_DL_COMPLEX = 5,
+    ACC_DL_BOOL = 6
+} acc_dl_type_code;
+
+typedef struct acc_dl_device {   /* DLDevice */
+    int32_t device_type;         /* an acc_dl_device_type (DLDeviceType) */
+    int32_t device_id;
+} acc_dl_device;
+
+typedef struct acc_dl_data_type { /* DLDataType */
+    uint8_t code;                 /* an acc_dl_type_code                 */
+    uint8_t bits;
+    uint16_t lanes;
+} acc_dl_data_type;
+
+typedef struct acc_dl_tensor {   /* DLTensor */
+    void *data;
+    acc_dl_device device;
+    int32_t ndim;
+    acc_dl_data_type dtype;
+    int64_t *shape;               /* ndim extents                        */
+    int64_t *strides;             /* ndim strides in elements, or NULL:
+                                     compact row-major                   */
+    uint64_t byte_offset;         /* the first element is at data + this */
+} acc_dl_tensor;
+
+typedef struct acc_dl_managed_tensor { /* DLManagedTensor (legacy, 0.x) */
+    acc_dl_tensor dl_tensor;
+    void *manager_ctx;
+    /* Releases the tensor; called once by its consumer; may be NULL. */
+    void (*deleter)(struct acc_dl_managed_tensor *self);
+} acc_dl_managed_tensor;
+
+typedef struct acc_dl_version {  /* DLPackVersion */
+    uint32_t major;
+    uint32_t minor;
+} acc_dl_version;
+
+/* The DLPack major version whose layout accel reads and writes, and the
+ * version accel's exported tensors state. */
+#define ACC_DL_MAJOR_VERSION 1u
+#define ACC_DL_MINOR_VERSION 0u
+/* Flags of a versioned tensor (DLPACK_FLAG_BITMASK_READ_ONLY, _IS_COPIED). */
+#define ACC_DL_FLAG_READ_ONLY ((uint64_t)1)
+#define ACC_DL_FLAG_IS_COPIED ((uint64_t)2)
+
+typedef struct acc_dl_managed_tensor_versioned { /* DLManagedTensorVersioned */
+    acc_dl_version version;
+    void *manager_ctx;
+    void (*deleter)(struct acc_dl_managed_tensor_versioned *self);
+    uint64_t flags;
+    acc_dl_tensor dl_tensor;
+} acc_dl_managed_tensor_versioned;
+
+/* Describes a DLPack tensor as an array, without copying it: on success
+ * *out has the tensor's element type (a scalar), rank (ndim) and extents
+ * (shape), data[0] = data + byte_offset, memory ACC_MEMORY_HOST for
+ * ACC_DL_CPU, ACC_DL_CUDA_HOST and ACC_DL_CUDA_MANAGED tensors and
+ * ACC_MEMORY_CUDA_DEVICE (device = device_id) for ACC_DL_CUDA ones, and
+ * ownership ACC_OWNERSHIP_LIBRARY: accel owns the tensor from then on,
+ * and acc_array_release(out) calls its deleter, exactly once (from any
+ * thread; no context is involved).  Give the descriptor to acc_run as an
+ * input, or as an output to be written (not when the tensor of a
+ * versioned import has ACC_DL_FLAG_READ_ONLY: accel does not keep the
+ * flag, its caller must honour it).
+ *
+ * A tensor accel cannot take as it is fails with ACC_ERR_UNSUPPORTED and
+ * a message saying which and why, so that the caller can decide to copy:
+ * strides that are not compact row-major (dimensions of extent 1, and
+ * empty arrays, may have any stride), data + byte_offset not aligned to
+ * the element size, element types accel lacks (float16, bfloat16,
+ * complex, vector lanes, other codes or widths), more than ACC_MAX_RANK
+ * dimensions, devices other than the CPU and CUDA ones above.  A tensor
+ * that is malformed (NULL shape, a negative extent, NULL data with
+ * elements) fails with ACC_ERR_INVALID_ARGUMENT, NULL arguments too.  On
+ * failure *out is zeroed (struct_size set) and the tensor is still the
+ * caller's: the deleter was not called. */
+ACC_API acc_status acc_array_from_dlpack(acc_dl_managed_tensor *tensor,
+                                         acc_array *out);
+/* The same for a DLPack 1.x tensor.  A major version other than
+ * ACC_DL_MAJOR_VERSION fails with ACC_ERR_ABI_MISMATCH naming it (DLPack
+ * says its deleter may still be called; that is the caller's to do). */
+ACC_API acc_status acc_array_from_dlpack_versioned(
+    acc_dl_managed_tensor_versioned *tensor, acc_array *out);
+
+/* Describes an array as a DLPack tensor, without copying it: data is
+ * array->data[0] (byte_offset 0), shape its extents, strides the compact
+ * row-major ones (never NULL), the device ACC_DL_CPU (host memory) or
+ * ACC_DL_CUDA with the array's device.  *out is allocated by accel; its
+ * deleter frees it, may be called from any thread, also after the
+ * context is gone, and must be called exactly once (by the consumer).
+ *  - A library-owned array (an output acc_run allocated, or an imported
+ *    DLPack tensor) moves into the tensor: the deleter releases it, and
+ *    *array is reset to an empty borrowed descriptor (acc_array_release
+ *    on it does nothing).  Re-exporting an imported tensor gives the
+ *    same data pointer, and the deleter then calls the original deleter.
+ *  - A borrowed array stays the caller's: the tensor refers to its
+ *    buffer, which must outlive the tensor.
+ * Only arrays of one buffer (a scalar element type) can be exported; a
+ * tuple array fails with ACC_ERR_UNSUPPORTED (export its components'
+ * arrays from a program that returns them apart).  NULL arguments, or a
+ * descriptor without a type, with a bad rank or extent, or without a
+ * buffer (unless empty), fail with ACC_ERR_INVALID_ARGUMENT; out of
+ * memory with ACC_ERR_OUT_OF_HOST_MEMORY.  On failure *out is NULL and
+ * *array unchanged. */
+ACC_API acc_status acc_array_to_dlpack(acc_array *array,
+                                       acc_dl_managed_tensor **out);
+/* The same as a DLPack 1.x tensor: version ACC_DL_MAJOR_VERSION.
+ * ACC_DL_MINOR_VERSION; flags 0, or ACC_DL_FLAG_READ_ONLY when the array
+ * is an imported versioned tensor that had it. */
+ACC_API acc_status acc_array_to_dlpack_versioned(
+    acc_array *array, acc_dl_managed_tensor_versioned **out);
 
 /* ------------------------------------------------------------------------
  * Graphs and the builder
@@ -529,9 +681,12 @@ ACC_API acc_node *acc_slice(acc_graph *g, acc_node *xs, size_t n,
                             acc_node *const *spec);
 
 /* --- segmented reductions (LANGUAGE.md §3.2) ---------------------------------
- * seg is a Vector i64.  The innermost dimension of the result has one
- * element per segment; outer dimensions are kept (every row uses the same
- * segments).  When the innermost extent exceeds the sum of the lengths,
+ * seg is a vector of any integer type (i8 .. i64, u8 .. u64; e.g. the
+ * int32 indptr of numpy or CSR code as well as i64); a builder error
+ * (ACC_ERR_TYPE) otherwise.  A negative length or a u64 entry beyond
+ * 2^63-1 is a runtime ACC_ERR_RUNTIME naming the operation and the
+ * segment.  The innermost dimension of the result has one element per
+ * segment; outer dimensions are kept (every row uses the same segments).  When the innermost extent exceeds the sum of the lengths,
  * the first elements of each row are used; when it is smaller, that is a
  * runtime ACC_ERR_SHAPE naming the operation. */
 
@@ -568,7 +723,8 @@ typedef enum acc_scan_kind {
  * outputs). */
 ACC_API acc_node *acc_scan(acc_graph *g, acc_scan_kind kind, acc_node *f,
                            acc_node *z, acc_node *xs);
-/* The segmented form over segment lengths seg (a Vector i64): per row,
+/* The segmented form over segment lengths seg (a vector of any integer
+ * type, as for acc_fold_seg): per row,
  * ACC_SCANL/ACC_SCANR give S + k elements (S = sum of lengths, k = number
  * of segments: each segment, even an empty one, contributes its seed), the
  * primed kinds a tuple (S elements, k totals), the others S elements. */
@@ -710,6 +866,15 @@ ACC_API acc_node *acc_unzip(acc_graph *g, acc_node *xs);
 /* indexed xs: Array r e -> Array r (index of rank r, e), pairing every
  * element with its index. */
 ACC_API acc_node *acc_indexed(acc_graph *g, acc_node *xs);
+/* zip3 .. zip9 (and beyond): Array r a0, ..., Array r a(n-1) -> Array r
+ * (a0, .., a(n-1)) for n >= 2 arrays of one rank (the extent is the
+ * intersection; the element may have at most ACC_MAX_COMPONENTS leaves);
+ * acc_zip(g, xs, ys) is acc_zip_n of 2, and acc_unzip splits the result
+ * again.  n < 2 is refused (ACC_ERR_INVALID_ARGUMENT, by zipWith). */
+ACC_API acc_node *acc_zip_n(acc_graph *g, size_t n, acc_node *const *arrays);
+/* length xs: the innermost extent of xs (rank >= 1), an i64 scalar term;
+ * on a vector its number of elements (Accelerate's length). */
+ACC_API acc_node *acc_length(acc_graph *g, acc_node *xs);
 
 /* --- structural operations ------------------------------------------------- */
 
@@ -826,6 +991,21 @@ ACC_API acc_status acc_program_output(const acc_program *program, size_t i,
                                       const acc_type **elem, int32_t *rank);
 /* The backend the program runs on. */
 ACC_API acc_backend acc_program_backend(const acc_program *program);
+
+/* The program's signature as data, for bindings that generate their
+ * calling code: a JSON object
+ *     {"inputs": [ITEM, ...], "outputs": [ITEM, ...]}
+ *     ITEM := {"name": NAME, "elem": ELEM, "rank": R, "leaves": [S, ...]}
+ * in acc_run's order.  NAME is the parameter's name for the inputs of a
+ * text program (a tuple-of-arrays parameter xs gives "xs.0", "xs.1", ...,
+ * or the names of its tuple pattern), else null; outputs have no name
+ * (null).  ELEM is the element type as a tree of scalars: a scalar is
+ * its name ("f32"), a tuple the JSON array of its fields
+ * (["f32", ["i32", "bool"]]), a shape {"shape": RANK}.  R is the rank;
+ * the leaves are the scalars of the buffers data[0], data[1], ... in
+ * order.  *json is allocated by accel; release it with acc_free. */
+ACC_API acc_status acc_program_signature_json(const acc_program *program,
+                                              char **json);
 
 /* Runs a program.  `inputs` are borrowed for the duration of the call and
  * must match the signature (count, element type, rank; non-negative
@@ -1103,9 +1283,12 @@ typedef acc_status (*acc_plugin_entry_fn)(acc_plugin_registrar *reg,
 
 /* Loads a plugin.  `path_or_name` is a path (it contains a '/') or a name
  * such as "cblas", looked up as accel_NAME.so (or NAME itself when it ends
- * in ".so") in, in order: the folders of $ACC_PLUGIN_PATH, those of the
- * context's plugin_path option (both ':'-separated), and the install
- * folder of accel's plugins.  Loading the same file twice in one context
+ * in ".so") in, in order: the folders of the context's plugin_path option,
+ * those of $ACC_PLUGIN_PATH (both ':'-separated), the plugins folder
+ * installed next to the library (LIBDIR/accel/plugins, found from the
+ * file libaccel was loaded from, so a moved installation works), and,
+ * when libaccel runs from the build tree it was built in, that tree's
+ * plugins/.  Loading the same file twice in one context
  * does nothing the second time.  Errors: ACC_ERR_PLUGIN when no file is
  * found (naming the folders searched) or the file cannot be loaded (naming
  * it and the missing library or symbol, as dlopen says),
@@ -1113,6 +1296,18 @@ typedef acc_status (*acc_plugin_entry_fn)(acc_plugin_registrar *reg,
  * the status the plugin's entry returned.  The plugin stays loaded until
  * the context is destroyed. */
 ACC_API acc_status acc_plugin_load(acc_context *ctx, const char *path_or_name);
+
+/* The plugins the context loads by itself (acc_context_options.plugins)
+ * and what became of each, one line per plugin: every built-in plugin
+ * (cblas, fftw, cublas, cufft), then every other plugin the option names,
+ *     "NAME: loaded from FILE"
+ *     "NAME: loaded (by acc_plugin_load)"
+ *     "NAME: not loaded: WHY"
+ * (WHY: not found, naming the folders searched; the loader's error; the
+ * backend it serves; or the option that leaves it out).  Loads them first
+ * when no foreign node has been compiled yet, as that compile would.
+ * *text is allocated by accel; release it with acc_free. */
+ACC_API acc_status acc_plugin_status(acc_context *ctx, char **text);
 
 /* Registers the C function `symbol` of the shared library `library` (a
  * path or a name dlopen finds; NULL for the program and the libraries it
@@ -1162,7 +1357,8 @@ ACC_API acc_status acc_register_c_function(acc_context *ctx, const char *name,
  * ------------------------------------------------------------------------ */
 
 /* Frees memory that accel handed to the caller (strings from
- * acc_program_explain and acc_parse_entries).  NULL-safe. */
+ * acc_program_explain, acc_parse_entries and the other functions that say
+ * so).  NULL-safe. */
 ACC_API void acc_free(void *memory);
 
 typedef struct acc_plan_summary {
@@ -1222,6 +1418,18 @@ ACC_API acc_status acc_parse(acc_graph *g, const char *source, size_t len,
  * separated by '\n' (release with acc_free). */
 ACC_API acc_status acc_parse_entries(const char *source, size_t len,
                                      char **names);
+
+/* The entry points of a text program with their signatures, without
+ * compiling them: a JSON object
+ *     {"entries": [{"name": NAME, "inputs": [ITEM, ...],
+ *                   "outputs": [ITEM, ...]}, ...]}
+ * in source order, each ITEM as acc_program_signature_json gives it for
+ * that entry compiled with acc_compile_text (the inputs named after the
+ * parameters).  Every entry is elaborated (no context is needed); the
+ * first that fails fails the call with acc_parse's error ("LINE:COLUMN:
+ * ...").  *json is allocated by accel; release it with acc_free. */
+ACC_API acc_status acc_parse_entries_json(const char *source, size_t len,
+                                          char **json);
 
 /* Convenience: acc_parse into a fresh graph, then acc_compile. */
 ACC_API acc_status acc_compile_text(acc_context *ctx, const char *source,

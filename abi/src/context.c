@@ -15,6 +15,7 @@
 #include "core/backend/cpu/cpu_backend.h"
 #include "core/backend/cuda/cuda_backend.h"
 #include "core/backend/cuda/probe.h"
+#include "foreign/autoload.h"
 #include "foreign/registry.h"
 
 #include <stddef.h>
@@ -162,6 +163,7 @@ static acc_status check_options(const acc_context_options *o)
 static void context_free(acc_context *ctx)
 {
     reg_destroy(ctx->foreign);
+    reg_autoload_destroy(ctx->autoload);
     free(ctx->plugin_path);
     cpu_backend_destroy(ctx->cpu);
     cuda_backend_close(ctx->cuda);
@@ -172,8 +174,10 @@ static void context_free(acc_context *ctx)
     free(ctx);
 }
 
-acc_status acc_context_create(const acc_context_options *options,
-                              acc_context **out)
+/* acc_context_create; `probe` 0 leaves every backend but the interpreter
+ * unprobed and unavailable (ctx_create_scratch). */
+static acc_status create(const acc_context_options *options, int probe,
+                         acc_context **out)
 {
     acc_context_options defaults;
     acc_context *ctx = NULL;
@@ -198,7 +202,9 @@ acc_status acc_context_create(const acc_context_options *options,
     if (has_field(options, plugin_path) && options->plugin_path &&
         !(ctx->plugin_path = strdup(options->plugin_path)))
         goto oom_initialised;
-    if (!(ctx->foreign = reg_create()))
+    if (!(ctx->foreign = reg_create()) ||
+        !(ctx->autoload = reg_autoload_create(
+              has_field(options, plugins) ? options->plugins : NULL)))
         goto oom_initialised;
     ctx->num_threads = options->num_threads;
     if (has_field(options, fusion_duplicate_max_ops))
@@ -207,9 +213,14 @@ acc_status acc_context_create(const acc_context_options *options,
         ctx->cuda_device = options->cuda_device;
     if (has_field(options, run_deadline_seconds))
         ctx->run_deadline = options->run_deadline_seconds;
-    probe_backends(ctx);
-    if (options->backend == ACC_BACKEND_AUTO ||
-        options->backend == ACC_BACKEND_CPU)
+    if (probe) {
+        probe_backends(ctx);
+    } else {
+        ctx->available[ACC_BACKEND_INTERP] = 1;
+        ctx->reason[ACC_BACKEND_INTERP] = interp_reason;
+    }
+    if (probe && (options->backend == ACC_BACKEND_AUTO ||
+                  options->backend == ACC_BACKEND_CPU))
         probe_cpu(ctx);
     if ((st = choose_backend(ctx, options->backend)) != ACC_OK) {
         context_free(ctx);
@@ -235,6 +246,22 @@ oom:
                   "acc_context_create: out of host memory");
 out:
     return st;
+}
+
+acc_status acc_context_create(const acc_context_options *options,
+                              acc_context **out)
+{
+    return create(options, 1, out);
+}
+
+acc_context *ctx_create_scratch(void)
+{
+    acc_context_options o;
+    acc_context *ctx = NULL;
+    acc_context_options_init(&o);
+    o.backend = ACC_BACKEND_INTERP;
+    o.plugins = "none";
+    return create(&o, 0, &ctx) == ACC_OK ? ctx : NULL;
 }
 
 void ctx_retain(acc_context *ctx)

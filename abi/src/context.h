@@ -28,10 +28,16 @@ struct acc_context {
     int32_t cuda_device;     /* the cuda_device option */
     double run_deadline;     /* the run_deadline_seconds option (0: none) */
     struct cuda_backend *cuda; /* device, pool, modules (CUDA only) */
+    struct reg_autoload *autoload; /* the plugins it loads by itself */
     pthread_mutex_t lock; /* guards users and destroyed */
     size_t users;         /* live graphs and programs */
     int destroyed;        /* acc_context_destroy was called */
 };
+
+/* A context for work that needs only types and graphs (the signatures of
+ * a text program's entry points): the interpreter, no backend probed, no
+ * plugin loaded.  NULL when out of memory; acc_context_destroy frees it. */
+acc_context *ctx_create_scratch(void);
 
 /* Graphs and programs retain their context; the last release after
  * acc_context_destroy frees it. */

@@ -7,6 +7,7 @@
 
 #include "core/backend/cpu/cpu_backend.h"
 #include "core/backend/cuda/cuda_backend.h"
+#include "core/ir/json.h"
 
 #include <stdlib.h>
 
@@ -188,6 +189,41 @@ acc_status acc_program_output(const acc_program *p, size_t i,
                               const acc_type **elem, int32_t *rank)
 {
     return signature_entry(p, i, 0, elem, rank);
+}
+
+acc_status acc_program_signature_json(const acc_program *p, char **json)
+{
+    static const char fn[] = "acc_program_signature_json";
+    if (json)
+        *json = NULL;
+    if (!handle_is_live(p, HANDLE_PROGRAM))
+        return api_bad_handle(p, HANDLE_PROGRAM, fn);
+    error_slot *slot = (error_slot *)&p->error;
+    if (!json)
+        return api_fail(slot, ACC_ERR_INVALID_ARGUMENT, "%s: json is NULL",
+                        fn);
+    strbuf b = {0};
+    sb_puts(&b, "{\"inputs\":[");
+    for (size_t i = 0; i < p->ir.n_inputs; i++) {
+        sb_puts(&b, i ? "," : "");
+        ir_json_signature_item(&b, p->ir.input_names[i],
+                               p->ir.inputs[i]->type->elem,
+                               p->ir.inputs[i]->type->rank);
+    }
+    sb_puts(&b, "],\"outputs\":[");
+    for (size_t i = 0; i < p->ir.n_outputs; i++) {
+        sb_puts(&b, i ? "," : "");
+        ir_json_signature_item(&b, NULL, p->ir.outputs[i]->elem,
+                               p->ir.outputs[i]->rank);
+    }
+    sb_puts(&b, "]}");
+    if (b.failed) {
+        sb_free(&b);
+        return api_fail(slot, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host "
+                        "memory", fn);
+    }
+    *json = b.text;
+    return ACC_OK;
 }
 
 acc_backend acc_program_backend(const acc_program *p)

@@ -6,6 +6,7 @@
 #include "core/exec/plan.h"
 
 #include "core/fusion/fusion.h"
+#include "core/ir/json.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -45,18 +46,17 @@ typedef struct walker {
     int oom;
 } walker;
 
-/* Marks the array terms the root evaluates to. */
+/* Marks the array terms the root evaluates to: a foreign node that runs
+ * its fallback is an output, and so is the fallback's result, computed
+ * straight into the output (destinations.h). */
 static void mark_outputs(walker *w, const ir_node *n)
 {
-    switch (n->op) {
-    case IR_LET: mark_outputs(w, n->args[1]); return;
-    case IR_VAR: mark_outputs(w, w->p->var_bound[n->u.let.var]); return;
-    case IR_TUPLE:
-        for (uint32_t i = 0; i < n->n_args; i++)
-            mark_outputs(w, n->args[i]);
-        return;
-    default: w->output[n->id] = 1; return;
-    }
+    w->output[n->id] = 1;
+    const ir_node *v = ir_value_term(w->p, n);
+    w->output[v->id] = 1;
+    if (v->op == IR_TUPLE)
+        for (uint32_t i = 0; i < v->n_args; i++)
+            mark_outputs(w, v->args[i]);
 }
 
 static void add_step(walker *w, const ir_node *n)
@@ -160,19 +160,6 @@ static void fused_list(strbuf *b, const ir_node *n, int json)
     }
 }
 
-/* s as a JSON string (quotes and backslashes escaped, controls dropped). */
-static void json_string(strbuf *b, const char *s)
-{
-    sb_puts(b, "\"");
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            sb_printf(b, "\\%c", *s);
-        else if ((unsigned char)*s >= 0x20)
-            sb_printf(b, "%c", *s);
-    }
-    sb_puts(b, "\"");
-}
-
 /* A foreign step: its name and what it uses (an implementation, or
  * "fallback: why"), chosen by foreign resolution. */
 static void describe_foreign(strbuf *b, const plan_step *s, size_t i,
@@ -189,14 +176,14 @@ static void describe_foreign(strbuf *b, const plan_step *s, size_t i,
     }
     sb_printf(b, "%s{\"step\":%zu,\"kind\":\"foreign\",\"op\":\"foreign\","
               "\"name\":", i ? "," : "", i + 1);
-    json_string(b, n->u.foreign.name);
+    ir_json_string(b, n->u.foreign.name);
     sb_printf(b, ",\"implementation\":");
     if (n->u.foreign.impl)
-        json_string(b, n->u.foreign.reason);
+        ir_json_string(b, n->u.foreign.reason);
     else
         sb_puts(b, "null");
     sb_puts(b, ",\"uses\":");
-    json_string(b, n->u.foreign.reason);
+    ir_json_string(b, n->u.foreign.reason);
     sb_printf(b, ",\"fused\":[],\"type\":\"%s\",\"role\":\"%s\"}", t,
               role);
 }

@@ -16,6 +16,7 @@
 #include "core/exec/rt_array.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -206,8 +207,18 @@ static int deliver_one(struct cuda_run *run, acc_array *out, rt_array *r,
     return rt_host(r, d) && deliver_owned(out, r, d) == ACC_OK;
 }
 
+/* Releases the outputs this run allocated (not those whose buffers the
+ * caller gave: a DLPack import, say, is library-owned too). */
+static void release_allocated(size_t n, acc_array *outputs,
+                              const uint8_t *given)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!given[i] && outputs[i].ownership == ACC_OWNERSHIP_LIBRARY)
+            acc_array_release(&outputs[i]);
+}
+
 static acc_status deliver(struct cuda_run *run, size_t n, acc_array *outputs,
-                          rt_array **results, diag *d)
+                          rt_array **results, const uint8_t *given, diag *d)
 {
     for (size_t i = 0; i < n; i++)
         if (outputs[i].data[0] &&
@@ -218,9 +229,7 @@ static acc_status deliver(struct cuda_run *run, size_t n, acc_array *outputs,
         done++;
     if (diag_ok(d))
         return ACC_OK;
-    for (size_t i = 0; i < done; i++) /* leave nothing allocated */
-        if (outputs[i].ownership == ACC_OWNERSHIP_LIBRARY)
-            acc_array_release(&outputs[i]);
+    release_allocated(done, outputs, given); /* leave nothing allocated */
     return d->status;
 }
 
@@ -266,6 +275,7 @@ acc_status exec_run(acc_program *p, acc_exec *x, size_t n_inputs,
     stop_init(&stop, x ? &x->cancel : NULL, start, deadline_of(p, x));
     interp_stats stats = {0, 0};
     rt_array *in[256], **in_heap = NULL, **results = NULL;
+    uint8_t *given = NULL; /* per output: the caller gave its buffers */
     exec_dests *dests = NULL;
     rt_array **ins = in;
     struct cuda_run *run = NULL;
@@ -277,10 +287,13 @@ acc_status exec_run(acc_program *p, acc_exec *x, size_t n_inputs,
         return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of host "
                          "memory");
     results = calloc(n_outputs ? n_outputs : 1, sizeof *results);
-    if (!results) {
+    given = calloc(n_outputs ? n_outputs : 1, 1);
+    if (!results || !given) {
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of host memory");
         goto out;
     }
+    for (size_t i = 0; i < n_outputs; i++)
+        given[i] = outputs[i].data[0] != NULL;
     for (; wrapped < n_inputs; wrapped++)
         if (!(ins[wrapped] = rt_wrap(&inputs[wrapped], d)))
             goto out;
@@ -298,7 +311,7 @@ acc_status exec_run(acc_program *p, acc_exec *x, size_t n_inputs,
         goto out;
     produced = n_outputs;
     record_run(p, &stats, results, n_outputs, stop_now() - start);
-    delivered = deliver(run, n_outputs, outputs, results, d) == ACC_OK;
+    delivered = deliver(run, n_outputs, outputs, results, given, d) == ACC_OK;
 out:
     /* every array of the run is released before the run ends */
     for (size_t i = 0; i < produced; i++)
@@ -306,10 +319,9 @@ out:
     for (size_t i = 0; i < wrapped; i++)
         rt_release(ins[i]);
     if (run && cuda_run_end(run, d) != ACC_OK && delivered)
-        for (size_t i = 0; i < n_outputs; i++) /* leave nothing allocated */
-            if (outputs[i].ownership == ACC_OWNERSHIP_LIBRARY)
-                acc_array_release(&outputs[i]);
+        release_allocated(n_outputs, outputs, given);
     exec_dests_free(dests);
+    free(given);
     free(results);
     free(in_heap);
     return d->status;

@@ -4,8 +4,10 @@
  * (§3.3: the ten acc_scan_kind values, plain and segmented).
  *
  * All of them combine elements of the innermost dimension of an array of
- * rank >= 1 with f : (e, e) -> e; segment descriptors are Vector i64.  The
- * segment values themselves are checked when the program runs.
+ * rank >= 1 with f : (e, e) -> e; segment descriptors are vectors of any
+ * integer type (i8 .. i64, u8 .. u64: numpy's and CSR's int32 indptr as
+ * well as i64), which the backends widen to i64 where they read them.
+ * The segment values themselves are checked when the program runs.
  */
 #include "core/ir/builder_common.h"
 #include "core/ir/scan_kind.h"
@@ -49,15 +51,19 @@ static int check_seed(acc_graph *g, const char *op, const acc_node *z,
     return 1;
 }
 
-/* A segment descriptor (lengths or offsets) is a Vector i64. */
+/* A segment descriptor (lengths or offsets) is a vector of an integer
+ * type. */
 static int check_segments(acc_graph *g, const char *op, const char *what,
                           const acc_node *seg)
 {
     char t[128];
     if (!gr_want_array(g, op, what, seg))
         return 0;
-    if (seg->type->rank != 1 || !ty_is_scalar(seg->type->elem, ACC_I64)) {
-        gr_fail(g, ACC_ERR_TYPE, "%s: %s has type %s, expected a Vector i64",
+    const acc_type *e = seg->type->elem;
+    if (seg->type->rank != 1 || e->kind != ACC_TYPE_SCALAR ||
+        !ty_is_integral(e->scalar)) {
+        gr_fail(g, ACC_ERR_TYPE, "%s: %s has type %s, expected a vector of "
+                "an integer type (Vector i32, Vector i64, Vector u32, ...)",
                 op, what, GR_TYPE(seg->type, t));
         return 0;
     }

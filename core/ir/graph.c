@@ -41,8 +41,34 @@ void acc_graph_free(acc_graph *g)
     acc_context *ctx = g->ctx;
     arena_destroy(g->arena);
     free(g->inputs);
+    free(g->input_names);
     free(g);
     ctx_release(ctx);
+}
+
+int gr_name_input(acc_graph *g, size_t index, const char *name)
+{
+    if (index >= g->n_input_names) {
+        const char **grown = realloc(g->input_names,
+                                     (index + 1) * sizeof *grown);
+        if (!grown)
+            return 0;
+        for (size_t i = g->n_input_names; i <= index; i++)
+            grown[i] = NULL;
+        g->input_names = grown;
+        g->n_input_names = index + 1;
+    }
+    size_t n = strlen(name);
+    char *copy = arena_alloc(g->arena, n + 1);
+    if (copy)
+        memcpy(copy, name, n + 1);
+    g->input_names[index] = copy;
+    return copy != NULL;
+}
+
+const char *gr_input_name(const acc_graph *g, size_t index)
+{
+    return index < g->n_input_names ? g->input_names[index] : NULL;
 }
 
 const char *acc_graph_last_error(const acc_graph *g)

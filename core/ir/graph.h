@@ -16,6 +16,10 @@ struct acc_graph {
     uint32_t n_params;   /* param slots handed out */
     ir_node **inputs;    /* acc_input nodes in creation order (malloc'd) */
     size_t n_inputs, cap_inputs;
+    const char **input_names; /* per input, its name or NULL (malloc'd;
+                                 the names are in the arena); may be
+                                 shorter than inputs */
+    size_t n_input_names;
 };
 
 /* Entry check of a builder call named `op`: the graph is live and has no
@@ -33,6 +37,11 @@ int gr_arg(acc_graph *g, const char *op, const char *what,
  * made in g's context (types.h: ty_check). */
 int gr_type(acc_graph *g, const char *op, const char *what,
             const acc_type *t);
+/* Names input `index` (the text front end names them after the entry's
+ * parameters; signatures report the names).  0 when out of memory. */
+int gr_name_input(acc_graph *g, size_t index, const char *name);
+/* The name of input `index`, or NULL. */
+const char *gr_input_name(const acc_graph *g, size_t index);
 /* Records the graph's first error and returns NULL. */
 acc_node *gr_fail(acc_graph *g, acc_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -153,6 +153,18 @@ static int make_root(ir_program *p, type_store *types, diag *d)
     return p->root != NULL;
 }
 
+/* A copy of an input's name in the program's arena (NULL stays NULL). */
+static const char *copy_name(ir_program *p, const char *name, diag *d)
+{
+    size_t n = name ? strlen(name) : 0;
+    char *copy = name ? arena_alloc(p->arena, n + 1) : NULL;
+    if (name && !copy)
+        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "compile: out of host memory");
+    else if (copy)
+        memcpy(copy, name, n + 1);
+    return copy;
+}
+
 static acc_status copy_graph(acc_graph *g, size_t n_results,
                              acc_node *const *results, ir_program *out,
                              diag *d)
@@ -162,11 +174,17 @@ static acc_status copy_graph(acc_graph *g, size_t n_results,
     c.param_map = calloc(g->n_params ? g->n_params : 1, sizeof *c.param_map);
     out->inputs = arena_alloc(out->arena, (g->n_inputs ? g->n_inputs : 1) *
                                               sizeof(ir_node *));
+    out->input_names = arena_alloc(out->arena, (g->n_inputs ? g->n_inputs
+                                                            : 1) *
+                                                   sizeof(const char *));
     out->results = arena_alloc(out->arena, n_results * sizeof(ir_node *));
-    if (!c.map || !c.param_map || !out->inputs || !out->results)
+    if (!c.map || !c.param_map || !out->inputs || !out->input_names ||
+        !out->results)
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "compile: out of host memory");
-    for (size_t i = 0; diag_ok(d) && i < g->n_inputs; i++)
+    for (size_t i = 0; diag_ok(d) && i < g->n_inputs; i++) {
+        out->input_names[i] = copy_name(out, gr_input_name(g, i), d);
         out->inputs[out->n_inputs++] = copy_node(&c, g->inputs[i]);
+    }
     for (size_t i = 0; diag_ok(d) && i < n_results; i++)
         out->results[out->n_results++] = copy_node(&c, results[i]);
     free(c.map);
@@ -221,12 +239,25 @@ void ir_program_free(ir_program *p)
     memset(p, 0, sizeof *p);
 }
 
+const ir_node *ir_value_term(const ir_program *p, const ir_node *n)
+{
+    for (;;) {
+        if (n->op == IR_LET)
+            n = n->args[1];
+        else if (n->op == IR_VAR)
+            n = p->var_bound[n->u.let.var];
+        else if (n->op == IR_FOREIGN && !n->u.foreign.impl)
+            n = ir_lambda_body(n->args[0]);
+        else
+            return n;
+    }
+}
+
 const ir_node *ir_program_output_node(const ir_program *p, size_t leaf)
 {
     const ir_node *n = p->root;
     for (;;) {
-        while (n->op == IR_LET || n->op == IR_VAR)
-            n = n->op == IR_LET ? n->args[1] : p->var_bound[n->u.let.var];
+        n = ir_value_term(p, n);
         if (n->op != IR_TUPLE)
             return n->type->n_leaves == 1 && leaf == 0 ? n : NULL;
         uint32_t i = 0;

@@ -16,6 +16,8 @@ typedef struct ir_program {
     uint32_t n_params;  /* param slots 0 .. n_params-1 */
     ir_node **inputs;   /* every acc_input of the graph, in order */
     size_t n_inputs;
+    const char **input_names; /* per input: its name (text programs) or
+                                 NULL */
     ir_node **results;  /* the compiled results (array sort), as copied */
     size_t n_results;
     ir_node *root;      /* the program as one term: results[0], or a tuple
@@ -45,8 +47,13 @@ ir_node *ir_program_node(ir_program *p, ir_op op, const acc_type *type,
  * pass adds nodes.  Returns 0 when out of memory. */
 int ir_program_layout(ir_program *p);
 
+/* The term whose value is the value of n itself: through lets and
+ * variables, and into the fallback body of a foreign node that runs its
+ * fallback (no implementation chosen), whose result is the node's. */
+const ir_node *ir_value_term(const ir_program *p, const ir_node *n);
+
 /* The node whose value is output `leaf` of the program (the root's leaves
- * flattened, through lets, variables and tuples), or NULL when that output
+ * flattened, through ir_value_term and tuples), or NULL when that output
  * is not the whole value of one array node (a component of a node with a
  * tuple of arrays as its value). */
 const ir_node *ir_program_output_node(const ir_program *p, size_t leaf);

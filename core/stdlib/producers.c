@@ -1,8 +1,8 @@
 /*
  * producers.c — the scalar helpers even and odd, and the producers of the
- * standard library (LANGUAGE.md §3.1): enumFromN, enumFromStepN, zip,
- * unzip and indexed, each a generate, map or zipWith over the public
- * builder.
+ * standard library (LANGUAGE.md §3.1): enumFromN, enumFromStepN, zip and
+ * zip3..zip9 (acc_zip_n), unzip, indexed and length, each a generate,
+ * map, zipWith or shape query over the public builder.
  */
 #include "core/stdlib/stdlib_util.h"
 
@@ -61,14 +61,29 @@ acc_node *acc_enum_from_n(acc_graph *g, acc_node *shape, acc_node *x)
     return acc_enum_from_step_n(g, shape, x, acc_const_i64(g, s, 1));
 }
 
-/* zipWith (\a b -> (a, b)) xs ys */
+/* zipWith (\a0 .. a(n-1) -> (a0, .., a(n-1))) xs0 .. xs(n-1).  n < 2, a
+ * NULL list or more arrays than zipWith takes (64) are passed on to
+ * acc_zipwith, which refuses them; an element of more than
+ * ACC_MAX_COMPONENTS leaves is refused by the array type. */
+acc_node *acc_zip_n(acc_graph *g, size_t n, acc_node *const *arrays)
+{
+    acc_node *ps[64];
+    if (!arrays || n < 2 || n > 64)
+        return acc_zipwith(g, NULL, n < 2 ? 0 : n, arrays);
+    for (size_t i = 0; i < n; i++) {
+        const acc_type *t = sl_elem(g, arrays[i]);
+        if (!t)
+            return NULL;
+        ps[i] = acc_param(g, t);
+    }
+    acc_node *f = acc_lambda(g, n, ps, acc_tuple(g, n, ps));
+    return acc_zipwith(g, f, n, arrays);
+}
+
 acc_node *acc_zip(acc_graph *g, acc_node *xs, acc_node *ys)
 {
-    const acc_type *ta = sl_elem(g, xs), *tb = sl_elem(g, ys);
-    acc_node *a = acc_param(g, ta), *b = acc_param(g, tb);
-    acc_node *pair[2] = {a, b}, *arrays[2] = {xs, ys};
-    acc_node *f = sl_lambda2(g, a, b, acc_tuple(g, 2, pair));
-    return acc_zipwith(g, f, 2, arrays);
+    acc_node *arrays[2] = {xs, ys};
+    return acc_zip_n(g, 2, arrays);
 }
 
 /* The number of fields unzip splits an element of type e into: the fields
@@ -99,6 +114,13 @@ acc_node *acc_unzip(acc_graph *g, acc_node *xs)
         fields[i] = acc_map(g, sl_lambda1(g, t, acc_get(g, t, i)), xs);
     }
     return acc_tuple(g, n, fields);
+}
+
+/* the innermost extent: component r-1 of shape xs */
+acc_node *acc_length(acc_graph *g, acc_node *xs)
+{
+    int32_t rank = sl_rank(g, xs, 1);
+    return rank < 0 ? NULL : sl_extent(g, xs, rank - 1);
 }
 
 /* generate (shape xs) (\ix -> (ix, xs ! ix)) */

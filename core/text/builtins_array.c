@@ -113,11 +113,19 @@ static text_core *combiner(text_elab *el, const text_builtin *b,
     return text_arg_fun(el, b, args, 0, 2, ps, e, pos);
 }
 
+/* A segment descriptor: a vector of any integer type (i64 when nothing
+ * decides, as for a vector of literals). */
 static text_core *segments(text_elab *el, const text_builtin *b,
                            text_val **args, int i, text_pos pos)
 {
-    return text_arg_typed(el, b, args, i, text_ty_array(el->st, text_i64(el), 1),
-                          pos);
+    text_core *seg = text_arg(el, b, args, i, pos);
+    text_type *t = text_ty_prune(seg->type);
+    if (t->kind != TT_ARRAY || t->rank != 1 ||
+        !text_ty_unify(t->elem, text_ty_var(el->st, TC_INT)))
+        text_type_error(el, pos, "%s has type %s, expected a vector of an "
+                        "integer type (the segments)", text_arg_name(el, b, i),
+                        text_ty_name(el->st, seg->type));
+    return seg;
 }
 
 text_val *text_bi_fold(text_elab *el, const text_builtin *b,

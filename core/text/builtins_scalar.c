@@ -38,6 +38,7 @@ static const char *class_words(text_tclass c)
     case TC_NUM: return "numbers";
     case TC_INT: return "integers";
     case TC_FLOAT: return "floating-point numbers (f32, f64)";
+    case TC_BOUNDED: return "integers and bool";
     default: return "scalars";
     }
 }
@@ -159,16 +160,41 @@ text_val *text_bi_convert(text_elab *el, const text_builtin *b,
     return convert(el, x, text_ty_scalar(el->st, (acc_scalar)b->op), pos);
 }
 
+/* fromIntegral x: an integer or a bool (as 0 or 1, like `i64 b`) to the
+ * number type the context asks for. */
 text_val *text_bi_from_integral(text_elab *el, const text_builtin *b,
                                 text_val **args, text_pos pos)
 {
     text_core *x = text_arg(el, b, args, 0, pos);
-    if (!text_ty_unify(x->type, text_ty_var(el->st, TC_INT)))
-        text_type_error(el, pos, "'fromIntegral' converts integers, but %s "
-                        "has type %s", text_arg_name(el, b, 0),
+    if (!text_ty_unify(x->type, text_ty_var(el->st, TC_BOUNDED)))
+        text_type_error(el, pos, "'fromIntegral' converts integers and bool, "
+                        "but %s has type %s", text_arg_name(el, b, 0),
                         text_ty_name(el->st, x->type));
     return text_ret(el, text_mk(el, CK_CONVERT, text_ty_var(el->st, TC_NUM),
                                 pos, 1, x));
+}
+
+/* fromBool b: 0 or 1 in the number type the context asks for; boolToInt
+ * b (op 1): the same as an i64 (Accelerate's Int). */
+text_val *text_bi_from_bool(text_elab *el, const text_builtin *b,
+                            text_val **args, text_pos pos)
+{
+    text_core *x = text_arg_typed(el, b, args, 0, text_bool(el), pos);
+    text_type *t = b->op ? text_i64(el) : text_ty_var(el->st, TC_NUM);
+    return text_ret(el, text_mk(el, CK_CONVERT, t, pos, 1, x));
+}
+
+/* minBound, maxBound (op 1): the least and greatest value of the integer
+ * or bool type the context asks for (i64 when nothing does); emit.c makes
+ * the constant once the type is known. */
+text_val *text_bi_bound(text_elab *el, const text_builtin *b,
+                        text_val **args, text_pos pos)
+{
+    (void)args;
+    text_core *c = text_mk(el, CK_BOUND, text_ty_var(el->st, TC_BOUNDED), pos,
+                           0);
+    c->op = b->op;
+    return text_ret(el, c);
 }
 
 text_val *text_bi_to_floating(text_elab *el, const text_builtin *b,
@@ -203,9 +229,21 @@ static text_val *field(text_elab *el, const text_builtin *b, text_core *x,
     return text_ret(el, c);
 }
 
+/* Item i of a meta-level tuple (one holding a function). */
+static text_val *meta_field(text_elab *el, const text_builtin *b,
+                            const text_val *t, size_t i, text_pos pos)
+{
+    if (i >= t->n)
+        text_type_error(el, pos, "'%s' takes field %zu, but its argument is "
+                        "a tuple of %zu", b->name, i, t->n);
+    return t->items[i];
+}
+
 text_val *text_bi_field(text_elab *el, const text_builtin *b,
                         text_val **args, text_pos pos)
 {
+    if (args[0]->kind == VK_TUPLE)
+        return meta_field(el, b, args[0], b->op == BX_FST ? 0 : 1, pos);
     text_core *x = text_arg(el, b, args, 0, pos);
     if (text_ty_prune(x->type)->kind == TT_VAR) {
         text_type *fs[2] = {text_ty_var(el->st, TC_ANY),
@@ -223,6 +261,8 @@ text_val *text_bi_prj(text_elab *el, const text_builtin *b,
     if (i->kind != CK_INT || i->neg)
         text_type_error(el, pos, "the first argument of 'prj' must be a "
                         "non-negative integer literal (the field number)");
+    if (args[1]->kind == VK_TUPLE)
+        return meta_field(el, b, args[1], (size_t)i->ival, pos);
     return field(el, b, text_arg(el, b, args, 1, pos), (size_t)i->ival, pos);
 }
 

@@ -72,18 +72,26 @@ static text_val *scalar_test(text_elab *el, const text_builtin *b,
     return std(el, b, text_bool(el), pos, 1, x, NULL, NULL);
 }
 
+/* zip xs ys, zip3 xs ys zs, ... zip9: one array per argument. */
 static text_val *zip(text_elab *el, const text_builtin *b, text_val **args,
                      text_pos pos)
 {
-    text_core *xs = text_arg_array(el, b, args, 0, pos);
-    text_core *ys = text_arg_array(el, b, args, 1, pos);
-    if (text_rank(xs) != text_rank(ys))
-        text_type_error(el, pos, "'zip' is given arrays of ranks %d and %d, "
-                        "expected equal ranks", text_rank(xs), text_rank(ys));
-    text_type *fs[2] = {text_elem(xs), text_elem(ys)};
-    return std(el, b, text_ty_array(el->st, text_ty_tuple(el->st, 2, fs),
-                                    text_rank(xs)),
-               pos, 2, xs, ys, NULL);
+    size_t n = (size_t)b->arity;
+    text_core *items[9];
+    text_type *fs[9];
+    for (size_t i = 0; i < n; i++) {
+        items[i] = text_arg_array(el, b, args, (int)i, pos);
+        fs[i] = text_elem(items[i]);
+        if (text_rank(items[i]) != text_rank(items[0]))
+            text_type_error(el, pos, "'%s' is given arrays of ranks %d and "
+                            "%d, expected equal ranks", b->name,
+                            text_rank(items[0]), text_rank(items[i]));
+    }
+    text_type *t = text_ty_array(el->st, text_ty_tuple(el->st, n, fs),
+                                 text_rank(items[0]));
+    text_core *c = text_core_new(el, CK_STD, t, pos, n, items);
+    c->op = b->op;
+    return text_ret(el, c);
 }
 
 static text_val *unzip(text_elab *el, const text_builtin *b, text_val **args,
@@ -95,8 +103,13 @@ static text_val *unzip(text_elab *el, const text_builtin *b, text_val **args,
     size_t n = e->kind == TT_TUPLE ? e->n
                : e->kind == TT_SHAPE ? (size_t)e->rank : 0;
     if (n == 0)
-        text_type_error(el, pos, "'unzip' splits arrays of tuples, but its "
-                        "argument has type %s", text_ty_name(el->st, xs->type));
+        text_type_error(el, pos, "'%s' splits arrays of tuples, but its "
+                        "argument has type %s", b->name,
+                        text_ty_name(el->st, xs->type));
+    if (b->op == STD_UNZIP_N && n != (size_t)(b->name[5] - '0'))
+        text_type_error(el, pos, "'%s' splits arrays of %c-tuples, but its "
+                        "argument has type %s (use unzip for any tuple)",
+                        b->name, b->name[5], text_ty_name(el->st, xs->type));
     text_type **fs = text_alloc(el->st, n * sizeof *fs);
     for (size_t i = 0; i < n; i++)
         fs[i] = text_ty_array(el->st, e->kind == TT_TUPLE ? e->fields[i]
@@ -224,8 +237,13 @@ text_val *text_bi_std(text_elab *el, const text_builtin *b, text_val **args,
         return fold_all(el, b, args, pos);
     case STD_EVEN: case STD_ODD:
         return scalar_test(el, b, args, pos);
-    case STD_ZIP: return zip(el, b, args, pos);
-    case STD_UNZIP: return unzip(el, b, args, pos);
+    case STD_ZIP: case STD_ZIP_N: return zip(el, b, args, pos);
+    case STD_UNZIP: case STD_UNZIP_N: return unzip(el, b, args, pos);
+    case STD_LENGTH: {
+        text_core *xs = text_arg_array(el, b, args, 0, pos);
+        text_need_rank(el, b, xs, 0, 1, pos);
+        return std(el, b, text_i64(el), pos, 1, xs, NULL, NULL);
+    }
     case STD_ENUM_N: case STD_ENUM_STEP_N:
         return enumeration(el, b, args, pos);
     case STD_REVERSE: case STD_TRANSPOSE: case STD_FLATTEN: case STD_INIT:

@@ -6,43 +6,80 @@
  * tuple pattern, \((a,b,c),(d,e,f),(g,h,i)) -> ..., gives 3x3 (the
  * outermost tuple is the outermost dimension), and so does a parameter
  * annotated with a nested tuple type, \(p : ((f32,f32,f32), ...)) -> ...
- * (the form the IR printer writes).  A function whose parameter is a plain
- * name has no size, and is refused with a message saying so.
+ * (the form the IR printer writes).  Any row may give the width of the
+ * next dimension, so rows written `_` (Accelerate's Canny and fluid
+ * solver: \(_, (a,b,c,d,e), _) is 3x5) or as names take it from the
+ * others; rows that disagree are refused.  A pattern that leaves a width
+ * unknown (a plain name, \(_, _, _) on a matrix) is refused with a
+ * message saying so.
  */
 #include "core/text/text_builtins.h"
+
+#include <string.h>
 
 static int odd_width(size_t n)
 {
     return n == 3 || n == 5 || n == 7 || n == 9;
 }
 
-/* Widths from a nested tuple type annotation. */
-static int widths_of_type(const text_tyexp *t, int rank, int32_t *widths)
+/* What the pattern tells about each dimension's width: 0 where nothing
+ * says yet; a width that two rows (or a row and an annotation) give
+ * differently is a conflict. */
+typedef struct widths_found {
+    int32_t w[ACC_MAX_RANK];
+    int conflict, dim, first, second;
+    size_t bad; /* a row of this many fields (not 3, 5, 7, 9), or 0 */
+} widths_found;
+
+static void found(widths_found *f, int d, int32_t w)
 {
-    for (int d = 0; d < rank; d++) {
-        if (!t || t->kind != TY_TUPLE || !odd_width(t->n))
-            return 0;
-        widths[d] = (int32_t)t->n;
-        t = t->items[0];
+    if (f->w[d] == 0)
+        f->w[d] = w;
+    else if (f->w[d] != w && !f->conflict) {
+        f->conflict = 1;
+        f->dim = d;
+        f->first = f->w[d];
+        f->second = w;
     }
-    return 1;
 }
 
-/* Widths from a nested tuple pattern (annotations allowed anywhere). */
-static int widths_of_pattern(const text_pat *p, int rank, int32_t *widths)
+/* Widths from a nested tuple type annotation of dimensions d .. rank-1;
+ * a type that is not such a tuple says nothing. */
+static void widths_of_type(const text_tyexp *t, int d, int rank,
+                           widths_found *f)
 {
-    for (int d = 0; d < rank; d++) {
-        if (p && p->kind == TP_TYPED) {
-            if (p->items[0]->kind != TP_TUPLE)
-                return widths_of_type(p->type, rank - d, widths + d);
-            p = p->items[0];
-        }
-        if (!p || p->kind != TP_TUPLE || !odd_width(p->n))
-            return 0;
-        widths[d] = (int32_t)p->n;
-        p = p->items[0];
+    for (; d < rank; d++) {
+        if (!t || t->kind != TY_TUPLE || !odd_width(t->n))
+            return;
+        found(f, d, (int32_t)t->n);
+        t = t->items[0];
     }
-    return 1;
+}
+
+/* Widths from a tuple pattern of dimension d: every row that is itself a
+ * tuple pattern (or annotated) gives the width of the next dimension, so
+ * a row written `_` (a whole row ignored) or as a name leaves it to the
+ * others: \(_, (_, x0, _), _) -> ... is 3x3.  At d == rank the patterns
+ * are elements (which may be tuples of a tuple element type). */
+static void widths_of_pattern(const text_pat *p, int d, int rank,
+                              widths_found *f)
+{
+    if (!p || d >= rank)
+        return;
+    if (p->kind == TP_TYPED) {
+        widths_of_type(p->type, d, rank, f);
+        widths_of_pattern(p->items[0], d, rank, f);
+        return;
+    }
+    if (p->kind != TP_TUPLE)
+        return;
+    if (!odd_width(p->n)) {
+        f->bad = f->bad ? f->bad : p->n;
+        return;
+    }
+    found(f, d, (int32_t)p->n);
+    for (size_t i = 0; i < p->n; i++)
+        widths_of_pattern(p->items[i], d + 1, rank, f);
 }
 
 /* The closure behind f (a partial application keeps its closure). */
@@ -61,17 +98,36 @@ static void widths_for(text_elab *el, const text_builtin *b, text_val *f,
 {
     size_t skipped;
     const text_val *c = closure_of(f, &skipped);
+    widths_found wf = {{0}, 0, 0, 0, 0, 0};
     which += skipped;
     if (rank < 1 || rank > 3)
         text_type_error(el, pos, "'%s' works on arrays of rank 1 to 3, not %d",
                         b->name, rank);
-    if (c && which < c->n_pats &&
-        widths_of_pattern(c->pats[which], rank, widths))
+    if (c && which < c->n_pats)
+        widths_of_pattern(c->pats[which], 0, rank, &wf);
+    if (wf.bad)
+        text_type_error(el, pos, "'%s' is given a neighbourhood pattern with "
+                        "a tuple of %zu fields; expected 3, 5, 7 or 9 fields "
+                        "in every dimension", b->name, wf.bad);
+    if (wf.conflict)
+        text_type_error(el, pos, "'%s' is given a neighbourhood pattern whose "
+                        "rows differ in width (%d and %d fields in dimension "
+                        "%d, outermost first); expected rows of equal widths, "
+                        "with _ for a whole row that is not used", b->name,
+                        wf.first, wf.second, wf.dim + 1);
+    int known = 1;
+    for (int d = 0; d < rank; d++)
+        known = known && wf.w[d] != 0;
+    if (known) {
+        memcpy(widths, wf.w, (size_t)rank * sizeof *widths);
         return;
+    }
     text_type_error(el, pos, "'%s' cannot tell the size of the neighbourhood: "
                     "expected the stencil function's parameter to be a nested "
                     "tuple pattern of %d level%s with 3, 5, 7 or 9 fields each, "
-                    "such as \\((a,b,c),(d,e,f),(g,h,i)) -> ... for 3x3",
+                    "such as \\((a,b,c),(d,e,f),(g,h,i)) -> ... for 3x3 (a "
+                    "row may be _ when another row gives the width), or a "
+                    "parameter annotated with such a tuple type",
                     b->name, rank, rank == 1 ? "" : "s");
 }
 

@@ -80,6 +80,7 @@ static const char *val_kind_name(const text_val *v)
     case VK_SPEC: return "a replicate/slice spec containing All";
     case VK_BOUNDARY: return "a stencil boundary";
     case VK_STRING: return "a string";
+    case VK_TUPLE: return "a tuple holding a function";
     default: return "a function (missing arguments?)";
     }
 }
@@ -168,6 +169,18 @@ static text_env *bind_tuple(text_elab *el, const text_pat *p, text_core *c,
     return env;
 }
 
+/* A tuple pattern against a meta-level tuple: each field its item. */
+static text_env *bind_meta_tuple(text_elab *el, const text_pat *p,
+                                 const text_val *v, text_env *env)
+{
+    if (v->n != p->n)
+        text_type_error(el, p->pos, "a tuple pattern of %zu fields is matched "
+                        "against a tuple of %zu", p->n, v->n);
+    for (size_t i = 0; i < p->n; i++)
+        env = bind(el, p->items[i], v->items[i], env);
+    return env;
+}
+
 static text_env *bind_index(text_elab *el, const text_pat *p, text_core *c,
                             text_env *env)
 {
@@ -199,6 +212,8 @@ static text_env *bind(text_elab *el, const text_pat *p, text_val *v,
         return bind(el, p->items[0], v, env);
     }
     case TP_TUPLE:
+        if (v->kind == VK_TUPLE)
+            return bind_meta_tuple(el, p, v, env);
         return bind_tuple(el, p, text_want_core(el, v, "the value matched by "
                                                 "a tuple pattern", p->pos),
                           env);
@@ -377,9 +392,12 @@ text_core *text_reify(text_elab *el, text_val *f, size_t n,
         args[i] = text_val_core(el, items[i]);
     }
     text_val *r = text_apply(el, f, n, args, pos);
-    if (r->kind != VK_CORE)
+    if (r->kind == VK_CLOSURE || r->kind == VK_BUILTIN || r->kind == VK_PAP)
         text_type_error(el, pos, "%s takes more than the %zu argument%s it is "
                         "given", what, n, n == 1 ? "" : "s");
+    if (r->kind != VK_CORE)
+        text_type_error(el, pos, "%s returns %s, expected a value", what,
+                        val_kind_name(r));
     items[n] = r->core;
     return text_core_new(el, CK_LAMBDA, r->core->type, pos, n + 1, items);
 }
@@ -424,11 +442,22 @@ static text_core **eval_items(text_elab *el, const text_ast *a,
     return items;
 }
 
+/* A tuple of terms is a term; one with a function (or another value that
+ * is not a term) among its components is a meta-level tuple, like a
+ * Haskell tuple of functions (a type class's dictionary passed by hand). */
 static text_val *eval_tuple(text_elab *el, const text_ast *a, text_env *env,
                             int prelude)
 {
     text_val **vals;
     text_core **items = eval_items(el, a, env, prelude, &vals);
+    for (size_t i = 0; i < a->n; i++)
+        if (vals[i]->kind != VK_CORE) {
+            text_val *t = text_alloc(el->st, sizeof *t);
+            t->kind = VK_TUPLE;
+            t->items = vals;
+            t->n = a->n;
+            return t;
+        }
     text_type **fs = text_alloc(el->st, (a->n ? a->n : 1) * sizeof *fs);
     for (size_t i = 0; i < a->n; i++) {
         items[i] = text_want_core(el, vals[i], "a tuple component",
@@ -558,16 +587,64 @@ static int is_value_type(text_type *t)
     return 1;
 }
 
+/* The variable a pattern binds as a whole ((xs : t) binds xs), or NULL. */
+static const char *pattern_name(const text_pat *p)
+{
+    while (p && p->kind == TP_TYPED)
+        p = p->items[0];
+    return p && p->kind == TP_VAR ? p->name : NULL;
+}
+
+/* Records the name of the input just made. */
+static void name_input(text_elab *el, const char *name)
+{
+    if (el->n_input_names == el->cap_input_names) {
+        size_t cap = el->cap_input_names ? 2 * el->cap_input_names : 8;
+        const char **grown = text_alloc(el->st, cap * sizeof *grown);
+        if (el->n_input_names)
+            memcpy(grown, el->input_names,
+                   el->n_input_names * sizeof *grown);
+        el->input_names = grown;
+        el->cap_input_names = cap;
+    }
+    el->input_names[el->n_input_names++] = name;
+}
+
+/* The pattern of field i of an n-tuple matched by `pat`, or NULL. */
+static const text_pat *field_pattern(const text_pat *pat, size_t i, size_t n)
+{
+    while (pat && pat->kind == TP_TYPED)
+        pat = pat->items[0];
+    return pat && pat->kind == TP_TUPLE && pat->n == n ? pat->items[i] : NULL;
+}
+
+/* The name of field i of an input named `name`: the variable of the
+ * field's own pattern, else "name.i" (NULL when neither is known). */
+static const char *field_name(text_elab *el, const text_pat *sub,
+                              const char *name, size_t i)
+{
+    const char *own = pattern_name(sub);
+    if (own || !name)
+        return own;
+    char buf[160];
+    snprintf(buf, sizeof buf, "%s.%zu", name, i);
+    return text_strndup(el->st, buf, strlen(buf));
+}
+
 /* The program input(s) of a parameter of type t: an array is one input; a
  * value type is a rank-0 input read with `the`; a tuple of arrays is one
- * input per array. */
-static text_core *make_input(text_elab *el, text_type *t, text_pos pos)
+ * input per array.  Each is named (el->input_names) after the parameter's
+ * pattern `pat`, whose variable is `name`. */
+static text_core *make_input(text_elab *el, text_type *t, text_pos pos,
+                             const text_pat *pat, const char *name)
 {
     t = text_ty_prune(t);
     if (t->kind == TT_TUPLE && !is_value_type(t)) {
         text_core **items = text_alloc(el->st, t->n * sizeof *items);
         for (size_t i = 0; i < t->n; i++) {
-            items[i] = make_input(el, t->fields[i], pos);
+            const text_pat *sub = field_pattern(pat, i, t->n);
+            items[i] = make_input(el, t->fields[i], pos, sub,
+                                  field_name(el, sub, name, i));
             if (!text_ty_is_array_sort(items[i]->type))
                 text_type_error(el, pos, "a parameter of type %s mixes arrays "
                                 "and scalars; expected a tuple of arrays",
@@ -583,6 +660,7 @@ static text_core *make_input(text_elab *el, text_type *t, text_pos pos)
     if (!in->node)
         text_fail(el->st, acc_graph_status(el->g), pos, "%s",
                   acc_graph_last_error(el->g));
+    name_input(el, name);
     if (!value)
         return in;
     return text_core_new(el, CK_THE, t, pos, 1, &in);
@@ -593,7 +671,8 @@ text_core *text_elab_entry(text_elab *el, const text_def *d)
     text_env *env = NULL;
     for (size_t i = 0; i < d->n_params; i++) {
         const text_pat *p = d->params[i];
-        text_core *in = make_input(el, annotation(el, p->type), p->pos);
+        text_core *in = make_input(el, annotation(el, p->type), p->pos,
+                                   p->items[0], pattern_name(p->items[0]));
         env = bind(el, p->items[0], text_val_core(el, in), env);
     }
     el->pos = d->pos;

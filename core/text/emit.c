@@ -18,7 +18,8 @@ static acc_scalar default_scalar(text_elab *el, text_type *v, text_pos pos)
 {
     switch (v->cls) {
     case TC_NUM:
-    case TC_INT: return ACC_I64;
+    case TC_INT:
+    case TC_BOUNDED: return ACC_I64;
     case TC_FLOAT: return ACC_F64;
     case TC_SHAPE:
         text_fail(el->st, ACC_ERR_TYPE, pos, "cannot tell the rank of "
@@ -112,6 +113,23 @@ static acc_node *float_literal(text_elab *el, text_core *c)
     return acc_const_f64(el->g, s, c->fval);
 }
 
+/* minBound / maxBound of the (now known) integer or bool type. */
+static acc_node *bound(text_elab *el, text_core *c)
+{
+    static const int64_t smin[] = {0, 0, INT8_MIN, INT16_MIN, INT32_MIN,
+                                   INT64_MIN};
+    static const int64_t smax[] = {0, 1, INT8_MAX, INT16_MAX, INT32_MAX,
+                                   INT64_MAX};
+    static const uint64_t umax[] = {UINT8_MAX, UINT16_MAX, UINT32_MAX,
+                                    UINT64_MAX};
+    acc_scalar s = scalar_of(el, c->type, c->pos);
+    if (s == ACC_BOOL)
+        return acc_const_bool(el->g, c->op);
+    if (s >= ACC_U8 && s <= ACC_U64)
+        return acc_const_u64(el->g, s, c->op ? umax[s - ACC_U8] : 0);
+    return acc_const_i64(el->g, s, c->op ? smax[s] : smin[s]);
+}
+
 static acc_node *int_literal(text_elab *el, text_core *c)
 {
     acc_scalar s = scalar_of(el, c->type, c->pos);
@@ -181,7 +199,10 @@ static acc_node *std(text_elab *el, text_core *c, acc_node **a)
     case STD_EVEN: return acc_even(g, a[0]);
     case STD_ODD: return acc_odd(g, a[0]);
     case STD_ZIP: return acc_zip(g, a[0], a[1]);
-    case STD_UNZIP: return acc_unzip(g, a[0]);
+    case STD_ZIP_N: return acc_zip_n(g, c->n, a);
+    case STD_UNZIP:
+    case STD_UNZIP_N: return acc_unzip(g, a[0]);
+    case STD_LENGTH: return acc_length(g, a[0]);
     case STD_INDEXED: return acc_indexed(g, a[0]);
     case STD_ENUM_N: return acc_enum_from_n(g, a[0], a[1]);
     case STD_ENUM_STEP_N: return acc_enum_from_step_n(g, a[0], a[1], a[2]);
@@ -264,6 +285,7 @@ static acc_node *build(text_elab *el, text_core *c, acc_node **a)
     case CK_STD: return std(el, c, a);
     case CK_FOREIGN: return acc_foreign(g, c->name, a[0], a[1]);
     case CK_FOREIGN_EXP: return acc_foreign_exp(g, c->name, a[0], a[1]);
+    case CK_BOUND: return bound(el, c);
     }
     return NULL;
 }

@@ -228,7 +228,7 @@ static const struct {
     {".|.", 5, ASSOC_LEFT}, {"++", 5, ASSOC_RIGHT}, {"+", 6, ASSOC_LEFT},
     {"-", 6, ASSOC_LEFT},   {"*", 7, ASSOC_LEFT},   {"/", 7, ASSOC_LEFT},
     {".&.", 7, ASSOC_LEFT}, {"**", 8, ASSOC_RIGHT}, {"!", 9, ASSOC_LEFT},
-    {"!!", 9, ASSOC_LEFT},
+    {"!!", 9, ASSOC_LEFT},  {".", 9, ASSOC_RIGHT},
 };
 
 typedef struct opinfo {
@@ -261,7 +261,7 @@ static int operator_here(parser *p, opinfo *op)
             return 1;
         }
     text_fail(p->st, ACC_ERR_PARSE, t->pos, "unknown operator '%s'; expected "
-              "one of + - * / ** == /= < <= > >= && || .&. .|. ! !! ++ $",
+              "one of + - * / ** == /= < <= > >= && || .&. .|. ! !! ++ . $",
               t->text);
 }
 

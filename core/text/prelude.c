@@ -1,10 +1,12 @@
 /*
  * prelude.c — the part of the text standard library that is written in
- * the text language itself: dot, gemv, gemm (LANGUAGE.md §3.8.1) and the
- * pure FFT behind fft/ifft (builtins_std.c picks the vector or matrix form
- * by rank).  It is parsed with every program (it is small), after the
- * user's text, and its names are visible to programs unless they define
- * the same name.
+ * the text language itself: the meta-level functions id, const, flip,
+ * curry and uncurry (functions are the elaborator's, so these are plain
+ * definitions), the loops behind iterate (builtins_fun.c), dot, gemv,
+ * gemm (LANGUAGE.md §3.8.1) and the pure FFT behind fft/ifft
+ * (builtins_std.c picks the vector or matrix form by rank).  It is parsed
+ * with every program (it is small), after the user's text, and its names
+ * are visible to programs unless they define the same name.
  *
  * The BLAS functions are written as `foreign "blas.*" fallback arg`, and
  * fft/ifft (builtins_std.c) are foreign nodes "fft.forward"/"fft.inverse"
@@ -14,6 +16,24 @@
 #include "core/text/text_elab.h"
 
 const char text_prelude_source[] =
+"id x = x\n"
+"\n"
+"const x y = x\n"
+"\n"
+"flip f x y = f y x\n"
+"\n"
+"curry f a b = f (a, b)\n"
+"\n"
+"uncurry f (a, b) = f a b\n"
+"\n"
+"iterateScalar n f x =\n"
+"  let (v, k) = while (\\(v, k) -> k < n) (\\(v, k) -> (f v, k + 1)) (x, 0) in v\n"
+"\n"
+"iterateArrays n f x =\n"
+"  let (v, r) = awhile (\\(v, r) -> unit (the r > 0))\n"
+"                      (\\(v, r) -> (f v, unit (the r - 1))) (x, unit n)\n"
+"  in v\n"
+"\n"
 "dot xs ys =\n"
 "  foreign \"blas.dot\" (\\(a, b) -> fold (+) 0 (zipWith (*) a b)) (xs, ys)\n"
 "\n"

@@ -12,6 +12,7 @@
  * on the context for acc_compile_text, and on the calling thread.
  */
 #include "core/ir/graph.h"
+#include "core/ir/json.h"
 #include "core/text/text_elab.h"
 
 #include <stdio.h>
@@ -156,14 +157,29 @@ static void add_result(text_elab *el, parse_job *job, text_core *c)
     job->results[job->n_results++] = text_emit(el, c);
 }
 
+/* Names the graph's inputs from `first` on after the entry's parameters
+ * (acc_program_signature_json reports them). */
+static void name_inputs(text_elab *el, size_t first)
+{
+    text_pos none = {0, 0, 0};
+    for (size_t i = 0; i < el->n_input_names; i++)
+        if (el->input_names[i] &&
+            !gr_name_input(el->g, first + i, el->input_names[i]))
+            text_fail(el->st, ACC_ERR_OUT_OF_HOST_MEMORY, none, "out of host "
+                      "memory");
+}
+
 static void parse_body(text_state *st, parse_job *job)
 {
     text_module *user = text_parse(st, job->src, job->len, 0);
     text_module *prelude = text_parse(st, text_prelude_source,
                                       strlen(text_prelude_source), 1);
     const text_def *d = pick_entry(st, user, job->entry);
-    text_elab el = {st, job->g, job->g->ctx, user, prelude, d->pos, 0};
+    text_elab el = {st, job->g, job->g->ctx, user, prelude, d->pos, 0,
+                    NULL, 0, 0};
+    size_t first = job->g->n_inputs;
     text_core *result = text_elab_entry(&el, d);
+    name_inputs(&el, first);
     add_result(&el, job, result);
 }
 
@@ -227,9 +243,85 @@ acc_status acc_parse_entries(const char *source, size_t len, char **names)
     return ACC_OK;
 }
 
-/* ---- acc_compile_text --------------------------------------------------------------- */
+/* ---- acc_parse_entries_json --------------------------------------------- */
 
 enum { MAX_TEXT_RESULTS = 256 };
+
+/* Appends entry `name`'s signature, elaborated in a fresh graph of ctx;
+ * the acc_parse status. */
+static acc_status entry_json(acc_context *ctx, const char *source,
+                             size_t len, const char *name, acc_node **results,
+                             strbuf *b)
+{
+    acc_graph *g = NULL;
+    size_t n = 0;
+    acc_status s = acc_graph_create(ctx, &g);
+    if (s == ACC_OK)
+        s = acc_parse(g, source, len, name, results, MAX_TEXT_RESULTS, &n);
+    if (s == ACC_OK) {
+        sb_puts(b, "{\"name\":");
+        ir_json_string(b, name);
+        sb_puts(b, ",\"inputs\":[");
+        for (size_t i = 0; i < g->n_inputs; i++) {
+            sb_puts(b, i ? "," : "");
+            ir_json_signature_item(b, gr_input_name(g, i),
+                                   g->inputs[i]->type->elem,
+                                   g->inputs[i]->type->rank);
+        }
+        sb_puts(b, "],\"outputs\":[");
+        for (size_t i = 0; i < n; i++) {
+            sb_puts(b, i ? "," : "");
+            ir_json_signature_item(b, NULL, results[i]->type->elem,
+                                   results[i]->type->rank);
+        }
+        sb_puts(b, "]}");
+    }
+    acc_graph_free(g);
+    return s;
+}
+
+acc_status acc_parse_entries_json(const char *source, size_t len, char **json)
+{
+    static const char fn[] = "acc_parse_entries_json";
+    char *names = NULL;
+    acc_context *ctx = NULL;
+    acc_node **results = NULL;
+    strbuf b = {0};
+    if (json)
+        *json = NULL;
+    if (!source || !json)
+        return api_fail(NULL, ACC_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn,
+                        !source ? "source" : "json");
+    len = source_length(source, len);
+    acc_status s = acc_parse_entries(source, len, &names);
+    if (s == ACC_OK && (!(ctx = ctx_create_scratch()) ||
+                        !(results = calloc(MAX_TEXT_RESULTS,
+                                           sizeof *results))))
+        s = api_fail(NULL, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host "
+                     "memory", fn);
+    sb_puts(&b, "{\"entries\":[");
+    for (char *name = names, *end; s == ACC_OK && name && *name;
+         name = end ? end + 1 : NULL) {
+        if ((end = strchr(name, '\n')) != NULL)
+            *end = '\0';
+        sb_puts(&b, name == names ? "" : ",");
+        s = entry_json(ctx, source, len, name, results, &b);
+    }
+    sb_puts(&b, "]}");
+    if (s == ACC_OK && b.failed) /* else acc_parse recorded the error */
+        s = api_fail(NULL, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host "
+                     "memory", fn);
+    if (s == ACC_OK)
+        *json = b.text;
+    else
+        sb_free(&b);
+    free(results);
+    acc_context_destroy(ctx);
+    acc_free(names);
+    return s;
+}
+
+/* ---- acc_compile_text --------------------------------------------------------------- */
 
 acc_status acc_compile_text(acc_context *ctx, const char *source, size_t len,
                             const char *entry, acc_program **out)

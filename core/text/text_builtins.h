@@ -56,6 +56,10 @@ text_val *text_bi_convert(text_elab *, const text_builtin *, text_val **,
                           text_pos);
 text_val *text_bi_from_integral(text_elab *, const text_builtin *,
                                 text_val **, text_pos);
+text_val *text_bi_from_bool(text_elab *, const text_builtin *, text_val **,
+                            text_pos);
+text_val *text_bi_bound(text_elab *, const text_builtin *, text_val **,
+                        text_pos);
 text_val *text_bi_to_floating(text_elab *, const text_builtin *, text_val **,
                               text_pos);
 text_val *text_bi_field(text_elab *, const text_builtin *, text_val **,
@@ -95,6 +99,15 @@ text_val *text_bi_fft(text_elab *, const text_builtin *, text_val **,
                       text_pos);
 text_val *text_bi_std(text_elab *, const text_builtin *, text_val **,
                       text_pos);
+/* builtins_fun.c: (.), ($), iterate, sfoldl */
+text_val *text_bi_compose(text_elab *, const text_builtin *, text_val **,
+                          text_pos);
+text_val *text_bi_apply(text_elab *, const text_builtin *, text_val **,
+                        text_pos);
+text_val *text_bi_iterate(text_elab *, const text_builtin *, text_val **,
+                          text_pos);
+text_val *text_bi_sfoldl(text_elab *, const text_builtin *, text_val **,
+                         text_pos);
 
 /* Sub-codes in `op` for the handlers that serve several names. */
 enum {

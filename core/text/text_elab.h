@@ -28,7 +28,9 @@ typedef enum text_tclass {
     TC_NUM,   /* a numeric scalar; defaults to i64            */
     TC_INT,   /* an integer scalar; defaults to i64           */
     TC_FLOAT, /* f32 or f64; defaults to f64                  */
-    TC_SHAPE  /* an index of some rank (ignore); no default    */
+    TC_SHAPE, /* an index of some rank (ignore); no default    */
+    TC_BOUNDED /* an integer scalar or bool (minBound, the argument
+                  of fromIntegral); defaults to i64            */
 } text_tclass;
 
 typedef struct text_type text_type;
@@ -66,7 +68,8 @@ typedef enum text_ck {
     CK_BACKPERMUTE, CK_RESHAPE, CK_FOLD, CK_FOLD1, CK_REPLICATE, CK_SLICE,
     CK_FOLD_SEG, CK_FOLD_SEG_OFFSETS, CK_FOLD1_SEG, CK_SCAN, CK_SCAN_SEG,
     CK_PERMUTE, CK_PERMUTE_PAIRS, CK_STENCIL, CK_STENCIL2, CK_EXPAND,
-    CK_ACOND, CK_AWHILE, CK_STD, CK_FOREIGN, CK_FOREIGN_EXP
+    CK_ACOND, CK_AWHILE, CK_STD, CK_FOREIGN, CK_FOREIGN_EXP,
+    CK_BOUND /* minBound (op 0) or maxBound (op 1) of the term's type */
 } text_ck;
 
 /* The standard library functions that elaborate to one acc_* call. */
@@ -76,7 +79,7 @@ typedef enum text_std {
     STD_ZIP, STD_UNZIP, STD_INDEXED, STD_ENUM_N, STD_ENUM_STEP_N,
     STD_REVERSE, STD_TRANSPOSE, STD_FLATTEN, STD_TAKE, STD_DROP, STD_INIT,
     STD_TAIL, STD_SLIT, STD_CONCAT, STD_GATHER, STD_SCATTER, STD_FILTER,
-    STD_COMPACT
+    STD_COMPACT, STD_LENGTH, STD_ZIP_N, STD_UNZIP_N
 } text_std;
 
 /* Stencil details: widths and boundaries of one or two sides. */
@@ -112,7 +115,10 @@ typedef enum text_vk {
     VK_ALL,      /* All                                                  */
     VK_SPEC,     /* [All, n]: a replicate/slice spec                     */
     VK_BOUNDARY, /* clamp, mirror, wrap, function g, constant v          */
-    VK_STRING    /* "blas.dot"                                           */
+    VK_STRING,   /* "blas.dot"                                           */
+    VK_TUPLE     /* a tuple with a component that is not a term (a
+                    function, a boundary): a meta-level value that
+                    patterns, fst, snd and prj take apart              */
 } text_vk;
 
 typedef struct text_val text_val;
@@ -130,7 +136,8 @@ struct text_val {
     int prelude;                /* names resolve in the prelude's scope  */
     const text_builtin *builtin;/* VK_BUILTIN                            */
     text_val *fn;               /* VK_PAP                                */
-    text_val **items;           /* VK_PAP args, VK_SPEC entries          */
+    text_val **items;           /* VK_PAP args, VK_SPEC and VK_TUPLE
+                                   entries                               */
     size_t n;
     acc_boundary boundary;      /* VK_BOUNDARY                           */
     text_val *arg;              /* VK_BOUNDARY function/constant         */
@@ -150,6 +157,11 @@ typedef struct text_elab {
     const text_module *user, *prelude;
     text_pos pos;   /* the latest user position: blamed inside the prelude */
     int depth;
+    /* The names of the inputs text_elab_entry made, in order: a
+     * parameter's variable, "xs.1" for field 1 of a tuple of arrays xs,
+     * NULL when the pattern names none (arena memory). */
+    const char **input_names;
+    size_t n_input_names, cap_input_names;
 } text_elab;
 
 /* The builtin table (builtins.c). */

@@ -79,6 +79,8 @@ static int class_admits(text_tclass c, const text_type *t)
         return t->kind == TT_SCALAR && t->scalar != ACC_BOOL &&
                !is_float(t->scalar);
     case TC_FLOAT: return t->kind == TT_SCALAR && is_float(t->scalar);
+    case TC_BOUNDED:
+        return t->kind == TT_SCALAR && !is_float(t->scalar);
     }
     return 0;
 }
@@ -92,6 +94,10 @@ static int class_meet(text_tclass a, text_tclass b)
         return (int)b;
     if (a == TC_SHAPE || b == TC_SHAPE)
         return -1;
+    if (a == TC_BOUNDED || b == TC_BOUNDED) { /* with a number: an integer */
+        text_tclass other = a == TC_BOUNDED ? b : a;
+        return other == TC_NUM || other == TC_INT ? (int)TC_INT : -1;
+    }
     if (a == TC_NUM)
         return (int)b;
     if (b == TC_NUM)
@@ -185,7 +191,7 @@ static void name_into(text_type *t, char *buf, size_t size, size_t *at,
 {
     static const char *const classes[] = {
         "some type", "a number type", "an integer type",
-        "a floating type", "an index type"};
+        "a floating type", "an index type", "an integer or bool type"};
     char tmp[32];
     t = text_ty_prune(t);
     if (depth > 8) {

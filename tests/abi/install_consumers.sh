@@ -46,4 +46,32 @@ cmake --build "$tmp/cbuild" > "$tmp/build.log" \
     || { cat "$tmp/build.log"; exit 1; }
 LD_LIBRARY_PATH=$libdir "$tmp/cbuild/consumer"
 
+echo "== a moved install finds its own plugins"
+moved=$tmp/moved
+mv "$prefix" "$moved"
+moved=$(cd "$moved" && pwd -P)
+cblas=$(find "$moved" -name accel_cblas.so -print -quit)
+if [ -n "$cblas" ]; then
+    printf '%s\n' 'dotBlas (xs : Vector f32) (ys : Vector f32) : Scalar f32 =' \
+        '  foreign "blas.dot" (\(a, b) -> fold (+) 0 (zipWith (*) a b)) (xs, ys)' \
+        > "$tmp/dot.acc"
+    plan=$(env -u ACC_PLUGIN_PATH -u ACC_PLUGINS "$moved/bin/accel" explain \
+           --backend interp "$tmp/dot.acc")
+    case $plan in
+    *"uses: cblas.dot (plugin cblas"*) ;;
+    *) echo "FAIL: the moved install did not load $cblas:"; echo "$plan"
+       exit 1 ;;
+    esac
+    status=$(env -u ACC_PLUGIN_PATH -u ACC_PLUGINS "$moved/bin/accel" info \
+             --plugin cblas)
+    case $status in
+    *"cblas: loaded"*) ;;
+    *) echo "FAIL: accel info of the moved install:"; echo "$status"
+       exit 1 ;;
+    esac
+    echo "cblas found at $cblas"
+else
+    echo "(the cblas plugin is not built: nothing to find)"
+fi
+
 echo "OK: both consumers built against the installed accel and ran"

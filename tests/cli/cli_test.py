@@ -153,14 +153,49 @@ def help_and_version():
     expect(version.startswith("accel ") and "(ABI " in version, version)
 
 
+def info_env(**changes):
+    """The environment of `accel info` runs: no plugin variables unless
+    given."""
+    env = dict(os.environ)
+    for name in ("ACC_PLUGIN_PATH", "ACC_PLUGINS"):
+        env.pop(name, None)
+    env.update(changes)
+    return env
+
+
+def run_info(env, *args):
+    p = subprocess.run([ACCEL, "info"] + list(args), capture_output=True,
+                       text=True, env=env)
+    expect(p.returncode == 0 and p.stderr == "", "exit %d, %r" % (
+        p.returncode, p.stderr))
+    return p.stdout
+
+
+def plugin_lines(out):
+    """{name: state} from the plugin lines of `accel info`."""
+    lines = {}
+    for line in out.split("\n"):
+        for name in ("cblas", "fftw", "cublas", "cufft"):
+            if line.startswith("  %s: " % name):
+                lines[name] = line[len(name) + 4:]
+    return lines
+
+
+BUILD = None  # the build folder (build/bin/accel -> build)
+
+
+def built_plugin(name):
+    return os.path.exists(os.path.join(BUILD, "plugins",
+                                       "accel_%s.so" % name))
+
+
 @case("basic")
 def info():
     home = tmp("home")
     os.makedirs(os.path.join(home, "accel", "sub"), exist_ok=True)
     with open(os.path.join(home, "accel", "sub", "k.bin"), "wb") as f:
         f.write(b"x" * 100)
-    env = dict(os.environ, XDG_CACHE_HOME=home)
-    env.pop("ACC_PLUGIN_PATH", None)
+    env = info_env(XDG_CACHE_HOME=home)
     p = subprocess.run([ACCEL, "info"], capture_output=True, text=True,
                        env=env)
     expect(p.returncode == 0 and p.stderr == "", p.stderr)
@@ -176,7 +211,8 @@ def info():
                      for f in stamps)
     files = 2 + len(stamps)
     for want in ("accel ", "ABI", "interp", "cpu", "cuda", "auto",
-                 "plugins (ACC_PLUGIN_PATH=unset):", "kernel cache: %s/accel "
+                 "plugins (ACC_PLUGINS=unset, ACC_PLUGIN_PATH=unset):",
+                 "kernel cache: %s/accel "
                  "(%d bytes in %d file%s)" % (home, size, files,
                                               "s" if files > 1 else "")):
         expect(want in out, "info lacks %r:\n%s" % (want, out))
@@ -187,20 +223,6 @@ def info():
         expect("; canaries: 6 passed (widening-fold, lane-folds, "
                "in-order-scan, in-order-fold, wrap-around, fp-contract-off)"
                in out or "canaries passed" in out, out)
-    # without a path the built-in plugins are found only when installed
-    expect("cblas  loaded" in out or
-           ("cblas  not loaded:" in out and "not found" in out), out)
-    # the build's plugin folder (build/bin/accel -> build/plugins)
-    plugins = os.path.join(os.path.dirname(os.path.dirname(ACCEL)), "plugins")
-    if os.path.exists(os.path.join(plugins, "accel_cblas.so")):
-        env["ACC_PLUGIN_PATH"] = plugins
-        p = subprocess.run([ACCEL, "info"], capture_output=True, text=True,
-                           env=env)
-        expect(p.returncode == 0, p.stderr)
-        for want in ("cblas  loaded", "foreign implementations:",
-                     "blas.dot cblas.dot"):
-            expect(want in p.stdout, "info lacks %r:\n%s" % (want, p.stdout))
-        del env["ACC_PLUGIN_PATH"]
     # an absent folder is created, private, with its secret
     env["XDG_CACHE_HOME"] = tmp("absent")
     p = subprocess.run([ACCEL, "info"], capture_output=True, text=True,
@@ -228,6 +250,69 @@ def info():
            "folder " % (made, made) in p.stdout, p.stdout)
     line = [l for l in p.stdout.splitlines() if l.startswith("kernel cache:")]
     expect(len(line) == 1 and "/accel-cache-" in line[0], p.stdout)
+
+
+@case("basic")
+def info_lists_the_built_in_plugins():
+    """Without any setting, the plugins of the build tree are found: all
+    four are listed, loaded or with the reason."""
+    out = run_info(info_env())
+    states = plugin_lines(out)
+    expect(sorted(states) == ["cblas", "cublas", "cufft", "fftw"], out)
+    on_cuda = "auto    selects cuda" in out
+    host, device = ("cblas", "fftw"), ("cublas", "cufft")
+    for name in device if on_cuda else host:
+        if built_plugin(name):
+            want = "loaded from %s" % os.path.join(
+                os.path.realpath(BUILD), "plugins", "accel_%s.so" % name)
+            expect(states[name] == want, "%s: %r, expected %r" % (
+                name, states[name], want))
+        else:
+            expect(states[name].startswith("not loaded: plugin '%s' not "
+                                           "found" % name), states[name])
+    for name in host if on_cuda else device:
+        expect(states[name].startswith("not loaded: it serves the "), out)
+    if not on_cuda:
+        expect("cuda backend" in states["cublas"], states["cublas"])
+    if built_plugin("cblas") and not on_cuda:
+        expect("blas.dot cblas.dot backend=cpu" in out, out)
+
+
+@case("basic")
+def info_plugin_settings():
+    out = run_info(info_env(), "--no-plugins")
+    for name, state in plugin_lines(out).items():
+        expect(state == 'not loaded: the context\'s plugins option is '
+               '"none"', "%s: %r" % (name, state))
+    expect("foreign implementations:" not in out, out)
+    out = run_info(info_env(ACC_PLUGINS="none"))
+    expect(plugin_lines(out)["fftw"] == 'not loaded: ACC_PLUGINS is "none"',
+           out)
+    expect("plugins (ACC_PLUGINS=none," in out, out)
+    if built_plugin("fftw"):
+        out = run_info(info_env(ACC_PLUGINS="fftw"))
+        states = plugin_lines(out)
+        expect(states["fftw"].startswith("loaded from "), out)
+        expect(states["cblas"] == 'not loaded: ACC_PLUGINS is "fftw", which '
+               'does not name it', out)
+    # a plugin that cannot be loaded is reported, never fatal; the folders
+    # of ACC_PLUGIN_PATH come before the build tree's
+    bad = os.path.join(BUILD, "tests", "foreign", "accel_bad_abi.so")
+    if os.path.exists(bad):
+        folder = tmp("badplugins")
+        os.makedirs(folder, exist_ok=True)
+        shutil.copy(bad, os.path.join(folder, "accel_cblas.so"))
+        out = run_info(info_env(ACC_PLUGIN_PATH=folder))
+        state = plugin_lines(out)["cblas"]
+        if "auto    selects cuda" not in out:
+            expect(state.startswith("not loaded: plugin 'bad_abi' (%s) was "
+                                    "built for accel ABI version" %
+                                    os.path.join(folder, "accel_cblas.so")),
+                   state)
+    # --plugin loads a plugin by name or path; one that cannot be loaded is
+    # an error
+    fails(1, "--plugin: acc_plugin_load: plugin 'nonexistent' not found",
+          "info", "--plugin", "nonexistent")
 
 
 @case("basic")
@@ -329,6 +414,31 @@ def print_format():
     expect(np.array_equal(load("big_out.npy"), big), "big round trip")
     out = ok("run", prog("identity.acc"), "--entry", "ids_u64", "--in", "7")
     expect(out == "output 1: Scalar u64, shape ()\n7\n", repr(out))
+
+
+@case("npy")
+def printed_bool_arrays_end_with_a_newline():
+    """--print of bool arrays of every rank, short, wrapped over several
+    lines and summarised: the text ends with one newline, and the values
+    shown are the array's."""
+    cases = [("ids_bool", np.array(True)), ("id_bool", np.zeros(0, bool)),
+             ("id_bool", RNG.integers(0, 2, 40).astype(bool)),
+             ("idm_bool", RNG.integers(0, 2, (3, 17)).astype(bool)),
+             ("id3_bool", RNG.integers(0, 2, (2, 3, 4)).astype(bool)),
+             ("id_bool", RNG.integers(0, 2, 2000).astype(bool))]
+    for entry, x in cases:
+        out = ok("run", prog("identity.acc"), "--entry", entry, "--in",
+                 save("pb.npy", x), "--print")
+        expect(out.endswith("\n") and not out.endswith("\n\n"),
+               "%s %s: %r" % (entry, x.shape, out[-40:]))
+        body = out.split("\n", 1)[1]
+        words = [w for w in body.replace("[", " ").replace("]", " ").split()
+                 if w in ("True", "False")]
+        if x.size <= 1000:
+            expect(words == ["True" if v else "False" for v in x.flat],
+                   "%s %s: %r" % (entry, x.shape, body))
+        else:
+            expect("..." in body and len(words) == 6, body)
 
 
 # --- errors ---------------------------------------------------------------
@@ -772,6 +882,71 @@ def explain():
         expect(key in doc, "explain --json lacks %r" % key)
 
 
+def run_env(env, *args):
+    """Runs accel with `env`; requires success with an empty stderr unless
+    ACC_DUMP is set.  Returns (stdout, stderr)."""
+    p = subprocess.run([ACCEL] + [str(a) for a in args], cwd=TMP, env=env,
+                       capture_output=True, text=True, timeout=120)
+    expect(p.returncode == 0 and (p.stderr == "" or "ACC_DUMP" in env),
+           "accel %s: exit %d, stderr %r" % (" ".join(map(str, args)),
+                                             p.returncode, p.stderr[:2000]))
+    return p.stdout, p.stderr
+
+
+@case("programs")
+def plugins_found_without_setup():
+    """From the build tree, with no plugin variable set, explain and run
+    use the built-in plugins; --no-plugins and --plugin change that."""
+    env = info_env()
+    on_cuda = "auto    selects cuda" in run_info(env)
+    if on_cuda or not built_plugin("cblas") or not built_plugin("fftw"):
+        return  # the host plugins serve only the host backends
+    foreign = prog("foreign.acc")
+    plan, _ = run_env(env, "explain", foreign, "--entry", "dotBlas")
+    expect("uses: cblas.dot (plugin cblas, priority 10)" in plan, plan)
+    plan, _ = run_env(env, "explain", foreign, "--entry", "dotBlas",
+                      "--no-plugins")
+    expect("fallback: no implementation of 'blas.dot' is registered for "
+           "backend" in plan and "(plugin cblas not loaded: the context's "
+           "plugins option is \"none\")" in plan, plan)
+    plan, _ = run_env(env, "explain", foreign, "--entry", "dotBlas",
+                      "--no-plugins", "--plugin",
+                      os.path.join(BUILD, "plugins", "accel_cblas.so"))
+    expect("uses: cblas.dot" in plan, plan)
+    xs = RNG.standard_normal(1000).astype(np.float32)
+    ys = RNG.standard_normal(1000).astype(np.float32)
+    exact = float(np.dot(xs.astype(np.float64), ys.astype(np.float64)))
+    bound = 1001 * np.finfo(np.float32).eps * float(
+        np.sum(np.abs(xs.astype(np.float64) * ys)))
+    for extra in ([], ["--no-plugins"]):
+        run_env(env, "run", foreign, "--entry", "dotBlas", "--in",
+                save("xs.npy", xs), "--in", save("ys.npy", ys), "--out",
+                tmp("dot.npy"), *extra)
+        expect(abs(float(load("dot.npy")) - exact) <= bound, "dotBlas")
+    # fft: FFTW runs instead of the fallback, whose kernels ACC_DUMP=kernels
+    # shows; the text fallback takes only powers of two, FFTW any length
+    plan, _ = run_env(env, "explain", foreign, "--entry", "spectrum")
+    expect("uses: fftw.forward (plugin fftw" in plan, plan)
+    dumped = {}
+    for n, extra in ((16, []), (16, ["--no-plugins"]), (12, [])):
+        re, im = RNG.standard_normal(n), RNG.standard_normal(n)
+        _, err = run_env(dict(env, ACC_DUMP="kernels"), "run", foreign,
+                         "--entry", "spectrum", "--in", save("re.npy", re),
+                         "--in", save("im.npy", im), "--out", tmp("fr.npy"),
+                         "--out", tmp("fi.npy"), *extra)
+        dumped[(n, bool(extra))] = err.count("== accel ")
+        got = load("fr.npy") + 1j * load("fi.npy")
+        expect(np.max(np.abs(got - np.fft.fft(re + 1j * im))) < 1e-9,
+               "fft %d %r" % (n, extra))
+    expect(dumped[(16, False)] < dumped[(16, True)], "the fallback's kernels "
+           "ran with the plugin: %r" % dumped)
+    p = accel("run", foreign, "--entry", "spectrum", "--no-plugins", "--in",
+              tmp("re.npy"), "--in", tmp("im.npy"))
+    expect(p.returncode == 1, "the fallback took 12 elements: %r" % (p,))
+    fails(1, "--plugin: acc_plugin_load: plugin 'nonexistent' not found",
+          "explain", foreign, "--entry", "dotBlas", "--plugin", "nonexistent")
+
+
 # --- outputs -----------------------------------------------------------------
 
 def fresh_dir(name):
@@ -993,11 +1168,12 @@ def replacing_keeps_mode_links_and_leaves_nothing_behind():
 
 
 def main():
-    global ACCEL, TMP, VERBOSE
+    global ACCEL, BUILD, TMP, VERBOSE
     if len(sys.argv) < 3 or sys.argv[1] not in GROUPS:
         print(__doc__)
         return 2
     group, ACCEL = sys.argv[1], os.path.abspath(sys.argv[2])
+    BUILD = os.path.dirname(os.path.dirname(ACCEL))
     VERBOSE = "-v" in sys.argv[3:]
     failed = 0
     with tempfile.TemporaryDirectory(prefix="accel_cli_") as d:

@@ -69,7 +69,16 @@ static const char scan_programs[] =
     "rowDiffs (m : Matrix i64) : Matrix i64 = scanl (-) 0 m\n"
     "\n"
     "segDiffs (xs : Vector i64) (s : Vector i64) : Vector i64 =\n"
-    "  scanlSeg (-) 0 xs s\n";
+    "  scanlSeg (-) 0 xs s\n"
+    "\n"
+    "segSums32 (m : Matrix f32) (s : Vector i32) : Matrix f32 =\n"
+    "  foldSeg (+) 0 m s\n"
+    "\n"
+    "segSumsU64 (m : Matrix f32) (s : Vector u64) : Matrix f32 =\n"
+    "  foldSeg (+) 0 m s\n"
+    "\n"
+    "segScansU8 (xs : Vector f32) (s : Vector u8) : Vector f32 =\n"
+    "  scanlSeg (+) 0 xs s\n";
 
 /* Entry `entry` of scan_programs, or of LANGUAGE.md §4 when it is "smvm". */
 static acc_program *compile_scan(acc_context *ctx, const char *entry)
@@ -236,6 +245,42 @@ Test(cuda_runtime_fake, bad_segment_descriptors_have_the_interpreters_message)
     expect_interpreters_error("segScans", 2, in, 1, 0);
     in[1] = vec_i64(past, 2);
     expect_interpreters_error("segScans", 2, in, 1, 0);
+}
+
+/* Segments of another integer type are widened on the host with the
+ * offsets: the same launches as with i64 segments (a descriptor the host
+ * refused would go to the interpreter, with no launch), and the
+ * interpreter's message for a negative i32 length or a u64 one beyond
+ * 2^63-1. */
+Test(cuda_runtime_fake, segments_of_other_integer_types_launch_like_i64)
+{
+    static float m[100 * 1000], xs[10000];
+    static int32_t tens[100];
+    static uint8_t u8_tens[1000];
+    for (int i = 0; i < 1000; i++)
+        tens[i % 100] = 10, u8_tens[i] = 10;
+    int64_t n = 100, k = 1000;
+    acc_array in[2] = {mat_f32(m, 100, 1000), ts_host(ACC_I32, 1, &n, tens)};
+    run_on_device("segSums32", 2, in, 1);
+    expect_sequence_text("accel_fold_seg_warp");
+    expect_launch("accel_fold_seg_warp", 1056, 1, 256);
+    expect_args("accel_fold_seg_warp", 0, 100 * 100, 1000, -1);
+    in[0] = vec_f32(xs, 10000);
+    in[1] = ts_host(ACC_U8, 1, &k, u8_tens);
+    run_on_device("segScansU8", 2, in, 1);
+    expect_sequence_text("accel_scan_seg_thread");
+    expect_args("accel_scan_seg_thread", 0, 10000 + 1000, 10000, -1);
+    float small[2 * 5] = {0};
+    int32_t negative[2] = {2, -1};
+    uint64_t huge[2] = {2, UINT64_C(1) << 63};
+    int64_t two = 2;
+    in[0] = mat_f32(small, 2, 5);
+    in[1] = ts_host(ACC_I32, 1, &two, negative);
+    expect_interpreters_error("segSums32", 2, in, 1, 0);
+    in[1] = ts_host(ACC_U64, 1, &two, huge);
+    expect_interpreters_error("segSumsU64", 2, in, 1, 0);
+    cr_expect(strstr(acc_last_error(), "beyond 2^63-1"), "%s",
+              acc_last_error());
 }
 
 /* Many short rows: a warp per row; one long row: the three passes, with

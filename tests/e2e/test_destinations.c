@@ -34,7 +34,16 @@ static const char source[] =
     "  xs\n"
     "\n"
     "totals (xs : Vector f32) : (Vector f32, Scalar f32) =\n"
-    "  scanl' (+) 0 xs\n";
+    "  scanl' (+) 0 xs\n"
+    "\n"
+    "viaFallback (xs : Vector f32) : Vector f32 =\n"
+    "  foreign \"test.absent\" (\\ys -> map (\\x -> x * 2.0) ys) xs\n"
+    "\n"
+    "cascade (xs : Vector f32) (ys : Vector f32) : Scalar f32 =\n"
+    "  foreign \"test.outer\"\n"
+    "    (\\(a, b) -> foreign \"test.inner\"\n"
+    "                   (\\(c, d) -> fold (+) 0 (zipWith (*) c d)) (a, b))\n"
+    "    (xs, ys)\n";
 
 enum { N = 1000 };
 
@@ -205,5 +214,52 @@ Test(destinations, inputs_and_tuple_components_are_copied)
     cr_expect_eq(total, (float)(N * (N - 1) / 2));
     acc_program_free(scan);
     acc_program_free(id);
+    acc_context_destroy(ctx);
+}
+
+/* A foreign node with no implementation runs its fallback, whose result is
+ * the output: the plan counts no intermediate array, and the fallback's
+ * last step writes the caller's buffer (also through a cascade). */
+Test(destinations, a_foreign_fallback_writes_the_callers_buffer)
+{
+    static float xs[N], out[N];
+    float dot = -1;
+    iota(xs, N);
+    acc_context *ctx = ts_cpu_context();
+    acc_program *p = compile(ctx, "viaFallback"), *q = compile(ctx, "cascade");
+    acc_plan_summary plan = {sizeof plan, 0, 0, 0, 0, 0};
+    char *text = NULL;
+    cr_assert_eq(acc_program_plan(p, &plan), ACC_OK);
+    cr_assert_eq(acc_program_explain(p, 0, &text), ACC_OK);
+    cr_expect_eq(plan.intermediates, 0, "%s", text);
+    cr_expect(strstr(text, "-> Array 1 f32 (output); contains: generate, "
+                           "map"), "%s",
+              text);
+    acc_free(text);
+    acc_array in = vec(xs, N), o = vec(out, N);
+    cr_assert_eq(acc_run(p, 1, &in, 1, &o), ACC_OK, "%s", acc_last_error());
+    for (int i = 0; i < N; i++)
+        cr_assert_eq(out[i], 2.0f * (float)i, "element %d", i);
+    cr_expect_eq(allocated(p), 0, "the fallback wrote the caller's buffer");
+
+    acc_array two[2] = {vec(xs, N), vec(xs, N)};
+    o = ts_host(ACC_F32, 0, NULL, &dot);
+    cr_assert_eq(acc_program_plan(q, &plan), ACC_OK);
+    cr_expect_eq(plan.intermediates, 0);
+    cr_assert_eq(acc_run(q, 2, two, 1, &o), ACC_OK, "%s", acc_last_error());
+    double want = 0;
+    for (int i = 0; i < N; i++)
+        want += (double)i * i;
+    cr_expect_float_eq(dot, (float)want, 1e-6 * want);
+    cr_expect_eq(allocated(q), 0);
+
+    /* a library-allocated output gets the fallback's result */
+    memset(&o, 0, sizeof o);
+    o.struct_size = sizeof o;
+    cr_assert_eq(acc_run(p, 1, &in, 1, &o), ACC_OK, "%s", acc_last_error());
+    cr_expect_eq(((float *)o.data[0])[N - 1], 2.0f * (N - 1));
+    acc_array_release(&o);
+    acc_program_free(q);
+    acc_program_free(p);
     acc_context_destroy(ctx);
 }

@@ -56,6 +56,7 @@ static acc_context *context(acc_backend backend)
     acc_context_options_init(&o);
     o.backend = backend;
     o.plugin_path = ACC_TEST_PLUGIN_DIR;
+    o.plugins = "none"; /* only the plugins loaded below */
     acc_context *ctx = NULL;
     if (acc_context_create(&o, &ctx) != ACC_OK)
         return NULL;

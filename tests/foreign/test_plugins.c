@@ -22,6 +22,7 @@ static acc_context *plugin_context(const char *plugin)
     acc_context_options_init(&o);
     o.backend = ACC_BACKEND_INTERP;
     o.plugin_path = ACC_TEST_PLUGIN_DIR;
+    o.plugins = "none"; /* only the plugin asked for */
     acc_context *ctx = NULL;
     cr_assert_eq(acc_context_create(&o, &ctx), ACC_OK);
     if (plugin)

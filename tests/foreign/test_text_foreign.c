@@ -32,7 +32,7 @@ static float dot_blas(acc_context *ctx, char **plan)
 
 Test(text_foreign, dotblas_uses_the_fallback_without_a_plugin)
 {
-    acc_context *ctx = ts_context(ACC_BACKEND_INTERP);
+    acc_context *ctx = ts_context_without_plugins(ACC_BACKEND_INTERP);
     char *plan = NULL;
     float r = dot_blas(ctx, &plan);
     cr_expect_float_eq(r, 2 + 1 - 3 + 0 + 15, 1e-6);
@@ -49,6 +49,7 @@ Test(text_foreign, dotblas_calls_cblas_when_the_plugin_is_loaded)
     acc_context_options_init(&o);
     o.backend = ACC_BACKEND_INTERP;
     o.plugin_path = ACC_TEST_PLUGIN_DIR;
+    o.plugins = "none"; /* only the plugin loaded below */
     acc_context *ctx = NULL;
     cr_assert_eq(acc_context_create(&o, &ctx), ACC_OK);
     cr_assert_eq(acc_plugin_load(ctx, "cblas"), ACC_OK, "%s",
@@ -90,7 +91,7 @@ Test(text_foreign, fft_uses_fftw_when_loaded_and_agrees_with_the_fallback)
 {
     double re0[8], im0[8], re1[8], im1[8];
     char *plan0 = NULL, *plan1 = NULL;
-    acc_context *plain = ts_context(ACC_BACKEND_INTERP);
+    acc_context *plain = ts_context_without_plugins(ACC_BACKEND_INTERP);
     run_fft(plain, re0, im0, &plan0);
     cr_expect(strstr(plan0, "fft.forward") && strstr(plan0, "fallback"), "%s",
               plan0);
@@ -98,6 +99,7 @@ Test(text_foreign, fft_uses_fftw_when_loaded_and_agrees_with_the_fallback)
     acc_context_options_init(&o);
     o.backend = ACC_BACKEND_INTERP;
     o.plugin_path = ACC_TEST_PLUGIN_DIR;
+    o.plugins = "none"; /* only the plugin loaded below */
     acc_context *with = NULL;
     cr_assert_eq(acc_context_create(&o, &with), ACC_OK);
     cr_assert_eq(acc_plugin_load(with, "fftw"), ACC_OK, "%s", acc_last_error());

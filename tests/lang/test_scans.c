@@ -742,10 +742,12 @@ Test(scans, function_of_the_wrong_type)
                       ACC_ERR_TYPE, "scanl1");
 }
 
-Test(scans, segments_must_be_a_vector_of_i64)
+/* Segments of any integer type are accepted (test_segment_types.c);
+ * others are refused. */
+Test(scans, segments_must_be_a_vector_of_an_integer_type)
 {
     acc_node *xs = acc_input(g, ts_sc(ACC_I64), 2);
-    acc_node *sn = acc_input(g, ts_sc(ACC_I32), 1);
+    acc_node *sn = acc_input(g, ts_sc(ACC_F64), 1);
     ts_expect_refused(ctx, g,
                       acc_scan_seg(g, ACC_SCANL_PRIME, add_fn(ACC_I64),
                                    ts_i64(g, 0), xs, sn),

@@ -445,10 +445,12 @@ Test(segmented_fold, empty_offsets_vector_is_a_runtime_error)
 
 /* ---- builder errors ----------------------------------------------------------------- */
 
-Test(segmented_fold, segments_must_be_a_vector_of_i64)
+/* Segments of any integer type are accepted (test_segment_types.c);
+ * others are refused. */
+Test(segmented_fold, segments_must_be_a_vector_of_an_integer_type)
 {
     acc_node *xs = acc_input(g, ts_sc(ACC_I64), 2);
-    acc_node *sn = acc_input(g, ts_sc(ACC_I32), 1);
+    acc_node *sn = acc_input(g, ts_sc(ACC_BOOL), 1);
     ts_expect_refused(ctx, g,
                       acc_fold_seg(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD),
                                    ts_i64(g, 0), xs, sn),

@@ -429,6 +429,68 @@ Test(stdlib, unzip_of_a_triple_and_of_indices)
     release(out, 4);
 }
 
+/* zip3 .. zip9 are acc_zip_n: a tuple of n leaves, the extent the
+ * intersection; unzip takes it apart again. */
+Test(stdlib, zip_n_of_three_and_nine_arrays)
+{
+    int64_t a[5] = {1, 2, 3, 4, 5}, na = 5, nb = 4;
+    float b[4] = {0.5f, 1.5f, -2.0f, 8.0f};
+    uint8_t c[5] = {1, 0, 1, 1, 0};
+    acc_node *xs = in(ACC_I64, 1), *ys = in(ACC_F32, 1), *zs = in(ACC_BOOL, 1);
+    acc_node *three[3] = {xs, ys, zs}, *nine[9];
+    for (int i = 0; i < 9; i++)
+        nine[i] = i % 3 == 0 ? xs : i % 3 == 1 ? ys : zs;
+    acc_node *r[2] = {acc_unzip(g, acc_zip_n(g, 3, three)),
+                      acc_unzip(g, acc_zip_n(g, 9, nine))};
+    const acc_type *t3 = acc_type_get_elem(acc_node_type(acc_zip_n(g, 3, three)));
+    cr_assert_eq(acc_type_get_arity(t3), 3);
+    acc_array ins[3] = {ts_host(ACC_I64, 1, &na, a), ts_host(ACC_F32, 1, &nb, b),
+                        ts_host(ACC_BOOL, 1, &na, c)};
+    acc_array out[12];
+    run_ok(2, r, 3, ins, out);
+    for (int k = 0; k < 12; k++) {
+        int f = k < 3 ? k : (k - 3) % 3;
+        const void *want = f == 0 ? (const void *)a : f == 1 ? (const void *)b
+                                                             : (const void *)c;
+        expect_leaf(&out[k], 0, 1, &nb, want, f == 0 ? 8 : f == 1 ? 4 : 1);
+    }
+    release(out, 12);
+}
+
+Test(stdlib, zip_n_of_fewer_than_two_arrays_is_refused)
+{
+    acc_node *xs = in(ACC_I64, 1);
+    cr_assert_null(acc_zip_n(g, 1, &xs));
+    cr_assert_eq(acc_graph_status(g), ACC_ERR_INVALID_ARGUMENT);
+    ts_fresh_graph(ctx, &g);
+    cr_assert_null(acc_zip_n(g, 3, NULL));
+    cr_assert_eq(acc_graph_status(g), ACC_ERR_INVALID_ARGUMENT);
+    ts_fresh_graph(ctx, &g);
+    acc_node *many[17];
+    for (int i = 0; i < 17; i++)
+        many[i] = in(ACC_I64, 1);
+    cr_assert_null(acc_zip_n(g, 17, many), "17 leaves do not fit an element");
+    cr_assert_neq(acc_graph_status(g), ACC_OK);
+}
+
+/* length: the innermost extent, of a vector and of a matrix */
+Test(stdlib, length_is_the_innermost_extent)
+{
+    int64_t v[7] = {0}, m[6] = {0}, nv = 7, em[2] = {2, 3};
+    acc_node *r[2] = {acc_unit(g, acc_length(g, in(ACC_I64, 1))),
+                      acc_unit(g, acc_length(g, in(ACC_I64, 2)))};
+    acc_array ins[2] = {ts_host(ACC_I64, 1, &nv, v), ts_host(ACC_I64, 2, em, m)};
+    acc_array out[2];
+    run_ok(2, r, 2, ins, out);
+    int64_t seven = 7, three = 3;
+    EXPECT(&out[0], 0, NULL, &seven);
+    EXPECT(&out[1], 0, NULL, &three);
+    release(out, 2);
+    ts_fresh_graph(ctx, &g);
+    cr_assert_null(acc_length(g, in(ACC_I64, 0)), "a Scalar has no length");
+    cr_assert_neq(acc_graph_status(g), ACC_OK);
+}
+
 Test(stdlib, unzip_of_a_scalar_array_is_a_type_error)
 {
     cr_assert_null(acc_unzip(g, in(ACC_I32, 1)));

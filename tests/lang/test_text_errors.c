@@ -317,3 +317,75 @@ Test(text_errors, nul_bytes_are_reported)
     cr_assert(strncmp(acc_last_error(), "1:29: ", 6) == 0, "%s",
               acc_last_error());
 }
+
+/* ---- Accelerate's Prelude names, stencil rows, segments ------------------ */
+
+#define MATRIX_HEAD "f (m : Matrix f32) : Matrix f32 =\n"
+#define VECTOR_HEAD "f (v : Vector i64) : Vector i64 =\n"
+
+Test(text_errors, stencil_patterns_that_leave_a_width_unknown)
+{
+    /* wildcard rows need one row that is a tuple */
+    expect_error(MATRIX_HEAD "  stencil (\\(_, _, _) -> 1.0) clamp m\n", NULL,
+                 ACC_ERR_TYPE, 2, 3, "cannot tell the size of the neighbourhood");
+    expect_error(MATRIX_HEAD "  stencil (\\(a, b, c) -> 1.0) clamp m\n", NULL,
+                 ACC_ERR_TYPE, 2, 3, "a row may be _ when another row");
+}
+
+Test(text_errors, stencil_rows_of_different_widths)
+{
+    expect_error(MATRIX_HEAD
+                 "  stencil (\\((a, b, c), (d, e, f, g, h), _) -> a) clamp m\n",
+                 NULL, ACC_ERR_TYPE, 2, 3, "rows differ in width (3 and 5");
+}
+
+Test(text_errors, stencil_rows_of_even_width)
+{
+    expect_error("f (v : Vector f32) : Vector f32 =\n"
+                 "  stencil (\\(a, b) -> a) clamp v\n", NULL, ACC_ERR_TYPE, 2, 3,
+                 "a tuple of 2 fields; expected 3, 5, 7 or 9");
+}
+
+Test(text_errors, unzip_n_of_another_arity)
+{
+    expect_error("f (v : Vector (i64, i64)) : Vector i64 =\n"
+                 "  let (a, b, c) = unzip3 v in a\n", NULL, ACC_ERR_TYPE, 2, 19,
+                 "'unzip3' splits arrays of 3-tuples");
+}
+
+Test(text_errors, bounds_are_not_floats)
+{
+    expect_error("f : Scalar f32 = unit maxBound\n", NULL, ACC_ERR_TYPE, 1, 5,
+                 "an integer or bool type, expected Array 0 f32");
+}
+
+Test(text_errors, prelude_names_check_their_arguments)
+{
+    expect_error(VECTOR_HEAD "  iterate 2.5 (map negate) v\n", NULL,
+                 ACC_ERR_TYPE, 2, 3, "'iterate' repeats a function");
+    expect_error("f (v : Vector i64) : Scalar i64 =\n"
+                 "  unit (sfoldl (+) 0 [0, 0] v)\n", NULL, ACC_ERR_TYPE, 2, 9,
+                 "third argument of 'sfoldl' has type Shape 2, expected "
+                 "Shape 0");
+    expect_error("f (v : Vector f32) : Vector f32 =\n"
+                 "  map fromIntegral v\n", NULL, ACC_ERR_TYPE, 2, 3,
+                 "converts integers and bool");
+    expect_error(VECTOR_HEAD "  map (1 . negate) v\n", NULL, ACC_ERR_TYPE, 2, 3,
+                 "expected a function");
+}
+
+Test(text_errors, segments_of_a_float_type)
+{
+    expect_error("f (v : Vector i64) (s : Vector f32) : Vector i64 =\n"
+                 "  foldSeg (+) 0 v s\n", NULL, ACC_ERR_TYPE, 2, 3,
+                 "expected a vector of an integer type");
+}
+
+Test(text_errors, tuples_holding_functions_are_not_values)
+{
+    expect_error(VECTOR_HEAD "  map (\\x -> (x, negate)) v\n", NULL,
+                 ACC_ERR_TYPE, 2, 3, "returns a tuple holding a function");
+    expect_error(VECTOR_HEAD "  let (a, b) = (negate, abs, 1) in map a v\n",
+                 NULL, ACC_ERR_TYPE, 2, 7,
+                 "a tuple pattern of 2 fields is matched against a tuple of 3");
+}

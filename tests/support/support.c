@@ -76,7 +76,7 @@ ReportHook(PRE_ALL)(struct criterion_test_set *tests)
     _exit(77);
 }
 
-acc_context *ts_context(acc_backend b)
+static acc_context *context_with(acc_backend b, const char *plugins)
 {
     acc_context_options opts;
     acc_context *ctx = NULL;
@@ -85,11 +85,22 @@ acc_context *ts_context(acc_backend b)
     acc_context_options_init(&opts);
     b = backend_for(b);
     opts.backend = b;
+    opts.plugins = plugins;
     st = acc_context_create(&opts, &ctx);
     cr_assert(st == ACC_OK && ctx != NULL,
               "acc_context_create(%s) failed: %s (%s)", acc_backend_name(b),
               acc_status_string(st), acc_last_error());
     return ctx;
+}
+
+acc_context *ts_context(acc_backend b)
+{
+    return context_with(b, NULL);
+}
+
+acc_context *ts_context_without_plugins(acc_backend b)
+{
+    return context_with(b, "none");
 }
 
 acc_graph *ts_graph(acc_context *ctx)

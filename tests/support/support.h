@@ -18,6 +18,9 @@
 /* A new context on backend `b`; fails the test (with acc_last_error) when
  * it cannot be created.  Destroy with acc_context_destroy. */
 acc_context *ts_context(acc_backend b);
+/* The same, but the context loads no plugin by itself (plugins "none"),
+ * so foreign nodes use their fallbacks unless a plugin is loaded. */
+acc_context *ts_context_without_plugins(acc_backend b);
 
 /* A new graph in `ctx`; fails the test when it cannot be created.  Free
  * with acc_graph_free. */

@@ -225,16 +225,26 @@ char *cli_read_file(const char *path, size_t *len)
     return buf;
 }
 
-acc_context *cli_context(acc_backend backend)
+acc_context *cli_context(acc_backend backend, const cli_plugins *plugins)
 {
     acc_context_options options;
     acc_context *ctx = NULL;
     acc_context_options_init(&options);
     options.backend = backend;
+    if (plugins && plugins->none)
+        options.plugins = "none";
     acc_status st = acc_context_create(&options, &ctx);
     if (st != ACC_OK) {
         cli_library_error(NULL, st);
         return NULL;
+    }
+    for (size_t i = 0; plugins && i < plugins->names.n; i++) {
+        const char *name = plugins->names.items[i];
+        if ((st = acc_plugin_load(ctx, name)) != ACC_OK) {
+            cli_library_error("--plugin", st);
+            acc_context_destroy(ctx);
+            return NULL;
+        }
     }
     return ctx;
 }
@@ -304,7 +314,7 @@ static int choose_entry(cli_program *p, const char *entry)
 }
 
 int cli_program_load(const char *path, const char *entry, acc_backend backend,
-                     cli_program *out)
+                     const cli_plugins *plugins, cli_program *out)
 {
     memset(out, 0, sizeof *out);
     out->path = path;
@@ -313,7 +323,7 @@ int cli_program_load(const char *path, const char *entry, acc_backend backend,
     int status = choose_entry(out, entry);
     if (status != CLI_OK)
         return status;
-    if (!(out->ctx = cli_context(backend)))
+    if (!(out->ctx = cli_context(backend, plugins)))
         return CLI_FAIL;
     acc_status st = acc_compile_text(out->ctx, out->source, out->len,
                                      out->entry, &out->program);

@@ -64,6 +64,18 @@ void cli_list_free(cli_list *list);
  * CLI_USAGE after reporting. */
 int cli_parse_backend(const char *text, acc_backend *out);
 
+/* The plugin options of run, check, explain and info: --plugin NAME|PATH
+ * (repeatable: loaded when the context is made, a failure is an error)
+ * and --no-plugins (the context loads none by itself: plugins "none"). */
+typedef struct cli_plugins {
+    cli_list names;
+    int none;
+} cli_plugins;
+
+#define CLI_PLUGIN_OPTIONS(p)                       \
+    {"--plugin", NULL, &(p)->names, NULL},          \
+    {"--no-plugins", NULL, NULL, &(p)->none}
+
 /* --- text programs ---------------------------------------------------------- */
 
 /* A text program read from a file and compiled for one entry point. */
@@ -83,14 +95,15 @@ typedef struct cli_program {
  * program: empty file name" for ""). */
 char *cli_read_file(const char *path, size_t *len);
 
-/* Creates a context for `backend`; NULL after reporting. */
-acc_context *cli_context(acc_backend backend);
+/* Creates a context for `backend` with the plugin options (NULL: the
+ * defaults); NULL after reporting. */
+acc_context *cli_context(acc_backend backend, const cli_plugins *plugins);
 
-/* Reads `path`, creates a context and compiles `entry` (NULL: the only
- * entry point).  Returns CLI_OK, or CLI_FAIL after reporting; *out is
- * always safe to pass to cli_program_free. */
+/* Reads `path`, creates a context (as cli_context) and compiles `entry`
+ * (NULL: the only entry point).  Returns CLI_OK, or CLI_FAIL after
+ * reporting; *out is always safe to pass to cli_program_free. */
 int cli_program_load(const char *path, const char *entry, acc_backend backend,
-                     cli_program *out);
+                     const cli_plugins *plugins, cli_program *out);
 void cli_program_free(cli_program *p);
 
 /* "input 2 (xs)" (1-based; without the name when it is not known). */

@@ -83,31 +83,33 @@ static void print_cache(acc_context *ctx)
     acc_free(note);
 }
 
-/* The built-in plugins: loaded from ACC_PLUGIN_PATH or the install
- * folder when found (or why not), then every implementation registered. */
+/* Prints each line of `text` indented by two spaces. */
+static void print_indented(const char *text)
+{
+    for (const char *line = text; *line;) {
+        size_t n = strcspn(line, "\n");
+        printf("  %.*s\n", (int)n, line);
+        line += n + (line[n] == '\n');
+    }
+}
+
+/* The plugins the context loads by itself (every built-in one, loaded or
+ * not and why), then every implementation registered. */
 static void print_plugins(acc_context *ctx)
 {
-    static const char *const builtin[] = {"cblas", "fftw"};
-    const char *path = getenv("ACC_PLUGIN_PATH");
-    printf("plugins (ACC_PLUGIN_PATH=%s):\n", path && *path ? path : "unset");
-    for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++) {
-        if (acc_plugin_load(ctx, builtin[i]) == ACC_OK) {
-            printf("  %-6s loaded\n", builtin[i]);
-            continue;
-        }
-        const char *why = acc_last_error();
-        printf("  %-6s not loaded: %.*s\n", builtin[i],
-               (int)strcspn(why, "\n"), why);
-    }
-    char *list = NULL;
+    const char *path = getenv("ACC_PLUGIN_PATH"), *set = getenv("ACC_PLUGINS");
+    char *status = NULL, *list = NULL;
+    printf("plugins (ACC_PLUGINS=%s, ACC_PLUGIN_PATH=%s):\n",
+           set && *set ? set : "unset", path && *path ? path : "unset");
+    if (acc_plugin_status(ctx, &status) == ACC_OK)
+        print_indented(status);
+    else
+        printf("  unknown: %s\n", acc_last_error());
     if (acc_foreign_list(ctx, &list) == ACC_OK && list && *list) {
         printf("foreign implementations:\n");
-        for (const char *line = list; *line;) {
-            size_t n = strcspn(line, "\n");
-            printf("  %.*s\n", (int)n, line);
-            line += n + (line[n] == '\n');
-        }
+        print_indented(list);
     }
+    acc_free(status);
     acc_free(list);
 }
 
@@ -115,16 +117,19 @@ int cli_cmd_info(int argc, char **argv)
 {
     size_t n_pos = 0;
     int help = 0;
-    int st = cli_parse_options("info", argc, argv, NULL, 0, NULL, 0, &n_pos,
-                               &help);
-    if (st != CLI_OK || help) {
-        if (help)
-            fputs(cli_command_help("info"), stdout);
+    cli_plugins plugins = {{NULL, 0}, 0};
+    const cli_option options[] = {CLI_PLUGIN_OPTIONS(&plugins)};
+    int st = cli_parse_options("info", argc, argv, options,
+                               sizeof options / sizeof options[0], NULL, 0,
+                               &n_pos, &help);
+    acc_context *ctx = NULL;
+    if (st == CLI_OK && help)
+        fputs(cli_command_help("info"), stdout);
+    else if (st == CLI_OK && !(ctx = cli_context(ACC_BACKEND_AUTO, &plugins)))
+        st = CLI_FAIL;
+    cli_list_free(&plugins.names);
+    if (st != CLI_OK || help)
         return st;
-    }
-    acc_context *ctx = cli_context(ACC_BACKEND_AUTO);
-    if (!ctx)
-        return CLI_FAIL;
     printf("accel %s\n", acc_version_string());
     printf("ABI: library %u, this tool built for %u%s\n",
            (unsigned)acc_abi_version(), (unsigned)ACC_ABI_VERSION,

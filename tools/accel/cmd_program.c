@@ -11,9 +11,10 @@
 /* Compiles every entry point named in `names` ('\n'-separated); prints
  * the summary line or reports the first failure. */
 static int check_entries(const char *path, const char *source, size_t len,
-                         char *names, acc_backend backend)
+                         char *names, acc_backend backend,
+                         const cli_plugins *plugins)
 {
-    acc_context *ctx = cli_context(backend);
+    acc_context *ctx = cli_context(backend, plugins);
     size_t count = 0;
     if (!ctx)
         return CLI_FAIL;
@@ -51,33 +52,40 @@ static int check_entries(const char *path, const char *source, size_t len,
 int cli_cmd_check(int argc, char **argv)
 {
     const char *file = NULL, *backend_name = NULL;
-    const cli_option options[] = {{"--backend", &backend_name, NULL, NULL}};
+    cli_plugins plugins = {{NULL, 0}, 0};
+    const cli_option options[] = {{"--backend", &backend_name, NULL, NULL},
+                                  CLI_PLUGIN_OPTIONS(&plugins)};
     acc_backend backend = ACC_BACKEND_INTERP;
     size_t n_pos = 0, len = 0;
     int help = 0;
-    int st = cli_parse_options("check", argc, argv, options, 1, &file, 1,
+    int st = cli_parse_options("check", argc, argv, options,
+                               sizeof options / sizeof options[0], &file, 1,
                                &n_pos, &help);
     if (st != CLI_OK || help) {
         if (help)
             fputs(cli_command_help("check"), stdout);
+        cli_list_free(&plugins.names);
         return st;
     }
     if (n_pos == 0)
-        return cli_error(CLI_USAGE, "check: no program file given (try "
-                         "'accel check --help')");
-    if (backend_name && (st = cli_parse_backend(backend_name, &backend)))
-        return st;
-    char *source = cli_read_file(file, &len), *names = NULL;
-    if (!source)
-        return CLI_FAIL;
-    acc_status ast = acc_parse_entries(source, len, &names);
+        st = cli_error(CLI_USAGE, "check: no program file given (try "
+                       "'accel check --help')");
+    else if (backend_name)
+        st = cli_parse_backend(backend_name, &backend);
+    char *source = st == CLI_OK ? cli_read_file(file, &len) : NULL;
+    char *names = NULL;
+    if (st == CLI_OK && !source)
+        st = CLI_FAIL;
+    acc_status ast = st == CLI_OK ? acc_parse_entries(source, len, &names)
+                                  : ACC_OK;
     if (ast != ACC_OK)
         st = cli_library_error(file, ast);
-    else
+    else if (st == CLI_OK)
         st = check_entries(file, source, len, names ? names : (char[1]){0},
-                           backend);
+                           backend, &plugins);
     acc_free(names);
     free(source);
+    cli_list_free(&plugins.names);
     return st;
 }
 
@@ -85,29 +93,32 @@ int cli_cmd_explain(int argc, char **argv)
 {
     const char *file = NULL, *entry = NULL, *backend_name = NULL;
     int json = 0, help = 0;
+    cli_plugins plugins = {{NULL, 0}, 0};
     const cli_option options[] = {
         {"--entry", &entry, NULL, NULL},
         {"--backend", &backend_name, NULL, NULL},
         {"--json", NULL, NULL, &json},
+        CLI_PLUGIN_OPTIONS(&plugins),
     };
     acc_backend backend = ACC_BACKEND_AUTO;
     size_t n_pos = 0;
     int st = cli_parse_options("explain", argc, argv, options,
                                sizeof options / sizeof options[0], &file, 1,
                                &n_pos, &help);
+    if (help)
+        fputs(cli_command_help("explain"), stdout);
+    else if (st == CLI_OK && n_pos == 0)
+        st = cli_error(CLI_USAGE, "explain: no program file given (try "
+                       "'accel explain --help')");
+    else if (st == CLI_OK)
+        st = cli_parse_backend(backend_name, &backend);
     if (st != CLI_OK || help) {
-        if (help)
-            fputs(cli_command_help("explain"), stdout);
+        cli_list_free(&plugins.names);
         return st;
     }
-    if (n_pos == 0)
-        return cli_error(CLI_USAGE, "explain: no program file given (try "
-                         "'accel explain --help')");
-    if ((st = cli_parse_backend(backend_name, &backend)) != CLI_OK)
-        return st;
     cli_program p;
     char *text = NULL;
-    st = cli_program_load(file, entry, backend, &p);
+    st = cli_program_load(file, entry, backend, &plugins, &p);
     if (st == CLI_OK) {
         acc_status ast = acc_program_explain(p.program, json, &text);
         if (ast != ACC_OK)
@@ -118,5 +129,6 @@ int cli_cmd_explain(int argc, char **argv)
     }
     acc_free(text);
     cli_program_free(&p);
+    cli_list_free(&plugins.names);
     return st;
 }

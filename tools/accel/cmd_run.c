@@ -25,6 +25,7 @@
 typedef struct run_args {
     const char *file, *entry, *backend;
     cli_list ins, outs;
+    cli_plugins plugins;
     int print;
 } run_args;
 
@@ -373,6 +374,7 @@ int cli_cmd_run(int argc, char **argv)
         {"--out", NULL, &args.outs, NULL},
         {"--backend", &args.backend, NULL, NULL},
         {"--print", NULL, NULL, &args.print},
+        CLI_PLUGIN_OPTIONS(&args.plugins),
     };
     size_t n_pos = 0;
     int help = 0;
@@ -389,7 +391,8 @@ int cli_cmd_run(int argc, char **argv)
     if (st == CLI_OK && !help)
         st = check_names(&args);
     if (st == CLI_OK && !help)
-        st = cli_program_load(args.file, args.entry, backend, &s.prog);
+        st = cli_program_load(args.file, args.entry, backend, &args.plugins,
+                              &s.prog);
     if (st == CLI_OK && !help)
         st = plan_outputs(&s, &args);
     if (st == CLI_OK && !help)
@@ -399,5 +402,6 @@ int cli_cmd_run(int argc, char **argv)
     run_state_free(&s);
     cli_list_free(&args.ins);
     cli_list_free(&args.outs);
+    cli_list_free(&args.plugins.names);
     return st;
 }

@@ -9,6 +9,14 @@
 
 #include <string.h>
 
+/* The plugin options, shared by run, check, explain and info. */
+#define PLUGIN_HELP                                                        \
+    "  --plugin P     load plugin P (a name such as cblas, or a path) too;\n" \
+    "                 repeatable; one that cannot be loaded is an error\n"   \
+    "  --no-plugins   load no plugin by default (ACC_PLUGINS=none); else\n"  \
+    "                 the built-in plugins of the backend that are found\n"  \
+    "                 are loaded when a foreign node is compiled\n"
+
 static const char usage_text[] =
     "usage: accel COMMAND [OPTIONS]\n"
     "\n"
@@ -27,6 +35,7 @@ static const char usage_text[] =
 static const char run_help[] =
     "usage: accel run FILE [--entry NAME] --in VALUE ... [--out B.npy ...]\n"
     "                 [--backend auto|interp|cpu|cuda] [--print]\n"
+    "                 [--plugin NAME|PATH ...] [--no-plugins]\n"
     "\n"
     "Compiles entry point NAME of the text program FILE (the only one when\n"
     "--entry is not given), runs it once and writes or prints its outputs.\n"
@@ -44,30 +53,41 @@ static const char run_help[] =
     "                 when no --out is given\n"
     "  --entry NAME   the entry point to run\n"
     "  --backend B    auto (default), interp, cpu or cuda\n"
+    PLUGIN_HELP
     "\n"
     ".npy files: versions 1.0-3.0, C order, little-endian; dtypes <f4 <f8\n"
     "<i1 <i2 <i4 <i8 <u1 <u2 <u4 <u8 |b1 |i1 |u1.\n";
 
 static const char check_help[] =
     "usage: accel check FILE [--backend auto|interp|cpu|cuda]\n"
+    "                   [--plugin NAME|PATH ...] [--no-plugins]\n"
     "\n"
     "Parses FILE and compiles every entry point (on the interpreter unless\n"
     "--backend says otherwise).  Prints \"ok: N entry points (names)\" and\n"
-    "exits 0, or reports the first error and exits 1.\n";
+    "exits 0, or reports the first error and exits 1.\n"
+    "\n"
+    PLUGIN_HELP;
 
 static const char explain_help[] =
     "usage: accel explain FILE [--entry NAME] [--json]\n"
     "                     [--backend auto|interp|cpu|cuda]\n"
+    "                     [--plugin NAME|PATH ...] [--no-plugins]\n"
     "\n"
     "Compiles an entry point and prints its plan: the kernels, what was\n"
-    "fused into each, and the intermediate arrays (--json: as JSON).\n";
+    "fused into each, the intermediate arrays, and what each foreign node\n"
+    "uses (--json: as JSON).\n"
+    "\n"
+    PLUGIN_HELP;
 
 static const char info_help[] =
-    "usage: accel info\n"
+    "usage: accel info [--plugin NAME|PATH ...] [--no-plugins]\n"
     "\n"
     "Prints the library version and ABI, each backend with whether it is\n"
-    "available and why, the plugins, and the kernel cache folder with its\n"
-    "size.\n";
+    "available and why, every built-in plugin with whether it is loaded\n"
+    "and why not, the foreign implementations registered, and the kernel\n"
+    "cache folder with its size.\n"
+    "\n"
+    PLUGIN_HELP;
 
 static const char help_help[] =
     "usage: accel help [COMMAND]\n"

@@ -302,23 +302,54 @@ static int checked_offsets(const int64_t *v, int64_t n, int64_t inner,
     return 1;
 }
 
+/* The entries of descriptor seg as i64 in *v: its own buffer when it is
+ * i64 (NULL when empty), else a widened copy, also left in *copy for
+ * pool_scratch_done (segments may have any integer type; this is the one
+ * place the compiled backends read them).  A u64 entry beyond 2^63-1
+ * becomes -1, which the checks refuse, so the interpreter names it.  0
+ * when out of memory. */
+static int segment_values(pool *pl, const rt_array *seg, const int64_t **v,
+                          int64_t **copy)
+{
+    acc_scalar t = seg->elem->scalar;
+    *copy = NULL;
+    *v = seg->data[0];
+    if (t == ACC_I64)
+        return 1;
+    int64_t *w = pool_scratch(pl, (size_t)(seg->size + 1) * sizeof *w);
+    if (!w)
+        return 0;
+    for (int64_t s = 0; s < seg->size; s++) {
+        ir_value x = val_load(seg->data[0], t, s);
+        w[s] = t == ACC_U64 && x.u > (uint64_t)INT64_MAX ? -1 : x.i;
+    }
+    *v = *copy = w;
+    return 1;
+}
+
 /* The offsets of descriptor array seg: 1, 0 when out of memory, -1 when
  * refused (see cpu_segments). */
 static int segment_offsets(pool *pl, const rt_array *seg, int offsets,
                            int64_t inner, int64_t **off_out, int64_t *k)
 {
-    const int64_t *v = seg->data[0];
     *k = offsets ? seg->size - 1 : seg->size;
     if (offsets && seg->size == 0)
         return -1;
-    int64_t *off = pool_scratch(pl, (size_t)(seg->size + 1) * sizeof *off);
-    if (!off)
+    int64_t *copy;
+    const int64_t *v;
+    int64_t *off = segment_values(pl, seg, &v, &copy)
+                       ? pool_scratch(pl, (size_t)(seg->size + 1) * sizeof *off)
+                       : NULL;
+    if (!off) {
+        pool_scratch_done(pl, copy);
         return 0;
+    }
     /* many lengths (SMVM's rows) are summed over the pool */
     int r = offsets ? checked_offsets(v, seg->size, inner, off)
           : pl && pool_threads(pl) > 1 && seg->size >= 65536
               ? lengths_to_offsets_parallel(pl, v, seg->size, inner, off)
               : lengths_to_offsets(v, seg->size, inner, off);
+    pool_scratch_done(pl, copy);
     if (r <= 0) {
         pool_scratch_done(pl, off);
         return r;

@@ -3,9 +3,9 @@
  * (LANGUAGE.md §3.2: foldSeg, foldSeg', fold1Seg) in the reference
  * interpreter.
  *
- * A descriptor (lengths, or offsets for foldSeg') is turned into offsets
- * off[0..k] into a row, checked once per run; every row of the array uses
- * the same segments.  Each segment is reduced with fold's balanced tree
+ * A descriptor (lengths, or offsets for foldSeg') of any integer type is
+ * widened to i64 and turned into offsets off[0..k] into a row, checked
+ * once per run; every row of the array uses the same segments.  Each segment is reduced with fold's balanced tree
  * (interp_reduce_range); the seed is combined once, first: f z (reduction).
  */
 #include "core/backend/interp/interp_state.h"
@@ -24,12 +24,32 @@ static int too_long(interp *st, const char *op, int64_t s, int64_t inner)
     return 0;
 }
 
+/* Entry s of the descriptor (of lengths, or of offsets) widened to i64;
+ * a u64 entry beyond 2^63-1 is refused: no extent is that large. */
+static int seg_entry(interp *st, const char *op, const rt_array *seg,
+                     int64_t s, int offsets, int64_t *v)
+{
+    acc_scalar t = seg->elem->scalar;
+    ir_value x = val_load(seg->data[0], t, s);
+    if (t == ACC_U64 && x.u > (uint64_t)INT64_MAX) {
+        diag_fail(st->d, ACC_ERR_RUNTIME, offsets ? "%s: offset %lld is %llu, "
+                  "beyond 2^63-1 (the largest extent)" : "%s: segment %lld "
+                  "has length %llu, beyond 2^63-1 (the largest extent)", op,
+                  (long long)s, (unsigned long long)x.u);
+        return 0;
+    }
+    *v = x.i;
+    return 1;
+}
+
 static int lengths_to_offsets(interp *st, const char *op, const rt_array *seg,
                               int64_t inner, int64_t *off)
 {
     off[0] = 0;
     for (int64_t s = 0; s < seg->size; s++) {
-        int64_t len = val_load(seg->data[0], ACC_I64, s).i;
+        int64_t len;
+        if (!seg_entry(st, op, seg, s, 0, &len))
+            return 0;
         if (len < 0) {
             diag_fail(st->d, ACC_ERR_RUNTIME, "%s: segment %lld has length "
                       "%lld; lengths must not be negative", op, (long long)s,
@@ -53,7 +73,8 @@ static int check_offsets(interp *st, const char *op, const rt_array *seg,
         return 0;
     }
     for (int64_t s = 0; s < seg->size; s++) {
-        off[s] = val_load(seg->data[0], ACC_I64, s).i;
+        if (!seg_entry(st, op, seg, s, 1, &off[s]))
+            return 0;
         int64_t before = s ? off[s - 1] : 0;
         if (off[s] < before || (s == 0 && off[s] != 0)) {
             diag_fail(st->d, ACC_ERR_RUNTIME, "%s: offset %lld is %lld after "

@@ -98,11 +98,12 @@ rt_array *interp_eval_replicate(interp *st, const ir_node *n);
 rt_array *interp_eval_slice(interp *st, const ir_node *n);
 rt_array *interp_eval_fold_seg(interp *st, const ir_node *n);
 int interp_eval_scan(interp *st, const ir_node *n, rt_array **out);
-/* Reads a segment descriptor (a Vector i64 of lengths, or of offsets when
- * `offsets`) for rows of `inner` elements into malloc'd offsets off[0..k]
- * (off[0] = 0), setting *k to the number of segments.  Negative lengths
- * and bad offsets are ACC_ERR_RUNTIME, segments beyond a row
- * ACC_ERR_SHAPE, both naming op. */
+/* Reads a segment descriptor (a vector of any integer type holding
+ * lengths, or offsets when `offsets`) for rows of `inner` elements into
+ * malloc'd i64 offsets off[0..k] (off[0] = 0), setting *k to the number
+ * of segments.  Negative lengths, u64 entries beyond 2^63-1 and bad
+ * offsets are ACC_ERR_RUNTIME, segments beyond a row ACC_ERR_SHAPE, all
+ * naming op. */
 int64_t *interp_read_segments(interp *st, const char *op, const rt_array *seg,
                               int offsets, int64_t inner, int64_t *k);
 
