@@ -77,6 +77,10 @@ typedef struct dz_options {
     int inject;         /* tests of the fuzzer itself: 1 corrupts the first
                            element of the cpu's first non-empty output, 2
                            crashes the seed, 3 hangs it */
+    int input_rank;     /* tests of the generator: when nonzero, every value
+                           input has rank input_rank - 1, so that the pool
+                           may hold no term an operation asks for (seed
+                           1058 crashed so: replicate over rank-3 inputs) */
 } dz_options;
 
 void dz_options_default(dz_options *o);

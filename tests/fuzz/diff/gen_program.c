@@ -256,6 +256,8 @@ static void make_inputs(dz_gen *s)
             e = dz_scalar_type(narrow[dz_rnd(&s->rng, 3)]);
             rank = 1 + (int)dz_rnd(&s->rng, 2);
         }
+        if (s->opt->input_rank)
+            rank = s->opt->input_rank - 1; /* after the draws: same stream */
         acc_node *x = add_input(s, DZ_VALUES, e, rank);
         dz_feature(s, DZ_F_INPUT_RANK + rank);
         pool_add(s, (dz_term){x, rank, rank >= 1 ? DZ_T_INNER : 0});

@@ -214,6 +214,44 @@ Test(diff_rules, avoiding_known_bugs_leaves_their_patterns_out, .timeout = 120)
     cr_expect(all & (1ull << DZ_C_SCAN_SEG));
 }
 
+/* Seed 1058 crashed the generator: every value input had rank 3, and
+ * replicate took a pool term of rank 0 to 2 that was not there (a NULL
+ * term).  Its siblings are every operation asking for a rank the pool may
+ * lack: so every class is forced first (--only) over inputs of each single
+ * rank, with and without the switches, and each program must build and
+ * compile on the interpreter. */
+Test(diff_rules, every_class_builds_over_inputs_of_one_rank, .timeout = 240)
+{
+    acc_context *ctx = ts_context(ACC_BACKEND_INTERP);
+    static const unsigned avoids[2] = {0, DZ_AVOID_ALL};
+    for (int rank = 0; rank <= 3; rank++)
+        for (int c = 0; c < DZ_N_CLASSES; c++)
+            for (int a = 0; a < 2; a++)
+                for (uint64_t seed = 1; seed <= 4; seed++) {
+                    dz_options o;
+                    dz_options_default(&o);
+                    o.avoid = avoids[a];
+                    o.only_class = (unsigned)c + 1;
+                    o.input_rank = rank + 1;
+                    dz_program p;
+                    acc_graph *g;
+                    acc_program *prog = NULL;
+                    cr_assert_eq(acc_graph_create(ctx, &g), ACC_OK);
+                    cr_assert(dz_generate(ctx, g, seed, &o, &p),
+                              "rank %d, %s, seed %llu: %s", rank,
+                              dz_class_name((dz_class)c),
+                              (unsigned long long)seed, p.error);
+                    cr_assert_eq(p.in[0].rank, rank); /* a value input */
+                    cr_assert_eq(acc_compile(ctx, g, p.n_out, p.out, &prog),
+                                 ACC_OK, "rank %d, %s, seed %llu: %s", rank,
+                                 dz_class_name((dz_class)c),
+                                 (unsigned long long)seed, acc_last_error());
+                    acc_program_free(prog);
+                    acc_graph_free(g);
+                }
+    acc_context_destroy(ctx);
+}
+
 Test(diff_rules, a_seed_gives_the_same_program)
 {
     acc_context *a = ts_context(ACC_BACKEND_INTERP);
