@@ -24,6 +24,19 @@
  * Both bounds are a few units in the last place of S for small k: an
  * element dropped, repeated or misplaced changes the result by a whole
  * term, far beyond them unless that term is below 2ku S.
+ *
+ * A libm output (gen_libm.c) is one libm function of arguments every
+ * backend computes exactly alike.  LANGUAGE.md §2 names the functions
+ * but does not fix their results (only the IEEE operations + - * / sqrt
+ * are exact): the interpreter calls glibc's libm, the cpu backend the
+ * same functions except where gcc calls libmvec's exp/log in a
+ * vectorised loop or folds a call with constant arguments (correctly
+ * rounded, by MPFR), and CUDA its own.  Each side is within the
+ * documented maximum error of what computed it, so the two differ by at
+ * most the sum (dz_libm_ulps), in units in the last place of the larger
+ * result; NaN must match NaN, an infinity the same infinity (or the
+ * largest finite value within the bound: an overflow threshold), and
+ * both zeros the same zero.
  */
 #include "diff.h"
 
@@ -133,6 +146,72 @@ static int product_agrees(int f32, double a, double b, const double sh[5])
     return fabs(a - b) <= 2.02 * sh[4] * u * fmax(fabs(a), fabs(b));
 }
 
+/* glibc's documented maximum errors on x86_64 in round-to-nearest
+ * (sysdeps/x86_64/fpu/libm-test-ulps, "Function:" entries; an entry
+ * missing or 0 is taken as 1, the "less than 1 ulp" glibc promises for
+ * these functions): {f32, f64} for the scalar functions the interpreter
+ * calls, and for the libmvec vector variants (_vlenN, the largest N) the
+ * cpu backend's vectorised loops call for exp and log.  A call gcc folds
+ * is correctly rounded (0.5, counted as 1). */
+typedef struct libm_err {
+    acc_primop op;
+    int scalar[2], vector[2];
+} libm_err;
+
+static const libm_err libm_errs[] = {
+    {ACC_OP_EXP, {1, 1}, {1, 1}},   {ACC_OP_LOG, {1, 1}, {3, 1}},
+    {ACC_OP_SIN, {1, 1}, {0, 0}},   {ACC_OP_COS, {1, 1}, {0, 0}},
+    {ACC_OP_TAN, {1, 1}, {0, 0}},   {ACC_OP_ASIN, {1, 1}, {0, 0}},
+    {ACC_OP_ACOS, {1, 1}, {0, 0}},  {ACC_OP_ATAN, {1, 1}, {0, 0}},
+    {ACC_OP_SINH, {2, 2}, {0, 0}},  {ACC_OP_COSH, {2, 2}, {0, 0}},
+    {ACC_OP_TANH, {2, 2}, {0, 0}},  {ACC_OP_ATAN2, {2, 1}, {0, 0}},
+    {ACC_OP_POW, {1, 1}, {0, 0}},
+};
+
+int dz_libm_ulps(acc_primop op, acc_scalar t)
+{
+    int d = t == ACC_F64;
+    if (op == ACC_OP_LOGBASE) {
+        /* log y / log x: each log within e ulps, their quotient within
+         * 2e before its rounding, and both quotients rounded (1) */
+        return 2 * dz_libm_ulps(ACC_OP_LOG, t) + 1;
+    }
+    for (size_t i = 0; i < sizeof libm_errs / sizeof *libm_errs; i++)
+        if (libm_errs[i].op == op) {
+            int other = libm_errs[i].vector[d] > 1 ? libm_errs[i].vector[d] : 1;
+            return libm_errs[i].scalar[d] + other;
+        }
+    return -1;
+}
+
+/* Rule for a libm element (see the file comment). */
+static int libm_agrees(int f32, double a, double b, int ulps)
+{
+    double big = f32 ? FLT_MAX : DBL_MAX;
+    if (isnan(a) || isnan(b))
+        return isnan(a) && isnan(b);
+    if (a == b)
+        return a != 0 || signbit(a) == signbit(b);
+    /* the spacing of the floats at the larger magnitude; at the largest
+     * finite value, the last spacing below it */
+    double top = big - (f32 ? (double)nextafterf(FLT_MAX, 0)
+                            : nextafter(DBL_MAX, 0));
+    if (isinf(a) || isinf(b)) {
+        double f = isinf(a) ? b : a, inf = isinf(a) ? a : b;
+        if (isinf(f) || signbit(f) != signbit(inf))
+            return 0;
+        /* one side overflowed: the other within the bound of the
+         * largest finite value */
+        return big - fabs(f) <= ulps * top;
+    }
+    double m = fmax(fabs(a), fabs(b));
+    double ulp = f32 ? (double)(nextafterf((float)m, INFINITY) - (float)m)
+                     : nextafter(m, INFINITY) - m;
+    if (isinf(ulp))
+        ulp = top;
+    return fabs(a - b) <= ulps * ulp;
+}
+
 static int same_shape(const acc_array *got, const acc_array *want, char *why,
                       size_t len)
 {
@@ -165,14 +244,19 @@ static int element_differs(char *why, size_t len, const acc_array *want,
 }
 
 int dz_compare_output(const acc_array *got, const acc_array *want,
-                      dz_cmp cmp, const acc_array *shadow, char *why,
-                      size_t len, uint64_t *unbounded)
+                      dz_cmp cmp, int ulps, const acc_array *shadow,
+                      char *why, size_t len, uint64_t *unbounded)
 {
     if (!same_shape(got, want, why, len))
         return 0;
     int64_t n = acc_array_size(want);
     size_t leaves = acc_type_leaf_count(want->type);
-    if (cmp != DZ_CMP_EXACT && (!shadow || acc_array_size(shadow) != n ||
+    if (cmp == DZ_CMP_LIBM && (leaves != 1 || ulps < 1)) {
+        snprintf(why, len, "a libm output is not one float with a bound "
+                 "(a generator bug)");
+        return 0;
+    }
+    if ((cmp == DZ_CMP_SUM || cmp == DZ_CMP_PRODUCT) && (!shadow || acc_array_size(shadow) != n ||
                                 leaves != 1)) {
         snprintf(why, len, "the shadow of a float reduction does not match "
                  "its result (a generator bug)");
@@ -191,6 +275,14 @@ int dz_compare_output(const acc_array *got, const acc_array *want,
             }
             double sh[5], a = as_double(s, x), b = as_double(s, y);
             int skip = 0;
+            if (cmp == DZ_CMP_LIBM) {
+                if (libm_agrees(s == ACC_F32, a, b, ulps))
+                    continue;
+                char rule[80];
+                snprintf(rule, sizeof rule, " (more than %d ulps apart: the "
+                         "libm bound)", ulps);
+                return element_differs(why, len, want, l, i, x, y, rule);
+            }
             shadow_at(shadow, i, sh);
             int ok = cmp == DZ_CMP_SUM ? sum_agrees(s == ACC_F32, a, b, sh, &skip)
                                        : product_agrees(s == ACC_F32, a, b, sh);

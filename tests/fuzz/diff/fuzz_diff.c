@@ -33,7 +33,7 @@ static void usage(FILE *f)
             "  --generate N    only build N programs (from --seed) and compile\n"
             "                  them on the interpreter: checks the generator\n"
             "  --avoid LIST    leave out known bugs' patterns: a, b, c, d, all, none\n"
-            "                  (default all; docs/TESTING.md)\n"
+            "                  (default c,d; docs/TESTING.md)\n"
             "  --data N        data sets per program (default 4, at most %d)\n"
             "  --nvrtc K       compile the CUDA source of every K-th seed with\n"
             "                  NVRTC (0: never; default 1)\n"

@@ -98,6 +98,12 @@ void dz_env_push(dz_env *e, acc_node *n);
  * allowed.  NULL when there is none. */
 const dz_term *dz_readable(dz_gen *s, acc_scalar sc);
 
+/* ---- gen_libm.c ---- */
+
+/* Adds 0 to 2 libm outputs over the first n_inputs pool terms (the value
+ * inputs), from a random stream of seed's own. */
+void dz_libm_outputs(dz_gen *s, uint64_t seed, int n_inputs);
+
 /* ---- gen_produce.c / gen_consume.c: the operations ---- */
 
 typedef int (*dz_op_fn)(dz_gen *s, dz_term *out);

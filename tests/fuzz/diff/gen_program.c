@@ -32,6 +32,7 @@ static const char *const class_names[DZ_N_CLASSES] = {
     [DZ_C_EXTENT] = "extent", [DZ_C_FILTER] = "filter",
     [DZ_C_TUPLE] = "tuple", [DZ_C_REASSOC] = "reassoc",
     [DZ_C_CHECKED] = "checked",
+    [DZ_C_LIBM] = "libm",
 };
 
 const char *dz_class_name(dz_class c)
@@ -347,6 +348,7 @@ int dz_generate(acc_context *ctx, acc_graph *g, uint64_t seed,
     for (int i = 0; i < steps; i++)
         step(&s, -1);
     choose_outputs(&s, first_new);
+    dz_libm_outputs(&s, seed, first_new);
     if (acc_graph_status(g) != ACC_OK) {
         snprintf(out->error, sizeof out->error, "the builder refused the "
                  "generated program: %s", acc_graph_last_error(g));

@@ -224,7 +224,7 @@ static int build_shadow(seed_state *s)
     acc_node *sh[DZ_MAX_OUTPUTS];
     size_t n = 0;
     for (size_t i = 0; i < pr->n_out; i++)
-        if (pr->cmp[i] != DZ_CMP_EXACT)
+        if (pr->shadow[i])
             sh[n++] = pr->shadow[i];
     if (n == 0)
         return 1;
@@ -252,7 +252,7 @@ static size_t shadow_slot(const dz_program *pr, size_t out)
 {
     size_t k = 0;
     for (size_t i = 0; i < out; i++)
-        k += pr->cmp[i] != DZ_CMP_EXACT;
+        k += pr->shadow[i] != NULL;
     return k;
 }
 
@@ -272,9 +272,10 @@ static int against_reference(seed_state *s, dz_config c, const dz_outcome *o,
     for (size_t i = 0; o->st == ACC_OK && i < pr->n_out; i++) {
         char why[DZ_MSG];
         dz_cmp cmp = c == DZ_UNFUSED ? DZ_CMP_EXACT : pr->cmp[i];
-        const acc_array *sh = cmp != DZ_CMP_EXACT && shadow->st == ACC_OK
+        const acc_array *sh = cmp != DZ_CMP_EXACT && pr->shadow[i] &&
+                                      shadow->st == ACC_OK
                                   ? &shadow->out[shadow_slot(pr, i)] : NULL;
-        if (!dz_compare_output(&o->out[i], &ref->out[i], cmp, sh, why,
+        if (!dz_compare_output(&o->out[i], &ref->out[i], cmp, pr->ulps[i], sh, why,
                                sizeof why, &s->st->unbounded)) {
             snprintf(what, sizeof what, "%s output %zu: %s", config_names[c],
                      i, why);

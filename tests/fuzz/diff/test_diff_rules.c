@@ -54,7 +54,7 @@ static int cmp1(dz_cmp rule, acc_scalar t, double got, double want,
     float gf = (float)got, wf = (float)want;
     acc_array a = vec(t, 1, t == ACC_F32 ? (void *)&gf : (void *)&got);
     acc_array b = vec(t, 1, t == ACC_F32 ? (void *)&wf : (void *)&want);
-    return dz_compare_output(&a, &b, rule, sh ? &sh->a : NULL, why, sizeof why,
+    return dz_compare_output(&a, &b, rule, 0, sh ? &sh->a : NULL, why, sizeof why,
                              unbounded);
 }
 
@@ -64,13 +64,13 @@ Test(diff_rules, exact_comparison_is_bit_for_bit)
     acc_array a = vec(ACC_I32, 4, x), b = vec(ACC_I32, 4, y);
     char why[DZ_MSG];
     uint64_t ub = 0;
-    cr_expect(dz_compare_output(&a, &a, DZ_CMP_EXACT, NULL, why, sizeof why, &ub));
-    cr_expect(!dz_compare_output(&a, &b, DZ_CMP_EXACT, NULL, why, sizeof why, &ub));
+    cr_expect(dz_compare_output(&a, &a, DZ_CMP_EXACT, 0, NULL, why, sizeof why, &ub));
+    cr_expect(!dz_compare_output(&a, &b, DZ_CMP_EXACT, 0, NULL, why, sizeof why, &ub));
     cr_expect(strstr(why, "element [3]") && strstr(why, "got 4") &&
                   strstr(why, "has 5"), "%s", why);
     int64_t three = 3;
     acc_array c = ts_host(ACC_I32, 1, &three, x);
-    cr_expect(!dz_compare_output(&c, &a, DZ_CMP_EXACT, NULL, why, sizeof why, &ub));
+    cr_expect(!dz_compare_output(&c, &a, DZ_CMP_EXACT, 0, NULL, why, sizeof why, &ub));
     cr_expect(strstr(why, "extent 0 is 3") != NULL, "%s", why);
 }
 
@@ -138,6 +138,51 @@ Test(diff_rules, float_products_relative_bound)
     cr_expect(cmp1(DZ_CMP_PRODUCT, ACC_F32, 1.5, 1.5 * (1 + 1e-5), &sh, &ub));
     cr_expect(!cmp1(DZ_CMP_PRODUCT, ACC_F32, 1.5, 1.5 * (1 + 2e-5), &sh, &ub));
     cr_expect(!cmp1(DZ_CMP_PRODUCT, ACC_F32, -1.5, 1.5, &sh, &ub));
+}
+
+/* The libm rule: within dz_libm_ulps units in the last place of the
+ * larger result, NaN only with NaN, infinities only with the same
+ * infinity or the largest finite value, zeros with the same zero. */
+static int libm1(acc_scalar t, int ulps, double got, double want)
+{
+    char why[DZ_MSG];
+    uint64_t ub = 0;
+    float gf = (float)got, wf = (float)want;
+    acc_array a = vec(t, 1, t == ACC_F32 ? (void *)&gf : (void *)&got);
+    acc_array b = vec(t, 1, t == ACC_F32 ? (void *)&wf : (void *)&want);
+    return dz_compare_output(&a, &b, DZ_CMP_LIBM, ulps, NULL, why, sizeof why,
+                             &ub);
+}
+
+Test(diff_rules, libm_results_within_the_documented_bound)
+{
+    /* the bounds: glibc's error plus the other side's (libmvec, or a
+     * correctly rounded fold counted as 1) */
+    cr_expect_eq(dz_libm_ulps(ACC_OP_EXP, ACC_F64), 2);
+    cr_expect_eq(dz_libm_ulps(ACC_OP_LOG, ACC_F32), 4);
+    cr_expect_eq(dz_libm_ulps(ACC_OP_SINH, ACC_F32), 3);
+    cr_expect_eq(dz_libm_ulps(ACC_OP_LOGBASE, ACC_F32), 9);
+    cr_expect_eq(dz_libm_ulps(ACC_OP_LOGBASE, ACC_F64), 5);
+    cr_expect_eq(dz_libm_ulps(ACC_OP_SQRT, ACC_F64), -1, "sqrt is exact");
+    cr_expect_eq(dz_libm_ulps(ACC_OP_ADD, ACC_F32), -1);
+    /* seed 521: gcc folded sinh of an f32 constant (correctly rounded),
+     * glibc's sinhf is 1 ulp away */
+    cr_expect(libm1(ACC_F32, 3, 0x1.218p-4, 0x1.218002p-4));
+    double x = 0.5895912732775167, up2 = nextafter(nextafter(x, 1), 1);
+    cr_expect(libm1(ACC_F64, 2, x, up2));
+    cr_expect(!libm1(ACC_F64, 2, x, nextafter(up2, 1)), "3 ulps apart");
+    cr_expect(!libm1(ACC_F64, 2, x, -x));
+    cr_expect(!libm1(ACC_F64, 2, sin(1.0), cos(1.0)), "another function");
+    cr_expect(!libm1(ACC_F32, 4, (float)sin(1.0), (float)cos(1.0)));
+    cr_expect(libm1(ACC_F64, 2, NAN, -NAN));
+    cr_expect(!libm1(ACC_F64, 9, NAN, 1.0));
+    cr_expect(!libm1(ACC_F64, 9, 0.0, -0.0));
+    cr_expect(libm1(ACC_F64, 2, DBL_TRUE_MIN, 2 * DBL_TRUE_MIN));
+    cr_expect(libm1(ACC_F64, 2, DBL_TRUE_MIN, 0.0), "1 ulp apart");
+    cr_expect(libm1(ACC_F32, 2, INFINITY, FLT_MAX), "the overflow threshold");
+    cr_expect(!libm1(ACC_F32, 2, INFINITY, FLT_MAX / 2));
+    cr_expect(!libm1(ACC_F64, 2, INFINITY, -INFINITY));
+    cr_expect(libm1(ACC_F64, 1, DBL_MAX, nextafter(DBL_MAX, 0)));
 }
 
 /* ---- the generator ----------------------------------------------------------------- */
