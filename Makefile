@@ -9,6 +9,8 @@
 #                   the device suite (ctest -L gpu) when the CUDA backend is
 #                   available, else one line saying it was SKIPPED and why
 #                   (docs/CUDA.md); never reported as passed without a GPU
+#   make gpu-check  on a lent GPU machine: every core, test-gpu then bench-gpu,
+#                   each logged into $OUT (or build/gpu-check), with a summary
 #   make demo       build, then run every program in DEMOS, then the
 #                   accel command-line tool on examples/demo.acc
 #   make fuzz-diff  build, then the differential fuzzer (docs/TESTING.md) on
@@ -39,7 +41,7 @@ ASAN_ENV = ASAN_OPTIONS=detect_leaks=1 \
 
 banner = @printf '\n==================== %s ====================\n' $(1)
 
-.PHONY: all bootstrap build configure build-asan test test-gcc test-asan test-gpu \
+.PHONY: all bootstrap build configure build-asan test test-gcc test-asan test-gpu gpu-check \
         demo bench bench-gpu install clean symbols fuzz-diff
 
 all: build
@@ -107,6 +109,10 @@ test-gpu: bootstrap
 	*) printf '\nmake test-gpu: device suite SKIPPED, nothing ran on a GPU (%s)\n' \
 	       "$${reason:-accel info gave no reason}" ;; \
 	esac
+
+# The one command for a session lent a GPU (tools/gpu-check.sh).
+gpu-check:
+	@tools/gpu-check.sh
 
 demo: build
 	@set -e; for d in $(DEMOS); do \
