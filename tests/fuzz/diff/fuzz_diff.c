@@ -189,8 +189,9 @@ static int regressions(const args *a, const char *cache, const char *argv0)
         dz_stats st;
         dz_failure f;
         size_t n = dz_run_batch(&b, &o, &st, &f, 1);
-        printf("seed %" PRIu64 " (%s%s): %s\n", g->seed, g->found,
-               g->open ? "; open" : "", n ? "FAILS" : "passes");
+        printf("seed %" PRIu64 " (%s%s%s): %s\n", g->seed, g->found,
+               g->open ? "; open: " : "", g->open ? g->open : "",
+               n ? "FAILS" : "passes");
         failed += n != 0;
     }
     return failed != 0;
