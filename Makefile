@@ -16,6 +16,10 @@
 #                   accel command-line tool on examples/demo.acc, then the
 #                   Python example (examples/python/demo.py), the Rust
 #                   examples (bindings/rust)
+#   make fuzz-diff  build, then the differential fuzzer (docs/TESTING.md) on
+#                   random seeds for $(FUZZ_SECONDS) s (default 600):
+#                   FUZZ_SECONDS=3600 make fuzz-diff; FUZZ_ARGS adds options
+#                   (--avoid none, --seed N, --data N, --no-cuda, ...)
 #   make install    cmake --install build --prefix $(PREFIX) (the library, its
 #                   header, the C++ binding's headers, and the Python package
 #                   for /usr/bin/python3)
@@ -37,6 +41,9 @@ BUILD      ?= build
 BUILD_ASAN ?= build-asan
 CMAKE   ?= cmake
 CTEST   ?= ctest
+# The differential fuzzer: how long, and more options (tests/fuzz/diff).
+FUZZ_SECONDS ?= 600
+FUZZ_ARGS ?=
 # Programs from examples/ that `make demo` runs, in order.
 DEMOS   ?= dotp histogram foreign_dot user_kernel
 # C++ programs from examples/cpp/ that `make demo` runs (bindings/cpp).
@@ -48,7 +55,7 @@ ASAN_ENV = ASAN_OPTIONS=detect_leaks=1 \
 banner = @printf '\n==================== %s ====================\n' $(1)
 
 .PHONY: all bootstrap build configure build-asan test test-gcc test-asan test-gpu gpu-check \
-        demo bench bench-gpu install clean symbols
+        demo bench bench-gpu install clean symbols fuzz-diff
 
 all: build
 
@@ -175,6 +182,13 @@ bench-mpi: build
 bench-gpu: build
 	$(call banner,"bench-gpu: accel on CUDA against cuBLAS and hand-written CUDA")
 	./$(BUILD)/bench/gpu_bench $(BUILD)/bench-gpu-results.csv
+
+# Random programs on every backend against the interpreter (docs/TESTING.md):
+# progress, counts per backend and operation class, and for each failing
+# seed the command that reproduces it.  Fails when a seed failed.
+fuzz-diff: build
+	$(call banner,"fuzz-diff: $(FUZZ_SECONDS) s of random programs")
+	./$(BUILD)/tests/fuzz/diff/fuzz_diff --seconds $(FUZZ_SECONDS) $(FUZZ_ARGS)
 
 install: build
 	$(CMAKE) --install $(BUILD) --prefix $(PREFIX)

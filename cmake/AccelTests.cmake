@@ -4,8 +4,8 @@
 # The test is named after its folder under tests/ and its file stem, with
 # dots: tests/unit/test_types.c -> unit.test_types,
 #       tests/unit/ir/test_graph.c -> unit.ir.test_graph.
-# Tests under tests/unit/ and tests/cuda/ link accel_internal (the static archive, so hidden
-# internal functions are callable); all others link the shared libaccel.so.
+# Tests under tests/unit/, tests/cuda/ and tests/fuzz/diff/ link accel_internal (the static
+# archive, so hidden internal functions are callable); all others link the shared libaccel.so.
 # tests/support/*.c are helpers (public API only) linked into every test.
 # tests/cuda/test_*fake*.c also get the fake CUDA driver and its fixture,
 # tests/cuda/fake_support.c (cmake/AccelCuda.cmake).
@@ -105,7 +105,7 @@ foreach(src IN LISTS ACC_TEST_SOURCES)
   if(TARGET accel_test_support)
     target_link_libraries(${target} PRIVATE accel_test_support)
   endif()
-  if(dir MATCHES "^(unit|cuda)(/|$)")
+  if(dir MATCHES "^(unit|cuda|fuzz/diff)(/|$)")
     target_link_libraries(${target} PRIVATE accel_internal)
   else()
     target_link_libraries(${target} PRIVATE accel)

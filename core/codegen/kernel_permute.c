@@ -88,13 +88,14 @@ static int fill_expand_source(cg_inst *in, const ir_node *ex)
 }
 
 /* get *x acc_k into hole GET_BODY; its leaves' expressions into out
- * (GET_ARRAYS is left to the caller, who writes the leaves). */
+ * (GET_ARRAYS is left to the caller, who writes the leaves).  An
+ * expression may be the name of one of x's leaves (get returning a
+ * component of x), held in the caller's xb, which must outlive out. */
 static int emit_get(cg_inst *in, const ir_node *ex, strbuf *body,
-                    const char **out)
+                    cg_name_buf *xb, const char **out)
 {
     const ir_node *get = ex->args[1];
     static const char *const k[1] = {"acc_k"};
-    cg_name_buf xb[ACC_MAX_COMPONENTS];
     const char *xn[ACC_MAX_COMPONENTS];
     cg_begin_function(in->e, 1);
     if (!cg_analyse(in->e, get, NULL))
@@ -177,11 +178,12 @@ static int fill_source(cg_inst *in, const ir_node *pm, const ir_node *xs)
 static int fill_expanded(cg_inst *in, const ir_node *pm, const ir_node *ex)
 {
     const char *x[TY_MAX_LEAVES];
+    cg_name_buf xb[ACC_MAX_COMPONENTS];
     int32_t rank = pm->type->rank;
     if (!fill_expand_source(in, ex))
         return 0;
     strbuf *body = cg_fill_hole(in, "GET_BODY");
-    if (!emit_get(in, ex, body, x))
+    if (!emit_get(in, ex, body, xb, x))
         return 0;
     place_leaves(body, rank, x, x + rank, pm->type->elem->n_leaves);
     cg_array_decls(in->e, cg_fill_hole(in, "GET_ARRAYS"));
@@ -268,6 +270,7 @@ int cg_build_expand(cg_inst *in, const ir_node *n, cg_kernel *k)
     const ir_node *ex = cg_post_map_base(n);
     const acc_type *elem = ex->type->elem;
     const char *v[TY_MAX_LEAVES];
+    cg_name_buf xb[ACC_MAX_COMPONENTS];
     if (bad_leaves(in, ex, elem) || bad_leaves(in, ex, ex->args[2]->type->elem))
         return 0;
     k->fold = ex;
@@ -275,7 +278,7 @@ int cg_build_expand(cg_inst *in, const ir_node *n, cg_kernel *k)
     if (!fill_expand_source(in, ex))
         return 0;
     strbuf *body = cg_fill_hole(in, "GET_BODY");
-    if (!emit_get(in, ex, body, v))
+    if (!emit_get(in, ex, body, xb, v))
         return 0;
     copy_leaves(body, "out", v, elem->n_leaves);
     cg_array_decls(in->e, cg_fill_hole(in, "GET_ARRAYS"));
