@@ -65,7 +65,8 @@ bootstrap:
 configure: bootstrap
 	$(CMAKE) -S . -B $(BUILD) -DCMAKE_C_COMPILER=$(CC) \
 	    -DCMAKE_CXX_COMPILER=$(CXX) \
-	    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACC_WERROR=ON -DACC_SANITIZE=OFF
+	    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACC_WERROR=ON -DACC_SANITIZE=OFF \
+	    -DACC_ALLOC_FAIL=ON
 
 build: configure
 	$(CMAKE) --build $(BUILD) -j$(JOBS)
@@ -74,7 +75,7 @@ build-asan: bootstrap
 	$(CMAKE) -S . -B $(BUILD_ASAN) -DCMAKE_C_COMPILER=$(ASAN_CC) \
 	    -DCMAKE_CXX_COMPILER=$(ASAN_CXX) -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
 	    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O1 -g" \
-	    -DACC_WERROR=ON -DACC_SANITIZE=ON
+	    -DACC_WERROR=ON -DACC_SANITIZE=ON -DACC_ALLOC_FAIL=ON
 	$(CMAKE) --build $(BUILD_ASAN) -j$(JOBS)
 
 # The device suite (label gpu) is never part of `make test`.
@@ -108,6 +109,7 @@ test-gpu: bootstrap
 	$(CMAKE) -S . -B $(BUILD) -DCMAKE_C_COMPILER=$(CC) \
 	    -DCMAKE_CXX_COMPILER=$(CXX) \
 	    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACC_WERROR=ON -DACC_SANITIZE=OFF \
+	    -DACC_ALLOC_FAIL=ON \
 	    -DACC_GPU_TESTS=ON
 	$(CMAKE) --build $(BUILD) -j$(JOBS)
 	$(call banner,"tests: ctest -L cuda in $(BUILD)/ (no device needed)")

@@ -140,6 +140,21 @@ foreach(src IN LISTS ACC_TEST_SOURCES)
   endif()
 endforeach()
 
+# --- layering: no module includes a header of a module above it ------------
+# docs/layers.txt lists the modules in layer order; the checker's self
+# test shows it catches an upward include.
+find_program(ACC_LAYERS_PYTHON3 NAMES python3)
+if(ACC_LAYERS_PYTHON3)
+  add_test(NAME layers.include_order
+    COMMAND "${ACC_LAYERS_PYTHON3}" "${ACC_TESTS_DIR}/layers/check_layers.py"
+            "${PROJECT_SOURCE_DIR}/docs/layers.txt" "${PROJECT_SOURCE_DIR}")
+  acc_test_properties(layers.include_order LABELS layers)
+  add_test(NAME layers.self_test
+    COMMAND "${ACC_LAYERS_PYTHON3}" "${ACC_TESTS_DIR}/layers/check_layers.py"
+            --self-test)
+  acc_test_properties(layers.self_test LABELS layers)
+endif()
+
 # --- ABI checks (shell scripts) ----------------------------------------------
 add_test(NAME abi.exported_symbols
   COMMAND "${ACC_TESTS_DIR}/abi/check_symbols.sh" "$<TARGET_FILE:accel>"

@@ -5,6 +5,7 @@
  * missing.
  */
 #include "foreign/autoload.h"
+#include "core/base/mem.h"
 
 #include "foreign/plugin.h"
 #include "foreign/registry.h"
@@ -44,6 +45,11 @@ struct reg_autoload {
     char *list;        /* the choice; NULL for the default               */
     const char *from;  /* where it came from, for messages               */
     auto_entry *entries, **tail; /* built-ins first, then the others      */
+    reg_registry *reg;       /* reg_autoload_bind's                       */
+    const char *plugin_path;
+    acc_backend backend;
+    int cuda_available;
+    const char *cuda_reason;
 };
 
 static const char from_option[] = "the context's plugins option";
@@ -51,19 +57,30 @@ static const char from_env[] = "ACC_PLUGINS";
 
 reg_autoload *reg_autoload_create(const char *option)
 {
-    reg_autoload *a = calloc(1, sizeof *a);
+    reg_autoload *a = mem_calloc(1, sizeof *a);
     const char *env = getenv("ACC_PLUGINS");
     const char *list = option ? option : env;
     if (!a)
         return NULL;
     a->from = option ? from_option : from_env;
-    if (list && list[0] && !(a->list = strdup(list))) {
+    if (list && list[0] && !(a->list = mem_strdup(list))) {
         free(a);
         return NULL;
     }
     a->tail = &a->entries;
     pthread_mutex_init(&a->lock, NULL);
     return a;
+}
+
+void reg_autoload_bind(reg_autoload *a, reg_registry *reg,
+                       const char *plugin_path, acc_backend backend,
+                       int cuda_available, const char *cuda_reason)
+{
+    a->reg = reg;
+    a->plugin_path = plugin_path;
+    a->backend = backend;
+    a->cuda_available = cuda_available;
+    a->cuda_reason = cuda_reason;
 }
 
 void reg_autoload_destroy(reg_autoload *a)
@@ -141,8 +158,9 @@ static const builtin_plugin *find_builtin(const char *name)
 static void record(reg_autoload *a, const char *name, int loaded,
                    const char *detail)
 {
-    auto_entry *e = calloc(1, sizeof *e);
-    if (!e || !(e->name = strdup(name)) || !(e->detail = strdup(detail))) {
+    auto_entry *e = mem_calloc(1, sizeof *e);
+    if (!e || !(e->name = mem_strdup(name)) ||
+        !(e->detail = mem_strdup(detail))) {
         if (e)
             free(e->name);
         free(e);
@@ -176,21 +194,21 @@ static int declared_loaded(reg_registry *r, const char *name)
     return found;
 }
 
-static void load_one(reg_autoload *a, acc_context *ctx, const char *name)
+static void load_one(reg_autoload *a, const char *name)
 {
     char found[REG_PLUGIN_PATH_MAX];
     const char *path = name;
     diag d;
     diag_clear(&d);
-    if (find_builtin(name) && declared_loaded(ctx->foreign, name)) {
+    if (find_builtin(name) && declared_loaded(a->reg, name)) {
         record(a, name, 1, ""); /* loaded, but not by us: no file known */
         return;
     }
     if (!strchr(name, '/') &&
-        reg_locate_plugin(name, ctx->plugin_path, found, &d) == ACC_OK)
+        reg_locate_plugin(name, a->plugin_path, found, &d) == ACC_OK)
         path = found;
     if (diag_ok(&d))
-        reg_load_plugin(ctx->foreign, path, ctx->plugin_path, &d);
+        reg_load_plugin(a->reg, path, a->plugin_path, &d);
     record(a, name, diag_ok(&d), diag_ok(&d) ? path : plain(d.message));
 }
 
@@ -201,33 +219,31 @@ static int serves(const builtin_plugin *b, acc_backend backend)
 
 /* Why a built-in plugin of the default set is not loaded on this
  * context's backend. */
-static void other_backend(const builtin_plugin *b, const acc_context *ctx,
+static void other_backend(const builtin_plugin *b, const reg_autoload *a,
                           char *why, size_t size)
 {
-    const char *mine = acc_backend_name(ctx->backend);
+    const char *mine = acc_backend_name(a->backend);
     if (!b->cuda)
         snprintf(why, size, "it serves the host backends (interp, cpu); "
                  "this context runs on %s", mine);
-    else if (ctx->available[ACC_BACKEND_CUDA])
+    else if (a->cuda_available)
         snprintf(why, size, "it serves the cuda backend; this context runs "
                  "on %s", mine);
     else
         snprintf(why, size, "it serves the cuda backend, which is %s",
-                 ctx->reason[ACC_BACKEND_CUDA] ? ctx->reason[ACC_BACKEND_CUDA]
-                                               : "not available");
+                 a->cuda_reason ? a->cuda_reason : "not available");
 }
 
-static void load_builtin(reg_autoload *a, acc_context *ctx,
-                         const builtin_plugin *b)
+static void load_builtin(reg_autoload *a, const builtin_plugin *b)
 {
     char why[1400];
     if (list_has(a, b->name) ||
-        (list_has(a, "builtin") && serves(b, ctx->backend))) {
-        load_one(a, ctx, b->name);
+        (list_has(a, "builtin") && serves(b, a->backend))) {
+        load_one(a, b->name);
         return;
     }
     if (list_has(a, "builtin"))
-        other_backend(b, ctx, why, sizeof why);
+        other_backend(b, a, why, sizeof why);
     else if (strcmp(a->list, "none") == 0)
         snprintf(why, sizeof why, "%s is \"none\"", a->from);
     else
@@ -236,29 +252,24 @@ static void load_builtin(reg_autoload *a, acc_context *ctx,
     record(a, b->name, 0, why);
 }
 
-typedef struct load_job {
-    reg_autoload *a;
-    acc_context *ctx;
-} load_job;
-
 /* A list item that is neither a keyword nor a built-in plugin. */
 static void load_item(void *arg, const char *item)
 {
-    load_job *job = arg;
+    reg_autoload *a = arg;
     if (strcmp(item, "none") != 0 && strcmp(item, "builtin") != 0 &&
         !find_builtin(item))
-        load_one(job->a, job->ctx, item);
+        load_one(a, item);
 }
 
-void reg_autoload_ensure(acc_context *ctx)
+void reg_autoload_ensure(reg_autoload *a)
 {
-    reg_autoload *a = ctx->autoload;
+    if (!a || !a->reg)
+        return;
     pthread_mutex_lock(&a->lock);
     if (!a->done) {
-        load_job job = {a, ctx};
         for (size_t i = 0; i < N_BUILTINS; i++)
-            load_builtin(a, ctx, &builtins[i]);
-        each_item(a->list, load_item, &job);
+            load_builtin(a, &builtins[i]);
+        each_item(a->list, load_item, a);
         a->done = 1;
     }
     pthread_mutex_unlock(&a->lock);
@@ -274,28 +285,28 @@ static const auto_entry *entry_of(const reg_autoload *a, const char *name)
     return NULL;
 }
 
-void reg_autoload_note(acc_context *ctx, const char *name,
+void reg_autoload_note(reg_autoload *a, const char *name,
                        acc_backend backend, char *buf, size_t size)
 {
-    reg_autoload *a = ctx->autoload;
     buf[0] = '\0';
+    if (!a || !a->reg)
+        return;
     pthread_mutex_lock(&a->lock);
     for (size_t i = 0; i < N_BUILTINS && !buf[0]; i++) {
         const builtin_plugin *b = &builtins[i];
         const auto_entry *e = entry_of(a, b->name);
         if (!serves(b, backend) ||
             strncmp(name, b->prefix, strlen(b->prefix)) != 0 || !e ||
-            e->loaded || declared_loaded(ctx->foreign, b->name))
+            e->loaded || declared_loaded(a->reg, b->name))
             continue;
         snprintf(buf, size, "plugin %s not loaded: %s", b->name, e->detail);
     }
     pthread_mutex_unlock(&a->lock);
 }
 
-void reg_autoload_describe(acc_context *ctx, strbuf *b)
+void reg_autoload_describe(reg_autoload *a, strbuf *b)
 {
-    reg_autoload *a = ctx->autoload;
-    reg_autoload_ensure(ctx);
+    reg_autoload_ensure(a);
     pthread_mutex_lock(&a->lock);
     for (const auto_entry *e = a->entries; e; e = e->next) {
         if (e->loaded && e->detail[0])
@@ -303,7 +314,7 @@ void reg_autoload_describe(acc_context *ctx, strbuf *b)
         else if (e->loaded)
             sb_printf(b, "%s: loaded (by acc_plugin_load)\n", e->name);
         else if (find_builtin(e->name) &&
-                 declared_loaded(ctx->foreign, e->name))
+                 declared_loaded(a->reg, e->name))
             sb_printf(b, "%s: loaded (by acc_plugin_load)\n", e->name);
         else
             sb_printf(b, "%s: not loaded: %s\n", e->name, e->detail);

@@ -16,8 +16,8 @@
 #ifndef ACC_FOREIGN_AUTOLOAD_H
 #define ACC_FOREIGN_AUTOLOAD_H
 
-#include "abi/src/context.h"
 #include "core/base/strbuf.h"
+#include "foreign/registry.h"
 
 typedef struct reg_autoload reg_autoload;
 
@@ -27,18 +27,27 @@ typedef struct reg_autoload reg_autoload;
 reg_autoload *reg_autoload_create(const char *option);
 void reg_autoload_destroy(reg_autoload *a);
 
+/* What the loading needs of its context, kept by reference (they must
+ * outlive a): the registry plugins load into, the plugin_path option, the
+ * context's backend, and whether CUDA is available (with the sentence
+ * saying why not), for the reasons recorded. */
+void reg_autoload_bind(reg_autoload *a, reg_registry *reg,
+                       const char *plugin_path, acc_backend backend,
+                       int cuda_available, const char *cuda_reason);
+
 /* Loads what the context's choice names, once; later calls return at
- * once (a concurrent one waits until the first is done). */
-void reg_autoload_ensure(acc_context *ctx);
+ * once (a concurrent one waits until the first is done).  NULL-safe. */
+void reg_autoload_ensure(reg_autoload *a);
 
 /* Why the built-in plugin that implements foreign names like `name` on
  * `backend` ("blas.*": cblas, cublas; "fft.*": fftw, cufft) is not
  * loaded, as "plugin cblas not loaded: WHY"; "" when it is loaded or no
- * built-in plugin implements such names.  After reg_autoload_ensure. */
-void reg_autoload_note(acc_context *ctx, const char *name,
+ * built-in plugin implements such names (or a is NULL).  After
+ * reg_autoload_ensure. */
+void reg_autoload_note(reg_autoload *a, const char *name,
                        acc_backend backend, char *buf, size_t size);
 
 /* The text of acc_plugin_status (loads first, as reg_autoload_ensure). */
-void reg_autoload_describe(acc_context *ctx, strbuf *b);
+void reg_autoload_describe(reg_autoload *a, strbuf *b);
 
 #endif

@@ -10,6 +10,7 @@
  */
 #include "foreign/cfunc.h"
 
+#include "core/base/mem.h"
 #include "core/ir/value.h"
 #include "foreign/registry.h"
 
@@ -197,7 +198,7 @@ static int strip_range(reg_sig *sig, const char *fn, diag *d)
 reg_cfn *reg_cfn_create(const reg_sig *sig, void (*fn)(void),
                         const reg_split *split, const char *fn_name, diag *d)
 {
-    reg_cfn *c = calloc(1, sizeof *c);
+    reg_cfn *c = mem_calloc(1, sizeof *c);
     if (!c) {
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
                   fn_name);

@@ -4,6 +4,7 @@
  */
 #include "foreign/registry.h"
 
+#include "core/base/mem.h"
 #include "foreign/cfunc.h"
 
 #include <dlfcn.h>
@@ -16,7 +17,7 @@
 
 reg_registry *reg_create(void)
 {
-    reg_registry *r = calloc(1, sizeof *r);
+    reg_registry *r = mem_calloc(1, sizeof *r);
     if (r)
         pthread_mutex_init(&r->lock, NULL);
     return r;
@@ -98,7 +99,7 @@ static acc_status check_impl(const acc_foreign_impl *impl, const char *fn,
 
 static char *dup_or_null(const char *s, int *oom)
 {
-    char *c = s ? strdup(s) : NULL;
+    char *c = s ? mem_strdup(s) : NULL;
     if (s && !c)
         *oom = 1;
     return c;
@@ -107,7 +108,7 @@ static char *dup_or_null(const char *s, int *oom)
 /* A copy of impl whose strings are owned by the entry. */
 static reg_impl *impl_copy(const acc_foreign_impl *impl, const char *origin)
 {
-    reg_impl *e = calloc(1, sizeof *e);
+    reg_impl *e = mem_calloc(1, sizeof *e);
     if (!e)
         return NULL;
     size_t n = impl->struct_size < sizeof e->api ? impl->struct_size
@@ -176,8 +177,8 @@ void reg_rollback(reg_registry *r, reg_impl *mark)
 acc_status reg_keep_library(reg_registry *r, void *handle, const char *path,
                             int plugin, diag *d)
 {
-    reg_library *l = calloc(1, sizeof *l);
-    if (!l || !(l->path = strdup(path ? path : "(the program)"))) {
+    reg_library *l = mem_calloc(1, sizeof *l);
+    if (!l || !(l->path = mem_strdup(path ? path : "(the program)"))) {
         free(l);
         return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
     }

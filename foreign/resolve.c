@@ -4,6 +4,7 @@
  */
 #include "foreign/resolve.h"
 
+#include "core/base/mem.h"
 #include "foreign/autoload.h"
 #include "foreign/cfunc.h"
 #include "foreign/registry.h"
@@ -16,7 +17,9 @@ enum { MAX_ARRAYS = 64, REASON_MAX = 512 };
 
 typedef struct resolver {
     ir_program *p;
-    acc_context *ctx;
+    reg_registry *reg;
+    reg_autoload *autoload;
+    acc_backend backend;
     uint8_t *seen;
     diag *d;
 } resolver;
@@ -182,11 +185,11 @@ static void describe(char *out, const ir_node *n, const reg_impl *e,
 static int resolve_node(resolver *r, ir_node *n)
 {
     char why[REASON_MAX] = "", text[REASON_MAX], note[REASON_MAX] = "";
-    acc_backend backend = r->ctx->backend;
-    reg_registry *reg = r->ctx->foreign;
+    acc_backend backend = r->backend;
+    reg_registry *reg = r->reg;
     const reg_impl *e = NULL;
     query_store s;
-    reg_autoload_ensure(r->ctx); /* the default plugins, on first need */
+    reg_autoload_ensure(r->autoload); /* the default plugins, on first need */
     pthread_mutex_lock(&reg->lock);
     if (n->op == IR_FOREIGN_EXP) {
         e = choose_scalar(reg, n, backend, why);
@@ -197,7 +200,7 @@ static int resolve_node(resolver *r, ir_node *n)
     }
     pthread_mutex_unlock(&reg->lock);
     if (!e && !why[0])
-        reg_autoload_note(r->ctx, n->u.foreign.name, backend, note,
+        reg_autoload_note(r->autoload, n->u.foreign.name, backend, note,
                           sizeof note);
     describe(text, n, e, backend, why, note);
     n->u.foreign.impl = e;
@@ -228,9 +231,13 @@ static int walk(resolver *r, ir_node *n)
     return 1;
 }
 
-acc_status reg_resolve_program(ir_program *p, acc_context *ctx, diag *d)
+acc_status reg_resolve_program(ir_program *p, reg_registry *reg,
+                               reg_autoload *autoload, acc_backend backend,
+                               diag *d)
 {
-    resolver r = {p, ctx, calloc(p->n_nodes ? p->n_nodes : 1, 1), d};
+    resolver r = {p, reg, autoload, backend,
+                  mem_calloc(p->n_nodes ? p->n_nodes : 1, 1),
+                  d};
     if (!r.seen || !walk(&r, p->root))
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "compile: out of host memory "
                   "while resolving foreign nodes");

@@ -157,10 +157,16 @@ typedef struct acc_context_options {
      * default): a duplicate of MPI_COMM_WORLD, made by the plugin and
      * freed with the context. */
     const void *mpi_comm;
+    /* 1: acc_compile fails (ACC_ERR_UNSUPPORTED, naming the step and why)
+     * when the backend cannot compile a step of the program, instead of
+     * scheduling that step on the reference interpreter (which the plan
+     * shows, with the reason).  0 (the default): such steps are
+     * interpreted.  Other values: ACC_ERR_INVALID_ARGUMENT. */
+    int32_t strict;
 } acc_context_options;
 
 /* Fills *options with the defaults (AUTO, 0 threads, NULL cache dir,
- * CUDA device 0, no run deadline, NULL plugins, NULL mpi_comm) and sets
+ * CUDA device 0, no run deadline, NULL plugins, NULL mpi_comm, not strict) and sets
  * struct_size. */
 ACC_API void acc_context_options_init(acc_context_options *options);
 

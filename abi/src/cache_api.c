@@ -5,8 +5,6 @@
  */
 #include "abi/src/context.h"
 
-#include "core/backend/cpu/cpu_backend.h"
-#include "core/backend/cuda/cuda_backend.h"
 #include "core/cache/cache_folder.h"
 
 #include <stdlib.h>
@@ -41,8 +39,8 @@ acc_status acc_context_kernel_cache(const acc_context *ctx, char **dir,
     if (!dir || !note)
         return api_fail(slot, ACC_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn,
                         !dir ? "dir" : "note");
-    int ok = ctx->cpu    ? cache_report(ctx->cpu->cache, dir, note, &d)
-             : ctx->cuda ? cuda_backend_cache_report(ctx->cuda, dir, note, &d)
-                         : report_unowned(ctx, dir, note, &d);
+    backend *be = ctx->be;
+    int ok = be->ops->cache_report ? be->ops->cache_report(be, dir, note, &d)
+                                   : report_unowned(ctx, dir, note, &d);
     return ok ? ACC_OK : api_fail_diag(slot, &d);
 }

@@ -1,20 +1,12 @@
 /*
  * context.c — creating and destroying contexts, backend availability.
- *
- * Backend availability is probed once when a context is created.  The CPU
- * probe compiles and loads a kernel, so it runs only when its answer is
- * needed: when the context asks for AUTO or CPU, or on the first
- * acc_context_backend_available query for CPU (the result is memoised per
- * process and compiler, see core/backend/cpu/toolchain.h).  The CUDA
- * probe only loads libraries and asks the driver about the device; a
- * context that runs on CUDA then opens the device (cuda_backend_create),
- * and when that fails AUTO falls back with the reason recorded.
+ * Which backends exist, how they are probed and how AUTO chooses is
+ * core/backend/all/backends.h; the context keeps the answers and the
+ * backend it opened.
  */
 #include "abi/src/context.h"
 
-#include "core/backend/cpu/cpu_backend.h"
-#include "core/backend/cuda/cuda_backend.h"
-#include "core/backend/cuda/probe.h"
+#include "core/base/mem.h"
 #include "foreign/autoload.h"
 #include "foreign/registry.h"
 
@@ -23,14 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char interp_reason[] =
-    "available: the reference interpreter is always available";
-static const char cpu_unprobed[] =
-    "not probed: the C compiler has not been tried yet";
-
-const char *acc_backend_name(acc_backend backend)
+const char *acc_backend_name(acc_backend kind)
 {
-    switch (backend) {
+    switch (kind) {
     case ACC_BACKEND_AUTO: return "auto";
     case ACC_BACKEND_INTERP: return "interp";
     case ACC_BACKEND_CPU: return "cpu";
@@ -46,74 +33,6 @@ void acc_context_options_init(acc_context_options *options)
     memset(options, 0, sizeof *options);
     options->struct_size = sizeof *options;
     options->backend = ACC_BACKEND_AUTO;
-}
-
-static void probe_backends(acc_context *ctx)
-{
-    ctx->available[ACC_BACKEND_INTERP] = 1;
-    ctx->reason[ACC_BACKEND_INTERP] = interp_reason;
-    ctx->available[ACC_BACKEND_CPU] = 0;
-    ctx->reason[ACC_BACKEND_CPU] = cpu_unprobed;
-    ctx->available[ACC_BACKEND_CUDA] =
-        cuda_probe(ctx->cuda_device, ctx->cuda_reason,
-                   sizeof ctx->cuda_reason);
-    ctx->reason[ACC_BACKEND_CUDA] = ctx->cuda_reason;
-    ctx->available[ACC_BACKEND_AUTO] = 1;
-    ctx->reason[ACC_BACKEND_AUTO] =
-        "available: auto picks the best available backend";
-}
-
-static void probe_cpu(acc_context *ctx)
-{
-    pthread_mutex_lock(&ctx->lock);
-    if (!ctx->cpu_probed) {
-        ctx->available[ACC_BACKEND_CPU] =
-            cpu_backend_probe(ctx->cache_dir, ctx->cpu_reason,
-                              sizeof ctx->cpu_reason);
-        ctx->reason[ACC_BACKEND_CPU] = ctx->cpu_reason;
-        ctx->cpu_probed = 1;
-    }
-    pthread_mutex_unlock(&ctx->lock);
-}
-
-static acc_backend best_backend(const acc_context *ctx)
-{
-    if (ctx->available[ACC_BACKEND_CUDA])
-        return ACC_BACKEND_CUDA;
-    if (ctx->available[ACC_BACKEND_CPU])
-        return ACC_BACKEND_CPU;
-    return ACC_BACKEND_INTERP;
-}
-
-/* Opens the CUDA device; when that fails the backend becomes unavailable
- * with the reason, and (for AUTO) the next best is chosen. */
-static acc_status open_cuda(acc_context *ctx, acc_backend asked)
-{
-    char why[768];
-    acc_status st = ACC_OK;
-    ctx->cuda = cuda_backend_create(ctx->cuda_device, ctx->cache_dir, why,
-                                    sizeof why, &st);
-    if (ctx->cuda)
-        return ACC_OK;
-    ctx->available[ACC_BACKEND_CUDA] = 0;
-    snprintf(ctx->cuda_reason, sizeof ctx->cuda_reason, "not available: %s",
-             why);
-    if (asked == ACC_BACKEND_AUTO) {
-        ctx->backend = best_backend(ctx);
-        return ACC_OK;
-    }
-    return api_fail(NULL, st, "acc_context_create: backend 'cuda' is %s",
-                    ctx->cuda_reason);
-}
-
-static acc_status choose_backend(acc_context *ctx, acc_backend asked)
-{
-    if (asked != ACC_BACKEND_AUTO && !ctx->available[asked])
-        return api_fail(NULL, ACC_ERR_UNSUPPORTED,
-                        "acc_context_create: backend '%s' is %s",
-                        acc_backend_name(asked), ctx->reason[asked]);
-    ctx->backend = asked == ACC_BACKEND_AUTO ? best_backend(ctx) : asked;
-    return ctx->backend == ACC_BACKEND_CUDA ? open_cuda(ctx, asked) : ACC_OK;
 }
 
 /* The options struct as first published (without later fields); callers
@@ -151,6 +70,10 @@ static acc_status check_options(const acc_context_options *o)
         return api_fail(NULL, ACC_ERR_INVALID_ARGUMENT,
                         "%s: options.cuda_device is %d, expected 0 or more",
                         fn, (int)o->cuda_device);
+    if (has_field(o, strict) && o->strict != 0 && o->strict != 1)
+        return api_fail(NULL, ACC_ERR_INVALID_ARGUMENT,
+                        "%s: options.strict is %d, expected 0 or 1", fn,
+                        (int)o->strict);
     if (has_field(o, run_deadline_seconds) &&
         !(o->run_deadline_seconds >= 0))
         return api_fail(NULL, ACC_ERR_INVALID_ARGUMENT,
@@ -165,8 +88,8 @@ static void context_free(acc_context *ctx)
     reg_destroy(ctx->foreign);
     reg_autoload_destroy(ctx->autoload);
     free(ctx->plugin_path);
-    cpu_backend_destroy(ctx->cpu);
-    cuda_backend_close(ctx->cuda);
+    if (ctx->be)
+        ctx->be->ops->destroy(ctx->be);
     ty_store_destroy(ctx->types);
     free(ctx->cache_dir);
     error_slot_destroy(&ctx->error);
@@ -192,15 +115,16 @@ static acc_status create(const acc_context_options *options, int probe,
     }
     if ((st = check_options(options)) != ACC_OK)
         goto out;
-    ctx = calloc(1, sizeof *ctx);
+    ctx = mem_calloc(1, sizeof *ctx);
     if (!ctx || !(ctx->types = ty_store_create()))
         goto oom;
     error_slot_init(&ctx->error);
     pthread_mutex_init(&ctx->lock, NULL);
-    if (options->cache_dir && !(ctx->cache_dir = strdup(options->cache_dir)))
+    if (options->cache_dir &&
+        !(ctx->cache_dir = mem_strdup(options->cache_dir)))
         goto oom_initialised;
     if (has_field(options, plugin_path) && options->plugin_path &&
-        !(ctx->plugin_path = strdup(options->plugin_path)))
+        !(ctx->plugin_path = mem_strdup(options->plugin_path)))
         goto oom_initialised;
     if (!(ctx->foreign = reg_create()) ||
         !(ctx->autoload = reg_autoload_create(
@@ -215,23 +139,23 @@ static acc_status create(const acc_context_options *options, int probe,
         ctx->cuda_device = options->cuda_device;
     if (has_field(options, run_deadline_seconds))
         ctx->run_deadline = options->run_deadline_seconds;
-    if (probe) {
-        probe_backends(ctx);
-    } else {
-        ctx->available[ACC_BACKEND_INTERP] = 1;
-        ctx->reason[ACC_BACKEND_INTERP] = interp_reason;
-    }
-    if (probe && (options->backend == ACC_BACKEND_AUTO ||
-                  options->backend == ACC_BACKEND_CPU))
-        probe_cpu(ctx);
-    if ((st = choose_backend(ctx, options->backend)) != ACC_OK) {
+    if (has_field(options, strict))
+        ctx->strict = options->strict;
+    backend_config config = {ctx->cache_dir, ctx->num_threads,
+                             ctx->cuda_device};
+    backends_init(&ctx->backends, &config, probe);
+    diag d;
+    diag_clear(&d);
+    if (!(ctx->be = backends_open(&ctx->backends, options->backend, &d))) {
+        st = api_fail_diag(NULL, &d);
         context_free(ctx);
         ctx = NULL;
         goto out;
     }
-    if (ctx->backend == ACC_BACKEND_CPU &&
-        !(ctx->cpu = cpu_backend_create(ctx->cache_dir, ctx->num_threads)))
-        goto oom_initialised;
+    ctx->backend = ctx->be->ops->kind;
+    reg_autoload_bind(ctx->autoload, ctx->foreign, ctx->plugin_path,
+                      ctx->backend, ctx->backends.available[ACC_BACKEND_CUDA],
+                      ctx->backends.reason[ACC_BACKEND_CUDA]);
     if (!handle_register(ctx, HANDLE_CONTEXT))
         goto oom_initialised;
     *out = ctx;
@@ -316,7 +240,7 @@ acc_status acc_context_backend(const acc_context *ctx, acc_backend *out)
 }
 
 acc_status acc_context_backend_available(const acc_context *ctx,
-                                         acc_backend backend, int *available,
+                                         acc_backend kind, int *available,
                                          const char **reason)
 {
     static const char fn[] = "acc_context_backend_available";
@@ -330,13 +254,15 @@ acc_status acc_context_backend_available(const acc_context *ctx,
     if (!available)
         return api_fail(slot, ACC_ERR_INVALID_ARGUMENT, "%s: available is "
                         "NULL", fn);
-    if ((int)backend < ACC_BACKEND_AUTO || (int)backend > ACC_BACKEND_CUDA)
+    if ((int)kind < ACC_BACKEND_AUTO || (int)kind > ACC_BACKEND_CUDA)
         return api_fail(slot, ACC_ERR_INVALID_ARGUMENT, "%s: %d is not an "
-                        "acc_backend value", fn, (int)backend);
-    if (backend == ACC_BACKEND_CPU)
-        probe_cpu((acc_context *)ctx);
-    *available = ctx->available[backend];
+                        "acc_backend value", fn, (int)kind);
+    acc_context *mutable_ctx = (acc_context *)ctx;
+    pthread_mutex_lock(&mutable_ctx->lock);
+    backends_probe(&mutable_ctx->backends, kind);
+    *available = ctx->backends.available[kind];
     if (reason)
-        *reason = ctx->reason[backend];
+        *reason = ctx->backends.reason[kind];
+    pthread_mutex_unlock(&mutable_ctx->lock);
     return ACC_OK;
 }

@@ -5,31 +5,27 @@
 #ifndef ACC_ABI_CONTEXT_H
 #define ACC_ABI_CONTEXT_H
 
-#include "abi/src/handles.h"
+#include "core/backend/all/backends.h"
+#include "core/base/handles.h"
 #include "core/ir/types.h"
-
-enum { BACKEND_COUNT = 4 };
 
 struct acc_context {
     acc_backend backend; /* the chosen backend, never AUTO */
+    backend *be;         /* its state (core/backend/backend.h) */
+    backends_state backends; /* every backend's availability (guarded by
+                                lock: the CPU's is probed when needed) */
     int32_t num_threads;
     int32_t fusion_duplicate_max_ops;
     char *cache_dir;
     type_store *types;
     error_slot error;
-    int available[BACKEND_COUNT];
-    const char *reason[BACKEND_COUNT];
-    char cuda_reason[1024]; /* what the CUDA probe found */
     struct reg_registry *foreign; /* foreign implementations (foreign/) */
     char *plugin_path;    /* the plugin_path option, or NULL */
-    char cpu_reason[1024];  /* what the CPU probe found */
-    int cpu_probed;         /* the CPU probe ran (guarded by lock) */
-    struct cpu_backend *cpu; /* compiler, kernel cache, threads (CPU only) */
     int32_t cuda_device;     /* the cuda_device option */
     double run_deadline;     /* the run_deadline_seconds option (0: none) */
-    struct cuda_backend *cuda; /* device, pool, modules (CUDA only) */
+    int32_t strict;          /* the strict option */
     struct reg_autoload *autoload; /* the plugins it loads by itself */
-    pthread_mutex_t lock; /* guards users and destroyed */
+    pthread_mutex_t lock; /* guards users, destroyed and backends */
     size_t users;         /* live graphs and programs */
     int destroyed;        /* acc_context_destroy was called */
 };

@@ -6,7 +6,8 @@
  * what the array owned.  Only descriptors are involved, never a context
  * or a run, so a deleter may run on any thread at any time.
  */
-#include "abi/src/handles.h"
+#include "core/base/handles.h"
+#include "core/base/mem.h"
 #include "core/ir/types.h"
 
 #include <inttypes.h>
@@ -298,7 +299,7 @@ static acc_status check_exportable(const acc_array *a, const char *fn)
 static dl_export *export_new(acc_array *a,
                              acc_dl_tensor *(*tensor)(dl_export *))
 {
-    dl_export *x = calloc(1, sizeof *x);
+    dl_export *x = mem_calloc(1, sizeof *x);
     if (!x)
         return NULL;
     acc_dl_tensor *t = tensor(x);

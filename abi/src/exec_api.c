@@ -7,9 +7,8 @@
  * first failure for acc_exec_wait.  acc_exec_cancel sets the handle's
  * cancel flag, which the run's check points read (core/base/stop.h).
  */
-#include "core/exec/program.h"
-
-#include "core/backend/cuda/cuda_backend.h"
+#include "abi/src/program.h"
+#include "core/base/mem.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -53,7 +52,8 @@ static acc_status check_exec_options(const acc_exec_options *o,
 
 static void exec_free(acc_exec *x)
 {
-    cuda_queue_destroy(x->cuda);
+    if (x->queue)
+        x->ctx->be->ops->queue_destroy(x->queue);
     error_slot_destroy(&x->error);
     pthread_mutex_destroy(&x->lock);
     ctx_release(x->ctx);
@@ -78,7 +78,7 @@ acc_status acc_exec_create(acc_context *ctx, const acc_exec_options *options,
     acc_status st = check_exec_options(options, &ctx->error);
     if (st != ACC_OK)
         return st;
-    acc_exec *x = calloc(1, sizeof *x);
+    acc_exec *x = mem_calloc(1, sizeof *x);
     if (!x)
         return api_fail(&ctx->error, ACC_ERR_OUT_OF_HOST_MEMORY,
                         "acc_exec_create: out of host memory");
@@ -92,8 +92,9 @@ acc_status acc_exec_create(acc_context *ctx, const acc_exec_options *options,
     pthread_mutex_init(&x->lock, NULL);
     diag_clear(&x->pending);
     ctx_retain(ctx);
-    if ((ctx->cuda && !(x->cuda = cuda_queue_create(ctx->cuda, x->stream,
-                                                    x->async))) ||
+    const backend_ops *ops = ctx->be->ops;
+    if ((ops->queue_create &&
+         !(x->queue = ops->queue_create(ctx->be, x->stream, x->async))) ||
         !handle_register(x, HANDLE_EXEC)) {
         exec_free(x);
         return api_fail(&ctx->error, ACC_ERR_OUT_OF_HOST_MEMORY,
@@ -141,7 +142,7 @@ acc_status acc_run_exec(acc_exec *x, acc_program *p, size_t n_inputs,
         diag_fail(&d, ACC_ERR_INVALID_ARGUMENT, "acc_run_exec: the program "
                   "belongs to another context than the execution handle");
     else
-        exec_run(p, x, n_inputs, inputs, n_outputs, outputs, &d);
+        program_run(p, x, n_inputs, inputs, n_outputs, outputs, &d);
     /* a cancel is for the run in progress, or the next: this one is over */
     atomic_store(&x->cancel, 0);
     if (diag_ok(&d))
@@ -165,8 +166,8 @@ acc_status acc_exec_wait(acc_exec *x)
     diag_clear(&d);
     if (!handle_is_live(x, HANDLE_EXEC))
         return api_bad_handle(x, HANDLE_EXEC, "acc_exec_wait");
-    if (x->cuda)
-        cuda_queue_wait(x->cuda, &d);
+    if (x->queue)
+        x->ctx->be->ops->queue_wait(x->queue, &d);
     pthread_mutex_lock(&x->lock);
     if (!diag_ok(&x->pending)) /* the first failure is the one reported */
         d = x->pending;

@@ -1,9 +1,6 @@
 /* plan_api.c — acc_program_plan, acc_program_explain, acc_program_last_run
  * and acc_free. */
-#include "core/exec/program.h"
-
-#include "core/backend/cpu/cpu_backend.h"
-#include "core/backend/cuda/cuda_backend.h"
+#include "abi/src/program.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,9 +26,10 @@ acc_status acc_program_plan(const acc_program *p, acc_plan_summary *out)
     if (!out || out->struct_size < sizeof(size_t))
         return api_fail((error_slot *)&p->error, ACC_ERR_INVALID_ARGUMENT,
                         "%s: out is NULL or its struct_size is not set", fn);
-    acc_plan_summary s = {sizeof s, p->backend, p->plan.kernels,
-                          p->plan.intermediates, p->plan.foreign_calls,
-                          p->plan.duplicated};
+    const sched_program *sp = &p->c.sched;
+    acc_plan_summary s = {sizeof s, p->c.be->ops->kind, sp->kernels,
+                          sp->intermediates, sp->foreign_calls,
+                          sp->duplicated};
     copy_versioned(out, out->struct_size, &s, sizeof s);
     return ACC_OK;
 }
@@ -47,9 +45,10 @@ acc_status acc_program_explain(const acc_program *p, int json, char **text)
         return api_fail((error_slot *)&p->error, ACC_ERR_INVALID_ARGUMENT,
                         "%s: text is NULL", fn);
     strbuf b = {0};
-    plan_describe(&b, &p->plan, p->backend, json);
-    cpu_program_describe(&b, p->cpu, json);
-    cuda_program_describe(&b, p->cuda, json);
+    const backend_ops *ops = p->c.be->ops;
+    sched_describe(&b, &p->c.sched, ops->kind, json);
+    if (ops->describe)
+        ops->describe(&b, p->c.bprog, json);
     if (b.failed || !b.text) {
         sb_free(&b);
         return api_fail((error_slot *)&p->error, ACC_ERR_OUT_OF_HOST_MEMORY,

@@ -3,12 +3,12 @@
  * Each function checks its handles at the boundary, runs the work on a
  * local diag, and copies the first error to the handle in one place.
  */
-#include "core/exec/program.h"
+#include "abi/src/program.h"
+#include "core/base/mem.h"
 
-#include "core/backend/cpu/cpu_backend.h"
-#include "core/backend/cuda/cuda_backend.h"
 #include "core/ir/json.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 static acc_status check_results(acc_graph *g, size_t n,
@@ -73,41 +73,23 @@ acc_status acc_compile(acc_context *ctx, acc_graph *g, size_t n_results,
     }
     if (check_results(g, n_results, results, &d) != ACC_OK)
         goto out;
-    p = calloc(1, sizeof *p);
+    p = mem_calloc(1, sizeof *p);
     if (!p) {
         diag_fail(&d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of host "
                   "memory");
         goto out;
     }
-    if (ir_program_build(g, n_results, results, &p->ir, &d) != ACC_OK)
+    compile_target t = {ctx->be, ctx->cuda_device, ctx->foreign, ctx->autoload,
+                        ctx->fusion_duplicate_max_ops, ctx->strict};
+    if (compile_program(&t, g, n_results, results, &p->c, &d) != ACC_OK)
         goto out;
     p->ctx = ctx;
-    p->backend = ctx->backend;
-    if (!plan_build(&p->ir, &p->plan)) {
-        ir_program_free(&p->ir);
-        diag_fail(&d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of host "
-                  "memory");
-        goto out;
-    }
-    if ((p->backend == ACC_BACKEND_CPU &&
-         cpu_program_build(ctx->cpu, &p->ir, &p->plan, &p->cpu, &d) !=
-             ACC_OK) ||
-        (p->backend == ACC_BACKEND_CUDA &&
-         cuda_program_build(ctx->cuda, &p->ir, &p->plan, &p->cuda, &d) !=
-             ACC_OK)) {
-        plan_free(&p->plan);
-        ir_program_free(&p->ir);
-        goto out;
-    }
     error_slot_init(&p->error);
     pthread_mutex_init(&p->stats_lock, NULL);
     if (!handle_register(p, HANDLE_PROGRAM)) {
-        cpu_program_free(p->cpu);
-        cuda_program_free(p->cuda);
+        compiled_free(&p->c);
         error_slot_destroy(&p->error);
         pthread_mutex_destroy(&p->stats_lock);
-        plan_free(&p->plan);
-        ir_program_free(&p->ir);
         diag_fail(&d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of host "
                   "memory");
         goto out;
@@ -128,10 +110,7 @@ void acc_program_free(acc_program *p)
         return;
     handle_unregister(p);
     acc_context *ctx = p->ctx;
-    cpu_program_free(p->cpu);
-    cuda_program_free(p->cuda);
-    ir_program_free(&p->ir);
-    plan_free(&p->plan);
+    compiled_free(&p->c);
     error_slot_destroy(&p->error);
     pthread_mutex_destroy(&p->stats_lock);
     free(p);
@@ -147,12 +126,12 @@ const char *acc_program_last_error(const acc_program *p)
 
 size_t acc_program_num_inputs(const acc_program *p)
 {
-    return handle_is_live(p, HANDLE_PROGRAM) ? p->ir.n_inputs : 0;
+    return handle_is_live(p, HANDLE_PROGRAM) ? p->c.ir.n_inputs : 0;
 }
 
 size_t acc_program_num_outputs(const acc_program *p)
 {
-    return handle_is_live(p, HANDLE_PROGRAM) ? p->ir.n_outputs : 0;
+    return handle_is_live(p, HANDLE_PROGRAM) ? p->c.ir.n_outputs : 0;
 }
 
 static acc_status signature_entry(const acc_program *p, size_t i, int input,
@@ -166,12 +145,12 @@ static acc_status signature_entry(const acc_program *p, size_t i, int input,
     if (!handle_is_live(p, HANDLE_PROGRAM))
         return api_bad_handle(p, HANDLE_PROGRAM, fn);
     error_slot *slot = (error_slot *)&p->error;
-    size_t n = input ? p->ir.n_inputs : p->ir.n_outputs;
+    size_t n = input ? p->c.ir.n_inputs : p->c.ir.n_outputs;
     if (i >= n)
         return api_fail(slot, ACC_ERR_INVALID_ARGUMENT, "%s: index %zu is out "
                         "of range; the program has %zu %s", fn, i, n,
                         input ? "inputs" : "outputs");
-    const acc_type *t = input ? p->ir.inputs[i]->type : p->ir.outputs[i];
+    const acc_type *t = input ? p->c.ir.inputs[i]->type : p->c.ir.outputs[i];
     if (elem)
         *elem = t->elem;
     if (rank)
@@ -204,17 +183,17 @@ acc_status acc_program_signature_json(const acc_program *p, char **json)
                         fn);
     strbuf b = {0};
     sb_puts(&b, "{\"inputs\":[");
-    for (size_t i = 0; i < p->ir.n_inputs; i++) {
+    for (size_t i = 0; i < p->c.ir.n_inputs; i++) {
         sb_puts(&b, i ? "," : "");
-        ir_json_signature_item(&b, p->ir.input_names[i],
-                               p->ir.inputs[i]->type->elem,
-                               p->ir.inputs[i]->type->rank);
+        ir_json_signature_item(&b, p->c.ir.input_names[i],
+                               p->c.ir.inputs[i]->type->elem,
+                               p->c.ir.inputs[i]->type->rank);
     }
     sb_puts(&b, "],\"outputs\":[");
-    for (size_t i = 0; i < p->ir.n_outputs; i++) {
+    for (size_t i = 0; i < p->c.ir.n_outputs; i++) {
         sb_puts(&b, i ? "," : "");
-        ir_json_signature_item(&b, NULL, p->ir.outputs[i]->elem,
-                               p->ir.outputs[i]->rank);
+        ir_json_signature_item(&b, NULL, p->c.ir.outputs[i]->elem,
+                               p->c.ir.outputs[i]->rank);
     }
     sb_puts(&b, "]}");
     if (b.failed) {
@@ -228,7 +207,7 @@ acc_status acc_program_signature_json(const acc_program *p, char **json)
 
 acc_backend acc_program_backend(const acc_program *p)
 {
-    return handle_is_live(p, HANDLE_PROGRAM) ? p->backend : ACC_BACKEND_AUTO;
+    return handle_is_live(p, HANDLE_PROGRAM) ? p->c.be->ops->kind : ACC_BACKEND_AUTO;
 }
 
 acc_status acc_run(acc_program *p, size_t n_inputs, const acc_array *inputs,
@@ -238,7 +217,32 @@ acc_status acc_run(acc_program *p, size_t n_inputs, const acc_array *inputs,
     diag_clear(&d);
     if (!handle_is_live(p, HANDLE_PROGRAM))
         return api_bad_handle(p, HANDLE_PROGRAM, "acc_run");
-    if (exec_run(p, NULL, n_inputs, inputs, n_outputs, outputs, &d) != ACC_OK)
+    if (program_run(p, NULL, n_inputs, inputs, n_outputs, outputs, &d) !=
+        ACC_OK)
         return api_fail_diag(&p->error, &d);
+    return ACC_OK;
+}
+
+/* The run's deadline in seconds (0: none): the handle's, else the
+ * context's; INFINITY on the handle means none. */
+static double deadline_of(const acc_program *p, const acc_exec *x)
+{
+    double s = x && x->deadline > 0 ? x->deadline : p->ctx->run_deadline;
+    return s > 0 && s < HUGE_VAL ? s : 0;
+}
+
+acc_status program_run(acc_program *p, acc_exec *x, size_t n_inputs,
+                       const acc_array *inputs, size_t n_outputs,
+                       acc_array *outputs, diag *d)
+{
+    exec_call call = {x ? x->queue : NULL, x ? &x->cancel : NULL,
+                      deadline_of(p, x)};
+    acc_run_stats stats;
+    if (exec_run(&p->c, &call, n_inputs, inputs, n_outputs, outputs, &stats,
+                 d) != ACC_OK)
+        return d->status;
+    pthread_mutex_lock(&p->stats_lock);
+    p->last_run = stats;
+    pthread_mutex_unlock(&p->stats_lock);
     return ACC_OK;
 }

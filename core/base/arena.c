@@ -3,6 +3,7 @@
  * into an arena stay valid until arena_destroy.
  */
 #include "core/base/arena.h"
+#include "core/base/mem.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,7 +24,7 @@ struct arena {
 
 arena *arena_create(void)
 {
-    return calloc(1, sizeof(arena));
+    return mem_calloc(1, sizeof(arena));
 }
 
 void arena_destroy(arena *a)
@@ -44,7 +45,7 @@ static chunk *arena_new_chunk(arena *a, size_t at_least)
     size_t capacity = at_least > ARENA_CHUNK ? at_least : ARENA_CHUNK;
     if (capacity > SIZE_MAX - sizeof(chunk))
         return NULL;
-    chunk *c = malloc(sizeof(chunk) + capacity);
+    chunk *c = mem_alloc(sizeof(chunk) + capacity);
     if (!c)
         return NULL;
     c->used = 0;
@@ -57,6 +58,8 @@ static chunk *arena_new_chunk(arena *a, size_t at_least)
 
 void *arena_alloc(arena *a, size_t size)
 {
+    if (mem_fails()) /* each allocation can fail, not only a new chunk */
+        return NULL;
     if (size > SIZE_MAX - ARENA_ALIGN)
         return NULL;
     size_t rounded = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);

@@ -1,5 +1,6 @@
 /* strbuf.c — growable strings. */
 #include "core/base/strbuf.h"
+#include "core/base/mem.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,7 +16,7 @@ static int reserve(strbuf *b, size_t extra)
     size_t cap = b->cap ? b->cap : 256;
     while (cap < b->len + extra + 1)
         cap *= 2;
-    char *grown = realloc(b->text, cap);
+    char *grown = mem_realloc(b->text, cap);
     if (!grown) {
         b->failed = 1;
         return 0;
@@ -53,4 +54,18 @@ void sb_free(strbuf *b)
     free(b->text);
     b->text = NULL;
     b->len = b->cap = 0;
+}
+
+void sb_json_string(strbuf *b, const char *s)
+{
+    sb_puts(b, "\"");
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            sb_printf(b, "\\%c", *p);
+        else if (*p < 0x20)
+            sb_printf(b, "\\u%04x", *p);
+        else
+            sb_printf(b, "%c", *p);
+    }
+    sb_puts(b, "\"");
 }

@@ -18,5 +18,8 @@ void sb_printf(strbuf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void sb_puts(strbuf *b, const char *s);
 void sb_free(strbuf *b);
+/* Appends s as a JSON string: quoted, with quotes and backslashes
+ * escaped and control characters as \u escapes. */
+void sb_json_string(strbuf *b, const char *s);
 
 #endif

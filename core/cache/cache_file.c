@@ -3,6 +3,7 @@
  * cache_file.h).
  */
 #include "core/cache/cache_file.h"
+#include "core/base/mem.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -88,7 +89,7 @@ static unsigned char *read_owned(int fd, const struct stat *st)
         (st->st_mode & (S_IWGRP | S_IWOTH)) || st->st_size <= 0 ||
         st->st_size > CACHE_FILE_MAX)
         return NULL;
-    unsigned char *buf = malloc((size_t)st->st_size + 1);
+    unsigned char *buf = mem_alloc((size_t)st->st_size + 1);
     if (buf && !read_all(fd, buf, (size_t)st->st_size)) {
         free(buf);
         return NULL;

@@ -4,6 +4,7 @@
  * of leftovers (see cache_folder.h).
  */
 #include "core/cache/cache_folder.h"
+#include "core/base/mem.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -405,7 +406,7 @@ int cache_folder_init(cache_folder *f, const char *option)
 {
     memset(f, 0, sizeof *f);
     f->fd = f->tmp_fd = -1;
-    return !option || (f->option = strdup(option)) != NULL;
+    return !option || (f->option = mem_strdup(option)) != NULL;
 }
 
 void cache_folder_free(cache_folder *f)
@@ -434,7 +435,7 @@ static char *default_folder(void)
         snprintf(buf, sizeof buf, "%s/.cache/accel", home);
     else
         return NULL;
-    return strdup(buf);
+    return mem_strdup(buf);
 }
 
 /* A private temporary folder in $TMPDIR, else /tmp; 0 with why. */
@@ -457,7 +458,7 @@ static int make_temporary(cache_folder *f, char *why, size_t n)
             rmdir(path);
             continue;
         }
-        if ((f->tmp = strdup(path)) != NULL) {
+        if ((f->tmp = mem_strdup(path)) != NULL) {
             f->tmp_fd = fd;
             return 1;
         }
@@ -473,7 +474,7 @@ int cache_folder_resolve(cache_folder *f, diag *d)
     if (f->resolved)
         return f->fd >= 0 || f->tmp_fd >= 0;
     f->resolved = 1;
-    f->dir = f->option ? strdup(f->option) : default_folder();
+    f->dir = f->option ? mem_strdup(f->option) : default_folder();
     int fd = -1;
     if (!f->dir)
         snprintf(why, sizeof why, "neither XDG_CACHE_HOME nor HOME names a "
@@ -516,8 +517,8 @@ int cache_folder_report(cache_folder *f, char **dir, char **note, diag *d)
     *dir = *note = NULL;
     if (!cache_folder_resolve(f, d))
         return 0;
-    if (!(*dir = strdup(cache_folder_write_dir(f))) ||
-        !(*note = strdup(f->note))) {
+    if (!(*dir = mem_strdup(cache_folder_write_dir(f))) ||
+        !(*note = mem_strdup(f->note))) {
         free(*dir);
         *dir = NULL;
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "out of host memory");

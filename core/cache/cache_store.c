@@ -61,22 +61,6 @@ int cache_elf_complete(const unsigned char *h, size_t n, uint64_t file_size)
     return shoff + shentsize * shnum <= file_size;
 }
 
-/* s as a JSON string (quotes, backslashes and control characters
- * escaped). */
-static void json_string(strbuf *b, const char *s)
-{
-    sb_puts(b, "\"");
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            sb_printf(b, "\\%c", *p);
-        else if (*p < 0x20)
-            sb_printf(b, "\\u%04x", *p);
-        else
-            sb_printf(b, "%c", *p);
-    }
-    sb_puts(b, "\"");
-}
-
 void cache_describe(strbuf *b, const char *backend, size_t kernels,
                     size_t host_steps, size_t interpreted,
                     const cache_stats *s, const char *note, int json)
@@ -93,7 +77,7 @@ void cache_describe(strbuf *b, const char *backend, size_t kernels,
                   (unsigned long long)s->compiled, s->compile_seconds);
         if (note && *note) {
             sb_puts(b, ",\"cache_note\":");
-            json_string(b, note);
+            sb_json_string(b, note);
         }
         sb_puts(b, "}}");
         return;

@@ -5,6 +5,7 @@
  */
 #include "core/check/check.h"
 
+#include "core/base/mem.h"
 #include "core/ir/primops.h"
 
 #include <stdlib.h>
@@ -227,10 +228,10 @@ static int visit(checker *c, const ir_node *n)
 acc_status check_program(const ir_program *p, diag *d)
 {
     checker c = {p, d, NULL, NULL, NULL};
-    c.var_depth = calloc(p->n_vars ? p->n_vars : 1, sizeof *c.var_depth);
-    c.param_depth = calloc(p->n_params ? p->n_params : 1,
+    c.var_depth = mem_calloc(p->n_vars ? p->n_vars : 1, sizeof *c.var_depth);
+    c.param_depth = mem_calloc(p->n_params ? p->n_params : 1,
                            sizeof *c.param_depth);
-    c.seen = calloc(p->n_nodes ? p->n_nodes : 1, 1);
+    c.seen = mem_calloc(p->n_nodes ? p->n_nodes : 1, 1);
     if (!c.var_depth || !c.param_depth || !c.seen)
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "check: out of host memory");
     else

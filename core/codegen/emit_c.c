@@ -14,6 +14,7 @@
 #include "core/codegen/emit_c.h"
 
 #include "core/base/arena.h"
+#include "core/base/mem.h"
 #include "core/ir/types.h"
 
 #include <inttypes.h>
@@ -41,6 +42,7 @@ struct cg_emitter {
     unsigned tmp, site;
     int indent;
     int failed;
+    int oom;       /* an allocation failed (the failure is not the code's) */
     char error[256];
     uint8_t all[TY_MAX_LEAVES];
     uint8_t none[TY_MAX_LEAVES]; /* no leaf demanded: check mode */
@@ -67,8 +69,10 @@ static int fail(cg_emitter *e, const char *fmt, ...)
 static void *alloc(cg_emitter *e, size_t size)
 {
     void *m = arena_alloc(e->ar, size ? size : 1);
-    if (!m)
+    if (!m) {
+        e->oom = 1;
         fail(e, "out of host memory");
+    }
     return m;
 }
 
@@ -111,7 +115,7 @@ static int any(const uint8_t *d, size_t n)
 static int or_into(uint8_t *dst, const uint8_t *src, size_t n)
 {
     int changed = 0;
-    for (size_t i = 0; src && i < n; i++)
+    for (size_t i = 0; src && dst && i < n; i++)
         if (src[i] && !dst[i])
             changed = dst[i] = 1;
     return changed;
@@ -166,7 +170,7 @@ static const char *sfx(acc_scalar s)
 
 cg_emitter *cg_emitter_create(const ir_program *p)
 {
-    cg_emitter *e = calloc(1, sizeof *e);
+    cg_emitter *e = mem_calloc(1, sizeof *e);
     if (!e || !(e->ar = arena_create())) {
         free(e);
         return NULL;
@@ -194,6 +198,11 @@ void cg_emitter_free(cg_emitter *e)
     arena_destroy(e->ar);
     free(e->arrays);
     free(e);
+}
+
+int cg_out_of_memory(const cg_emitter *e)
+{
+    return e->oom;
 }
 
 const char *cg_error(const cg_emitter *e)
@@ -231,7 +240,7 @@ int cg_array_index(cg_emitter *e, const ir_node *node)
             return (int)i;
     if (e->n_arrays == e->cap_arrays) {
         size_t cap = e->cap_arrays ? 2 * e->cap_arrays : 8;
-        cg_array *grown = realloc(e->arrays, cap * sizeof *grown);
+        cg_array *grown = mem_realloc(e->arrays, cap * sizeof *grown);
         if (!grown)
             return fail(e, "out of host memory") - 1;
         e->arrays = grown;
@@ -902,6 +911,10 @@ static const char *out_of_range(cg_emitter *e, strbuf *b, int32_t rank,
             sb_printf(&c, " && (uint64_t)%s < (uint64_t)%s", ix[d], ext[d]);
         }
     sb_puts(&c, ")");
+    if (c.failed) {
+        e->oom = 1;
+        fail(e, "out of host memory");
+    }
     const char *r = str(e, "%s", c.text ? c.text : "0");
     sb_free(&c);
     return r;

@@ -33,6 +33,9 @@ cg_emitter *cg_emitter_create(const ir_program *p);
 void cg_emitter_free(cg_emitter *e);
 /* Why the last analysis or emission failed ("" when none). */
 const char *cg_error(const cg_emitter *e);
+/* Whether an allocation of the emitter failed: the code may well be
+ * compilable, the failure is out of memory (not a reason to interpret). */
+int cg_out_of_memory(const cg_emitter *e);
 
 /* The arrays the emitted code reads, in the order they were first read:
  * argument i of the kernel is the value of cg_array_node(e, i). */

@@ -134,6 +134,8 @@ static int assemble(cg_inst *in, const char *skeleton, cg_kernel *k)
     sb_puts(&src, cg_skeleton("cpu/prelude.h.in"));
     cg_user_sources(in->e, &src);
     int r = cg_fill_template(in, &src, skeleton);
+    if (r == 1 && src.failed)
+        r = -1;
     if (r == 1)
         k->source = src.text;
     else

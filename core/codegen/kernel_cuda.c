@@ -42,10 +42,13 @@ static int sub_template(cg_inst *in, const char *hole, const char *name)
 {
     strbuf text = {0};
     int r = name ? cg_fill_template(in, &text, name) : 1;
-    if (r == 1)
-        sb_puts(cg_fill_hole(in, hole), text.text ? text.text : "");
-    else if (r < 0)
+    if (r == 1) {
+        strbuf *h = cg_fill_hole(in, hole);
+        sb_puts(h, text.text ? text.text : "");
+        h->failed |= text.failed; /* reported as out of memory */
+    } else if (r < 0) {
         snprintf(in->why, sizeof in->why, "out of memory");
+    }
     sb_free(&text);
     return r == 1;
 }
@@ -196,6 +199,8 @@ static int assemble(cg_inst *in, const char *skeleton, cg_kernel *k)
         cg_user_sources(in->e, &src);
         r = cg_fill_template(in, &src, skeleton);
     }
+    if (r == 1 && src.failed)
+        r = -1;
     if (r == 1)
         k->source = src.text;
     else

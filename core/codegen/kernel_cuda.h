@@ -32,7 +32,7 @@
 #ifndef ACC_CORE_CODEGEN_KERNEL_CUDA_H
 #define ACC_CORE_CODEGEN_KERNEL_CUDA_H
 
-#include "core/codegen/kernel_cpu.h" /* cg_kernel, cg_kind, cg_kernel_free */
+#include "core/codegen/kernel.h"
 #include "core/ir/program_ir.h"
 
 #include <stddef.h>

@@ -6,6 +6,7 @@
  */
 #include "core/codegen/kernel_fill.h"
 
+#include "core/base/mem.h"
 #include "core/ir/scan_kind.h"
 #include "core/ir/types.h"
 
@@ -252,6 +253,7 @@ int cg_fold_store(cg_inst *in, const ir_node *n)
     strbuf *arrays = cg_fill_hole(in, "STORE_ARRAYS");
     cg_array_decls(in->e, arrays);
     sb_puts(arrays, decls.text ? decls.text : "");
+    arrays->failed |= decls.failed; /* reported as out of memory */
     sb_free(&decls);
     return 1;
 }
@@ -426,6 +428,11 @@ int cg_fill_kernel(const ir_program *p, const ir_node *n, const cg_builder *b,
     }
     if (r == 1 && !cg_fill_arrays(in.e, out))
         r = -1;
+    for (size_t i = 0; i <= CG_MAX_HOLES; i++)
+        if (in.text[i].failed)
+            r = -1;
+    if (r != 1 && cg_out_of_memory(in.e))
+        r = -1;
     if (r != 1) {
         snprintf(why, why_len, "%s", in.why);
         cg_kernel_free(out);
@@ -440,7 +447,7 @@ int cg_fill_arrays(const cg_emitter *e, cg_kernel *k)
 {
     k->n_arrays = cg_n_arrays(e);
     k->checks = cg_check_sites(e);
-    k->arrays = malloc((k->n_arrays ? k->n_arrays : 1) * sizeof *k->arrays);
+    k->arrays = mem_alloc((k->n_arrays ? k->n_arrays : 1) * sizeof *k->arrays);
     for (size_t i = 0; k->arrays && i < k->n_arrays; i++)
         k->arrays[i] = cg_array_node(e, i);
     return k->arrays != NULL;

@@ -9,7 +9,7 @@
 #define ACC_CORE_CODEGEN_KERNEL_FILL_H
 
 #include "core/codegen/emit_c.h"
-#include "core/codegen/kernel_cpu.h"
+#include "core/codegen/kernel.h"
 #include "core/codegen/skeletons.h"
 
 enum { CG_MAX_HOLES = 40 }; /* permute.c.in has 27 (+2 of every kernel) */

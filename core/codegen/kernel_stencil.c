@@ -16,6 +16,7 @@
  */
 #include "core/codegen/kernel_stencil.h"
 
+#include "core/base/mem.h"
 #include "core/ir/types.h"
 
 #include <stdio.h>
@@ -375,8 +376,11 @@ static int fill_common(cg_inst *in)
 {
     strbuf common = {0};
     int r = cg_fill_template(in, &common, "shared/stencil_sides.in");
-    if (r == 1)
-        sb_puts(cg_fill_hole(in, "STENCIL_COMMON"), common.text);
+    if (r == 1) {
+        strbuf *h = cg_fill_hole(in, "STENCIL_COMMON");
+        sb_puts(h, common.text ? common.text : "");
+        h->failed |= common.failed; /* reported as out of memory */
+    }
     sb_free(&common);
     return r;
 }
@@ -408,7 +412,7 @@ int cg_fill_stencil(cg_inst *in, const ir_node *n, cg_kernel *k)
     for (int i = 0; i < 2; i++)
         if (!fill_side(in, i < m ? &sd[i] : NULL, i, k))
             return 0;
-    st_names *nm = calloc(2, sizeof *nm);
+    st_names *nm = mem_calloc(2, sizeof *nm);
     if (!nm)
         return -1;
     int ok = fill_apply(in, n, sd, m, 1, nm) && fill_apply(in, n, sd, m, 0, nm);

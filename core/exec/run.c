@@ -1,21 +1,18 @@
 /*
  * run.c — one run of a compiled program: validate the inputs against the
- * signature, execute on the program's backend, deliver the outputs.
- * Inputs are borrowed; nothing is copied on the way in (the CUDA backend
- * uploads a host input the first time a kernel reads it, rt_array.h).
- * The run's stop request (its handle's cancel flag, its deadline:
- * core/base/stop.h) goes to the interpreter and the backend's hook,
- * whose check points read it.
+ * signature, execute the schedule (steps.c) through the program's
+ * backend, deliver the outputs.  Inputs are borrowed; nothing is copied
+ * on the way in (the CUDA backend uploads a host input the first time a
+ * kernel reads it, rt_array.h).  The run's stop request (its handle's
+ * cancel flag, its deadline: core/base/stop.h) is checked between steps
+ * and by the backends, whose check points read it.
  */
-#include "core/exec/program.h"
+#include "core/exec/executor.h"
 
-#include "core/backend/cpu/cpu_backend.h"
-#include "core/backend/cuda/cuda_backend.h"
+#include "core/backend/all/backends.h"
 #include "core/backend/interp/interp.h"
-#include "core/exec/destinations.h"
-#include "core/exec/rt_array.h"
+#include "core/base/mem.h"
 
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +21,7 @@
 #define ARRAY_V1_SIZE sizeof(acc_array)
 
 /* Host memory anywhere; device memory for CUDA programs, on their device. */
-static acc_status check_memory(const acc_program *p, const acc_array *a,
+static acc_status check_memory(const compiled *p, const acc_array *a,
                                const char *what, size_t i, diag *d)
 {
     if (a->memory == ACC_MEMORY_HOST)
@@ -32,18 +29,19 @@ static acc_status check_memory(const acc_program *p, const acc_array *a,
     if (a->memory != ACC_MEMORY_CUDA_DEVICE)
         return diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "%s %zu: memory is %d, "
                          "not an acc_memory value", what, i, (int)a->memory);
-    if (p->backend != ACC_BACKEND_CUDA)
+    if (p->be->ops->memory != ACC_MEMORY_CUDA_DEVICE)
         return diag_fail(d, ACC_ERR_UNSUPPORTED, "%s %zu: the array is in "
                          "device memory, but this program runs on the host "
-                         "(backend %s)", what, i, acc_backend_name(p->backend));
-    if (a->device != p->ctx->cuda_device)
+                         "(backend %s)", what, i,
+                         acc_backend_name(p->be->ops->kind));
+    if (a->device != p->device)
         return diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "%s %zu is on CUDA "
                          "device %d, the context runs on device %d", what, i,
-                         (int)a->device, (int)p->ctx->cuda_device);
+                         (int)a->device, (int)p->device);
     return ACC_OK;
 }
 
-static acc_status check_descriptor(const acc_program *p, const acc_array *a,
+static acc_status check_descriptor(const compiled *p, const acc_array *a,
                                    const char *what, size_t i, diag *d)
 {
     if (a->struct_size < ARRAY_V1_SIZE)
@@ -64,7 +62,7 @@ static acc_status check_descriptor(const acc_program *p, const acc_array *a,
     return check_memory(p, a, what, i, d);
 }
 
-static acc_status check_input(const acc_program *p, const ir_node *param,
+static acc_status check_input(const compiled *p, const ir_node *param,
                               const acc_array *a, size_t i, diag *d)
 {
     char want[128], got[128];
@@ -93,7 +91,7 @@ static acc_status check_input(const acc_program *p, const ir_node *param,
     return ACC_OK;
 }
 
-static acc_status check_arguments(const acc_program *p, size_t n_inputs,
+static acc_status check_arguments(const compiled *p, size_t n_inputs,
                                   const acc_array *inputs, size_t n_outputs,
                                   const acc_array *outputs, diag *d)
 {
@@ -174,7 +172,7 @@ static acc_status deliver_owned(acc_array *out, rt_array *r, diag *d)
             fresh.data[k] = r->data[k];
             continue;
         }
-        fresh.data[k] = malloc(bytes ? bytes : 1);
+        fresh.data[k] = mem_alloc(bytes ? bytes : 1);
         if (!fresh.data[k]) {
             release_library_array(&fresh);
             return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of "
@@ -184,7 +182,7 @@ static acc_status deliver_owned(acc_array *out, rt_array *r, diag *d)
             memcpy(fresh.data[k], r->data[k], bytes);
     }
     if (steal)
-        r->owns_data = 0;
+        rt_disown(r);
     fresh.ownership = ACC_OWNERSHIP_LIBRARY;
     fresh.release = release_library_array;
     *out = fresh;
@@ -192,12 +190,11 @@ static acc_status deliver_owned(acc_array *out, rt_array *r, diag *d)
 }
 
 /* One result into its descriptor: the caller's buffers or new ones, in
- * host or device memory. */
-static int deliver_one(struct cuda_run *run, acc_array *out, rt_array *r,
-                       diag *d)
+ * host memory or the backend's. */
+static int deliver_one(executor *ex, acc_array *out, rt_array *r, diag *d)
 {
-    if (out->memory == ACC_MEMORY_CUDA_DEVICE)
-        return cuda_deliver_device(run, out, r, d);
+    if (out->memory != ACC_MEMORY_HOST)
+        return ex->ops->deliver(ex->run, out, r);
     if (out->data[0]) {
         int in_place = (r->valid & RT_ON_HOST) != 0;
         for (size_t k = 0; in_place && k < r->elem->n_leaves; k++)
@@ -217,7 +214,7 @@ static void release_allocated(size_t n, acc_array *outputs,
             acc_array_release(&outputs[i]);
 }
 
-static acc_status deliver(struct cuda_run *run, size_t n, acc_array *outputs,
+static acc_status deliver(executor *ex, size_t n, acc_array *outputs,
                           rt_array **results, const uint8_t *given, diag *d)
 {
     for (size_t i = 0; i < n; i++)
@@ -225,7 +222,7 @@ static acc_status deliver(struct cuda_run *run, size_t n, acc_array *outputs,
             check_caller_output(&outputs[i], results[i], i, d) != ACC_OK)
             return d->status;
     size_t done = 0;
-    while (done < n && deliver_one(run, &outputs[done], results[done], d))
+    while (done < n && deliver_one(ex, &outputs[done], results[done], d))
         done++;
     if (diag_ok(d))
         return ACC_OK;
@@ -233,9 +230,10 @@ static acc_status deliver(struct cuda_run *run, size_t n, acc_array *outputs,
     return d->status;
 }
 
-/* Output bytes are the part of the allocation that is not intermediate. */
-static void record_run(acc_program *p, const interp_stats *stats,
-                       rt_array *const *results, size_t n, double seconds)
+/* The run's statistics; output bytes are the part of the allocation that
+ * is not intermediate. */
+static void run_stats(const executor *ex, rt_array *const *results, size_t n,
+                      double seconds, acc_run_stats *out)
 {
     uint64_t output_bytes = 0;
     for (size_t i = 0; i < n; i++)
@@ -243,51 +241,76 @@ static void record_run(acc_program *p, const interp_stats *stats,
             for (size_t k = 0; k < results[i]->elem->n_leaves; k++)
                 output_bytes += (uint64_t)results[i]->size *
                                 acc_scalar_size(results[i]->elem->leaves[k]);
-    acc_run_stats r = {sizeof r, stats->kernels, stats->bytes,
-                       stats->bytes > output_bytes ? stats->bytes - output_bytes
-                                                   : 0,
+    acc_run_stats r = {sizeof r, ex->kernels, ex->bytes,
+                       ex->bytes > output_bytes ? ex->bytes - output_bytes : 0,
                        seconds};
-    pthread_mutex_lock(&p->stats_lock);
-    p->last_run = r;
-    pthread_mutex_unlock(&p->stats_lock);
+    *out = r;
 }
 
-/* The interpreter hook of the program's backend for this run. */
-static const interp_hook *hook_of(const acc_program *p, struct cuda_run *run)
+/* Binds the inputs as values, and begins the host evaluator's run and
+ * the backend's. */
+static int begin(executor *ex, rt_array *const *ins, size_t n_inputs)
 {
-    return run ? cuda_run_hook(run) : cpu_program_hook(p->cpu);
+    run_env *env = &ex->env;
+    const ir_program *ir = &ex->p->ir;
+    if (!values_init(&ex->values, ir, ex->p->sched.is_step, env->d))
+        return 0;
+    env->values = &ex->values;
+    for (size_t i = 0; i < n_inputs; i++)
+        if (!values_bind(&ex->values, ir->inputs[i]->id, &ins[i], 1, env->d))
+            return 0;
+    ex->host_ops = backends_ops(ACC_BACKEND_INTERP);
+    ex->ops = ex->p->be->ops;
+    if (!(ex->host = ex->host_ops->run_begin(NULL, NULL, env)))
+        return 0;
+    env->host = (struct interp *)ex->host;
+    if (ex->ops == ex->host_ops) {
+        ex->run = ex->host;
+        return 1;
+    }
+    return (ex->run = ex->ops->run_begin(ex->p->be, ex->p->bprog, env)) !=
+           NULL;
 }
 
-/* The run's deadline in seconds (0: none): the handle's, else the
- * context's; INFINITY on the handle means none. */
-static double deadline_of(const acc_program *p, const acc_exec *x)
+/* Runs the root schedule and takes the outputs (new references); the
+ * run's own references are released before delivery, so a result no
+ * one else holds is handed over without a copy. */
+static int execute(executor *ex, rt_array **results)
 {
-    double s = x && x->deadline > 0 ? x->deadline : p->ctx->run_deadline;
-    return s > 0 && s < HUGE_VAL ? s : 0;
+    const schedule *root = &ex->p->sched.root;
+    int ok = exec_schedule(ex, root, 1) &&
+             interp_value_of(ex->env.host, root->result, results);
+    values_end_step(&ex->values);
+    exec_end_scope(ex, root);
+    for (size_t i = 0; i < ex->p->ir.n_inputs; i++)
+        values_release(&ex->values, ex->p->ir.inputs[i]->id);
+    return ok;
 }
 
-acc_status exec_run(acc_program *p, acc_exec *x, size_t n_inputs,
-                    const acc_array *inputs, size_t n_outputs,
-                    acc_array *outputs, diag *d)
+acc_status exec_run(const compiled *p, const exec_call *call,
+                    size_t n_inputs, const acc_array *inputs,
+                    size_t n_outputs, acc_array *outputs,
+                    acc_run_stats *run_stats_out, diag *d)
 {
     double start = stop_now();
     run_stop stop;
-    stop_init(&stop, x ? &x->cancel : NULL, start, deadline_of(p, x));
-    interp_stats stats = {0, 0};
+    stop_init(&stop, call->cancel, start, call->deadline);
+    executor ex;
+    memset(&ex, 0, sizeof ex);
+    ex.p = p;
     rt_array *in[256], **in_heap = NULL, **results = NULL;
     uint8_t *given = NULL; /* per output: the caller gave its buffers */
     exec_dests *dests = NULL;
     rt_array **ins = in;
-    struct cuda_run *run = NULL;
     size_t wrapped = 0, produced = 0;
     int delivered = 0;
     if (check_arguments(p, n_inputs, inputs, n_outputs, outputs, d) != ACC_OK)
         return d->status;
-    if (n_inputs > 256 && !(ins = in_heap = calloc(n_inputs, sizeof *ins)))
+    if (n_inputs > 256 && !(ins = in_heap = mem_calloc(n_inputs, sizeof *ins)))
         return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of host "
                          "memory");
-    results = calloc(n_outputs ? n_outputs : 1, sizeof *results);
-    given = calloc(n_outputs ? n_outputs : 1, 1);
+    results = mem_calloc(n_outputs ? n_outputs : 1, sizeof *results);
+    given = mem_calloc(n_outputs ? n_outputs : 1, 1);
     if (!results || !given) {
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of host memory");
         goto out;
@@ -299,26 +322,30 @@ acc_status exec_run(acc_program *p, acc_exec *x, size_t n_inputs,
             goto out;
     /* results may be computed into the caller's buffers in the memory
      * the backend writes */
-    if (!exec_dests_create(&p->ir, p->cuda ? ACC_MEMORY_CUDA_DEVICE
-                                           : ACC_MEMORY_HOST,
-                           n_inputs, inputs, n_outputs, outputs, &dests, d))
+    if (!exec_dests_create(&p->ir, p->be->ops->memory, n_inputs, inputs,
+                           n_outputs, outputs, &dests, d))
         goto out;
-    if (p->cuda && !(run = cuda_run_begin(p->cuda, x ? x->cuda : NULL, ins,
-                                          n_inputs, dests, &stop, d)))
-        goto out;
-    if (interp_run_hooked(&p->ir, hook_of(p, run), ins, dests, &stop, results,
-                          &stats, d) != ACC_OK)
+    ex.env = (run_env){&p->ir, &p->sched, NULL, ins, n_inputs, dests, &stop,
+                       call->queue, NULL, d};
+    if (!begin(&ex, ins, n_inputs) || !execute(&ex, results))
         goto out;
     produced = n_outputs;
-    record_run(p, &stats, results, n_outputs, stop_now() - start);
-    delivered = deliver(run, n_outputs, outputs, results, given, d) == ACC_OK;
+    if (run_stats_out)
+        run_stats(&ex, results, n_outputs, stop_now() - start, run_stats_out);
+    delivered = deliver(&ex, n_outputs, outputs, results, given, d) == ACC_OK;
 out:
     /* every array of the run is released before the run ends */
     for (size_t i = 0; i < produced; i++)
         rt_release(results[i]);
     for (size_t i = 0; i < wrapped; i++)
         rt_release(ins[i]);
-    if (run && cuda_run_end(run, d) != ACC_OK && delivered)
+    values_free(&ex.values);
+    int failed_end = 0;
+    if (ex.run && ex.run != ex.host)
+        failed_end = ex.ops->run_end(ex.run) != ACC_OK;
+    if (ex.host)
+        ex.host_ops->run_end(ex.host);
+    if (failed_end && delivered)
         release_allocated(n_outputs, outputs, given);
     exec_dests_free(dests);
     free(given);

@@ -14,13 +14,23 @@
  * once however often the body uses it.
  */
 #include "core/fusion/fusion.h"
+#include "core/base/mem.h"
 
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define BIT(op) ((uint64_t)1 << (op))
 
+typedef struct copy_map copy_map;
+
+/* Out of memory anywhere in the pass jumps back to fuse_program (out_of_
+ * memory), which frees the pass's tables and the copy map being built:
+ * the program is then discarded, so the half-rewritten IR is never used,
+ * and no caller has to check a node it was given. */
 typedef struct fuser {
+    jmp_buf oom_jump;
+    copy_map *copying;    /* the copy map of copy_term in progress */
     ir_program *p;
     diag *d;
     uint32_t n_vars0;     /* variables that existed before fusion */
@@ -37,23 +47,28 @@ typedef struct fuser {
 
 /* ---- construction --------------------------------------------------------- */
 
+static _Noreturn void out_of_memory(fuser *f)
+{
+    f->oom = 1;
+    longjmp(f->oom_jump, 1);
+}
+
 static ir_node *mk(fuser *f, ir_op op, const acc_type *type, uint32_t n,
                    ir_node *const *args)
 {
     ir_node *node = ir_program_node(f->p, op, type, n, args);
     if (!node)
-        f->oom = 1;
+        out_of_memory(f);
     return node;
 }
 
 static uint32_t new_var(fuser *f, ir_node *bound)
 {
     ir_program *p = f->p;
-    ir_node **grown = realloc(p->var_bound, (p->n_vars + 1) * sizeof *grown);
-    if (!grown) {
-        f->oom = 1;
-        return 0;
-    }
+    ir_node **grown = mem_realloc(p->var_bound,
+                                  (p->n_vars + 1) * sizeof *grown);
+    if (!grown)
+        out_of_memory(f);
     p->var_bound = grown;
     p->var_bound[p->n_vars] = bound;
     return p->n_vars++;
@@ -128,13 +143,21 @@ static ir_node *beta(fuser *f, ir_node *lam, ir_node *const *args)
     return f->oom ? lam->args[np] : body;
 }
 
-typedef struct copy_map {
+struct copy_map {
     const ir_node **from;
     ir_node **to;
     uint32_t n, cap;
     uint32_t *var_from, *var_to;
     uint32_t n_vars, cap_vars;
-} copy_map;
+};
+
+static void copy_map_free(copy_map *m)
+{
+    free(m->from);
+    free(m->to);
+    free(m->var_from);
+    free(m->var_to);
+}
 
 static ir_node *copy_lookup(const copy_map *m, const ir_node *n)
 {
@@ -149,15 +172,14 @@ static int copy_remember(fuser *f, copy_map *m, const ir_node *from,
 {
     if (m->n == m->cap) {
         uint32_t cap = m->cap ? m->cap * 2 : 32;
-        const ir_node **a = realloc(m->from, cap * sizeof *a);
+        const ir_node **a = mem_realloc(m->from, cap * sizeof *a);
         if (a)
             m->from = a;
-        ir_node **b = a ? realloc(m->to, cap * sizeof *b) : NULL;
-        if (!a || !b) {
-            f->oom = 1;
-            return 0;
-        }
-        m->to = b;
+        ir_node **b = a ? mem_realloc(m->to, cap * sizeof *b) : NULL;
+        if (b)
+            m->to = b;
+        if (!a || !b)
+            out_of_memory(f);
         m->cap = cap;
     }
     m->from[m->n] = from;
@@ -177,15 +199,14 @@ static void copy_bind_var(fuser *f, copy_map *m, uint32_t from, uint32_t to)
 {
     if (m->n_vars == m->cap_vars) {
         uint32_t cap = m->cap_vars ? m->cap_vars * 2 : 8;
-        uint32_t *a = realloc(m->var_from, cap * sizeof *a);
+        uint32_t *a = mem_realloc(m->var_from, cap * sizeof *a);
         if (a)
             m->var_from = a;
-        uint32_t *b = a ? realloc(m->var_to, cap * sizeof *b) : NULL;
-        if (!a || !b) {
-            f->oom = 1;
-            return;
-        }
-        m->var_to = b;
+        uint32_t *b = a ? mem_realloc(m->var_to, cap * sizeof *b) : NULL;
+        if (b)
+            m->var_to = b;
+        if (!a || !b)
+            out_of_memory(f);
         m->cap_vars = cap;
     }
     m->var_from[m->n_vars] = from;
@@ -230,11 +251,10 @@ static ir_node *copy_rec(fuser *f, copy_map *m, const ir_node *n)
 static ir_node *copy_term(fuser *f, const ir_node *n)
 {
     copy_map m = {0};
+    f->copying = &m;
     ir_node *c = copy_rec(f, &m, n);
-    free(m.from);
-    free(m.to);
-    free(m.var_from);
-    free(m.var_to);
+    f->copying = NULL;
+    copy_map_free(&m);
     return c;
 }
 
@@ -758,35 +778,46 @@ static ir_node *fuse_scalar(fuser *f, ir_node *n)
 acc_status fuse_program(ir_program *p, const fuse_options *o,
                         size_t *duplicated, diag *d)
 {
-    fuser f = {0};
-    f.p = p;
-    f.d = d;
-    f.n_vars0 = p->n_vars;
-    f.max_ops = o ? o->duplicate_max_ops : 0;
-    f.n_done = p->n_nodes;
+    /* on the heap: its fields change after setjmp, and are read after a
+     * longjmp (locals changed so would be indeterminate) */
+    fuser *f = mem_calloc(1, sizeof *f);
+    uint8_t *seen = NULL;
+    if (!f)
+        return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "fusion: out of host "
+                         "memory");
+    f->p = p;
+    f->d = d;
+    f->n_vars0 = p->n_vars;
+    f->max_ops = o ? o->duplicate_max_ops : 0;
+    f->n_done = p->n_nodes;
     size_t nv = p->n_vars ? p->n_vars : 1;
-    f.uses = calloc(nv, sizeof *f.uses);
-    f.delayed = calloc(nv, sizeof *f.delayed);
-    f.dup = calloc(nv, 1);
-    f.loop_depth = calloc(nv, sizeof *f.loop_depth);
-    f.done = calloc(p->n_nodes ? p->n_nodes : 1, sizeof *f.done);
-    uint8_t *seen = calloc(p->n_nodes ? p->n_nodes : 1, 1);
-    if (!f.uses || !f.delayed || !f.dup || !f.loop_depth || !f.done || !seen) {
-        f.oom = 1;
-    } else {
-        count_uses(&f, p->root, NULL, 0, seen);
-        p->root = fuse_array(&f, p->root);
-        f.oom |= !f.oom && !fuse_prove_in_range(p);
+    f->uses = mem_calloc(nv, sizeof *f->uses);
+    f->delayed = mem_calloc(nv, sizeof *f->delayed);
+    f->dup = mem_calloc(nv, 1);
+    f->loop_depth = mem_calloc(nv, sizeof *f->loop_depth);
+    f->done = mem_calloc(p->n_nodes ? p->n_nodes : 1, sizeof *f->done);
+    seen = mem_calloc(p->n_nodes ? p->n_nodes : 1, 1);
+    if (!f->uses || !f->delayed || !f->dup || !f->loop_depth || !f->done ||
+        !seen) {
+        f->oom = 1;
+    } else if (setjmp(f->oom_jump) == 0) {
+        count_uses(f, p->root, NULL, 0, seen);
+        p->root = fuse_array(f, p->root);
+        f->oom |= !f->oom && !fuse_prove_in_range(p);
+    } else if (f->copying) { /* out_of_memory jumped here */
+        copy_map_free(f->copying);
     }
     free(seen);
-    free(f.uses);
-    free(f.delayed);
-    free(f.dup);
-    free(f.loop_depth);
-    free(f.done);
+    free(f->uses);
+    free(f->delayed);
+    free(f->dup);
+    free(f->loop_depth);
+    free(f->done);
     if (duplicated)
-        *duplicated = f.duplicated;
-    if (f.oom)
+        *duplicated = f->duplicated;
+    int oom = f->oom;
+    free(f);
+    if (oom)
         return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "fusion: out of host "
                          "memory");
     return ACC_OK;

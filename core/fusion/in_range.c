@@ -24,6 +24,7 @@
  * has, component by component (or a minimum with such a side): equal
  * terms, compared structurally through lets and variables.
  */
+#include "core/base/mem.h"
 #include "core/fusion/fusion.h"
 
 #include <stdlib.h>
@@ -201,7 +202,7 @@ static int walk_body(prover *v, const ir_node *n, const ir_node *shape,
         }
         if (top + m->n_args > v->cap) {
             size_t cap = 2 * v->cap + m->n_args;
-            const ir_node **s = realloc(v->stack, cap * sizeof *s);
+            const ir_node **s = mem_realloc(v->stack, cap * sizeof *s);
             if (!s)
                 return 0;
             v->stack = s;
@@ -216,10 +217,10 @@ static int walk_body(prover *v, const ir_node *n, const ir_node *shape,
 int fuse_prove_in_range(ir_program *p)
 {
     size_t n = p->n_nodes ? p->n_nodes : 1;
-    prover v = {p, calloc(n, sizeof *v.seen), calloc(n, 1), calloc(n, 1),
-                NULL, 64};
+    prover v = {p, mem_calloc(n, sizeof *v.seen), mem_calloc(n, 1),
+                mem_calloc(n, 1), NULL, 64};
     int ok = v.seen && v.proven && v.vetoed &&
-             (v.stack = malloc(v.cap * sizeof *v.stack)) != NULL;
+             (v.stack = mem_alloc(v.cap * sizeof *v.stack)) != NULL;
     uint32_t stamp = 0;
     for (uint32_t i = 0; ok && i < p->n_nodes; i++) {
         const ir_node *g = p->nodes[i];

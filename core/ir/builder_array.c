@@ -4,6 +4,7 @@
  * depend on a lambda parameter (an array computed inside a scalar function
  * is not part of the language), which is checked here.
  */
+#include "core/base/mem.h"
 #include "core/ir/builder_common.h"
 
 #include <stdio.h>
@@ -45,7 +46,7 @@ acc_node *acc_input(acc_graph *g, const acc_type *elem, int32_t rank)
                        "range 0..%d", (int)rank, ACC_MAX_RANK);
     if (g->n_inputs == g->cap_inputs) {
         size_t cap = g->cap_inputs ? g->cap_inputs * 2 : 8;
-        ir_node **grown = realloc(g->inputs, cap * sizeof *grown);
+        ir_node **grown = mem_realloc(g->inputs, cap * sizeof *grown);
         if (!grown)
             return gr_fail(g, ACC_ERR_OUT_OF_HOST_MEMORY, "input: out of host "
                            "memory");

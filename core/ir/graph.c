@@ -1,55 +1,20 @@
 /*
- * graph.c — graph life cycle and node allocation for the builder.
+ * graph.c — the builder's helpers: entry checks, sticky errors, node
+ * allocation and free parameter sets (the graph handle's life cycle is
+ * abi/src/graph_api.c).
  */
 #include "core/ir/graph.h"
+#include "core/base/mem.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-acc_status acc_graph_create(acc_context *ctx, acc_graph **out)
-{
-    static const char fn[] = "acc_graph_create";
-    if (out)
-        *out = NULL;
-    if (!handle_is_live(ctx, HANDLE_CONTEXT))
-        return api_bad_handle(ctx, HANDLE_CONTEXT, fn);
-    if (!out)
-        return api_fail(&ctx->error, ACC_ERR_INVALID_ARGUMENT,
-                        "%s: out is NULL", fn);
-    acc_graph *g = calloc(1, sizeof *g);
-    if (!g || !(g->arena = arena_create()) || !handle_register(g, HANDLE_GRAPH)) {
-        if (g)
-            arena_destroy(g->arena);
-        free(g);
-        return api_fail(&ctx->error, ACC_ERR_OUT_OF_HOST_MEMORY,
-                        "%s: out of host memory", fn);
-    }
-    g->ctx = ctx;
-    diag_clear(&g->diag);
-    ctx_retain(ctx);
-    *out = g;
-    return ACC_OK;
-}
-
-void acc_graph_free(acc_graph *g)
-{
-    if (!g || !handle_is_live(g, HANDLE_GRAPH))
-        return;
-    handle_unregister(g);
-    acc_context *ctx = g->ctx;
-    arena_destroy(g->arena);
-    free(g->inputs);
-    free(g->input_names);
-    free(g);
-    ctx_release(ctx);
-}
-
 int gr_name_input(acc_graph *g, size_t index, const char *name)
 {
     if (index >= g->n_input_names) {
-        const char **grown = realloc(g->input_names,
+        const char **grown = mem_realloc(g->input_names,
                                      (index + 1) * sizeof *grown);
         if (!grown)
             return 0;
@@ -69,20 +34,6 @@ int gr_name_input(acc_graph *g, size_t index, const char *name)
 const char *gr_input_name(const acc_graph *g, size_t index)
 {
     return index < g->n_input_names ? g->input_names[index] : NULL;
-}
-
-const char *acc_graph_last_error(const acc_graph *g)
-{
-    if (!handle_is_live(g, HANDLE_GRAPH))
-        return "not a live graph";
-    return g->diag.message;
-}
-
-acc_status acc_graph_status(const acc_graph *g)
-{
-    if (!handle_is_live(g, HANDLE_GRAPH))
-        return api_bad_handle(g, HANDLE_GRAPH, "acc_graph_status");
-    return g->diag.status;
 }
 
 const acc_type *acc_node_type(const acc_node *n)
@@ -143,7 +94,7 @@ int gr_arg(acc_graph *g, const char *op, const char *what, const acc_node *n)
 int gr_type(acc_graph *g, const char *op, const char *what,
             const acc_type *t)
 {
-    ty_use use = ty_check(t, g->ctx->types);
+    ty_use use = ty_check(t, g->types);
     if (use == TY_USABLE)
         return 1;
     gr_fail(g, ACC_ERR_INVALID_ARGUMENT, "%s: %s %s", op, what,
@@ -154,7 +105,7 @@ int gr_type(acc_graph *g, const char *op, const char *what,
 const acc_type *gr_tuple_type(acc_graph *g, size_t n,
                               const acc_type *const *fields)
 {
-    const acc_type *t = ty_tuple(g->ctx->types, n, fields, &g->diag);
+    const acc_type *t = ty_tuple(g->types, n, fields, &g->diag);
     if (!t)
         api_fail_diag(NULL, &g->diag);
     return t;
@@ -163,7 +114,7 @@ const acc_type *gr_tuple_type(acc_graph *g, size_t n,
 const acc_type *gr_array_type(acc_graph *g, const acc_type *elem,
                               int32_t rank)
 {
-    const acc_type *t = ty_array(g->ctx->types, elem, rank, &g->diag);
+    const acc_type *t = ty_array(g->types, elem, rank, &g->diag);
     if (!t)
         api_fail_diag(NULL, &g->diag);
     return t;
@@ -222,7 +173,7 @@ static int compute_set(acc_graph *g, ir_node *n, uint32_t n_bound,
         *out = *only;
         return 1;
     }
-    uint32_t *buf = malloc(2 * total * sizeof *buf);
+    uint32_t *buf = mem_alloc(2 * total * sizeof *buf);
     if (!buf)
         return 0;
     uint32_t count = 0;

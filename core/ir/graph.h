@@ -5,11 +5,16 @@
 #ifndef ACC_CORE_IR_GRAPH_H
 #define ACC_CORE_IR_GRAPH_H
 
-#include "abi/src/context.h"
+#include "core/base/handles.h"
 #include "core/ir/ir.h"
+#include "core/ir/types.h"
 
+/* The graph handle.  Its context is owned by the ABI layer (abi/src):
+ * the builder only needs the context's type store, copied here when the
+ * graph is created (abi/src/graph_api.c). */
 struct acc_graph {
-    acc_context *ctx;
+    acc_context *ctx;    /* opaque here: retained by the graph */
+    type_store *types;   /* ctx's type store */
     arena *arena;
     diag diag;           /* the first builder error; sticky */
     uint32_t n_nodes;    /* ids handed out */

@@ -115,7 +115,6 @@ struct acc_node {
     ir_varset free;        /* free scalar parameters (graphs only)         */
     ir_varset afree;       /* free array parameters (graphs only)          */
     uint64_t fused;        /* bit per ir_op: source operations fused here  */
-    uint8_t step;          /* set by the plan: this node is a plan step    */
     uint8_t in_bounds;     /* a read (or an IR_BOUNDS) whose index fusion
                               proved in range: compiled code may omit its
                               bounds check                                 */

@@ -1,19 +1,14 @@
 /*
- * program_ir.c — building a program's IR: copying a graph's reachable
- * nodes, then running the passes (sharing recovery, checking) and laying
- * out value slots.
+ * program_ir.c — a program's IR: copying a graph's reachable nodes into
+ * it (the passes that follow are driven by core/compile), nodes added by
+ * passes, value slots, and the outputs.
  *
  * The copy preserves sharing (one copy per graph node) and renumbers nodes
  * and parameter slots densely.  Recursion depth is bounded by
  * IR_MAX_DEPTH, checked at build time.
  */
 #include "core/ir/program_ir.h"
-
-#include "core/check/check.h"
-#include "core/fusion/fusion.h"
-#include "core/ir/dump.h"
-#include "core/sharing/sharing.h"
-#include "foreign/resolve.h"
+#include "core/base/mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +24,7 @@ static int register_node(ir_program *p, ir_node *n)
 {
     if (p->n_nodes == p->cap_nodes) {
         uint32_t cap = p->cap_nodes ? p->cap_nodes * 2 : 64;
-        ir_node **grown = realloc(p->nodes, cap * sizeof *grown);
+        ir_node **grown = mem_realloc(p->nodes, cap * sizeof *grown);
         if (!grown)
             return 0;
         p->nodes = grown;
@@ -170,8 +165,9 @@ static acc_status copy_graph(acc_graph *g, size_t n_results,
                              diag *d)
 {
     copier c = {out, NULL, NULL, d};
-    c.map = calloc(g->n_nodes ? g->n_nodes : 1, sizeof *c.map);
-    c.param_map = calloc(g->n_params ? g->n_params : 1, sizeof *c.param_map);
+    c.map = mem_calloc(g->n_nodes ? g->n_nodes : 1, sizeof *c.map);
+    c.param_map = mem_calloc(g->n_params ? g->n_params : 1,
+                             sizeof *c.param_map);
     out->inputs = arena_alloc(out->arena, (g->n_inputs ? g->n_inputs : 1) *
                                               sizeof(ir_node *));
     out->input_names = arena_alloc(out->arena, (g->n_inputs ? g->n_inputs
@@ -192,39 +188,18 @@ static acc_status copy_graph(acc_graph *g, size_t n_results,
     return d->status;
 }
 
-acc_status ir_program_build(acc_graph *g, size_t n_results,
-                            acc_node *const *results, ir_program *out,
-                            diag *d)
+acc_status ir_program_copy(acc_graph *g, size_t n_results,
+                           acc_node *const *results, ir_program *out,
+                           diag *d)
 {
     memset(out, 0, sizeof *out);
     if (!(out->arena = arena_create())) {
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "compile: out of host memory");
         return d->status;
     }
-    if (copy_graph(g, n_results, results, out, d) != ACC_OK)
-        goto out;
-    if (!collect_outputs(out) || !make_root(out, g->ctx->types, d)) {
+    if (copy_graph(g, n_results, results, out, d) == ACC_OK &&
+        (!collect_outputs(out) || !make_root(out, g->types, d)))
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "compile: out of host memory");
-        goto out;
-    }
-    if (!pass_disabled("sharing") && share_recover(out, d) != ACC_OK)
-        goto out;
-    dump_after_pass(out, "sharing");
-    if (check_program(out, d) != ACC_OK)
-        goto out;
-    fuse_options fo = {g->ctx->fusion_duplicate_max_ops};
-    if (!pass_disabled("fusion") &&
-        fuse_program(out, &fo, &out->duplicated, d) != ACC_OK)
-        goto out;
-    dump_after_pass(out, "fusion");
-    if (check_program(out, d) != ACC_OK)
-        goto out;
-    if (reg_resolve_program(out, g->ctx, d) != ACC_OK)
-        goto out;
-    dump_after_pass(out, "foreign");
-    if (!ir_program_layout(out))
-        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "compile: out of host memory");
-out:
     if (!diag_ok(d))
         ir_program_free(out);
     return d->status;
@@ -232,7 +207,6 @@ out:
 
 void ir_program_free(ir_program *p)
 {
-    reg_release_program(p);
     arena_destroy(p->arena);
     free(p->nodes);
     free(p->var_bound);

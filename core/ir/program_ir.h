@@ -31,12 +31,13 @@ typedef struct ir_program {
     size_t duplicated;   /* producers fusion computes in several consumers */
 } ir_program;
 
-/* Copies what `results` need out of graph g into a fresh ir_program.  The
+/* Copies what `results` need out of graph g into a fresh ir_program (the
+ * nodes, renumbered densely, the inputs, the outputs and the root).  The
  * graph must have no builder error.  On failure records on d and leaves
- * *out empty. */
-acc_status ir_program_build(acc_graph *g, size_t n_results,
-                            acc_node *const *results, ir_program *out,
-                            diag *d);
+ * *out empty.  The passes are run by core/compile. */
+acc_status ir_program_copy(acc_graph *g, size_t n_results,
+                           acc_node *const *results, ir_program *out,
+                           diag *d);
 void ir_program_free(ir_program *p);
 
 /* A new node owned by the program (id = the next free id).  NULL when out

@@ -4,6 +4,7 @@
 #include "core/ir/types.h"
 
 #include "core/base/arena.h"
+#include "core/base/mem.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -92,7 +93,7 @@ struct type_store {
 
 type_store *ty_store_create(void)
 {
-    type_store *s = calloc(1, sizeof *s);
+    type_store *s = mem_calloc(1, sizeof *s);
     if (!s)
         return NULL;
     s->arena = arena_create();
@@ -147,7 +148,7 @@ static int shallow_equal(const acc_type *t, acc_type_kind kind, size_t n,
 static int store_grow(type_store *s)
 {
     size_t cap = s->capacity ? s->capacity * 2 : 64;
-    const acc_type **fresh = calloc(cap, sizeof *fresh);
+    const acc_type **fresh = mem_calloc(cap, sizeof *fresh);
     if (!fresh)
         return 0;
     for (size_t i = 0; i < s->capacity; i++) {

@@ -10,6 +10,7 @@
  * id; fields that belong to one analysis are reset lazily by a stamp.
  */
 #include "core/sharing/sharing.h"
+#include "core/base/mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,7 @@ typedef struct share {
     uint32_t roots;     /* scalar roots claimed so far */
     uint32_t aux_stamp; /* for copies, dependence and embedding walks */
     int oom;
+    info spare; /* what slot_of gives when the table cannot grow */
 } share;
 
 /* ---- the side table -------------------------------------------------------- */
@@ -69,10 +71,17 @@ static info *slot_of(share *s, const ir_node *n)
         uint32_t cap = s->cap_info ? s->cap_info : 64;
         while (cap <= n->id)
             cap *= 2;
-        info *grown = realloc(s->info, cap * sizeof *grown);
+        info *grown = mem_realloc(s->info, cap * sizeof *grown);
         if (!grown) {
+            /* out of memory: the pass stops at its next check of oom;
+             * until then its callers write into a spare slot instead of
+             * checking every access */
             s->oom = 1;
-            return NULL;
+            free(s->spare.pending);
+            free(s->spare.binds);
+            free(s->spare.embedded);
+            memset(&s->spare, 0, sizeof s->spare);
+            return &s->spare;
         }
         memset(grown + s->cap_info, 0, (cap - s->cap_info) * sizeof *grown);
         s->info = grown;
@@ -226,7 +235,7 @@ static int push_node(share *s, ir_node ***items, uint32_t *n, uint32_t *cap,
 {
     if (*n == *cap) {
         uint32_t c = *cap ? *cap * 2 : 4;
-        ir_node **grown = realloc(*items, c * sizeof *grown);
+        ir_node **grown = mem_realloc(*items, c * sizeof *grown);
         if (!grown) {
             s->oom = 1;
             return 0;
@@ -301,7 +310,7 @@ static void acc_add(share *s, acc_list *l, ir_node *node, uint32_t count,
     }
     if (l->n == l->cap) {
         uint32_t cap = l->cap ? l->cap * 2 : 8;
-        pend *grown = realloc(l->items, cap * sizeof *grown);
+        pend *grown = mem_realloc(l->items, cap * sizeof *grown);
         if (!grown) {
             s->oom = 1;
             return;
@@ -367,7 +376,7 @@ static void keep_pending(share *s, ir_node *n, acc_list *l)
     info *i = fresh(s, n);
     if (!i || !live)
         return;
-    i->pending = malloc(live * sizeof *i->pending);
+    i->pending = mem_alloc(live * sizeof *i->pending);
     if (!i->pending) {
         s->oom = 1;
         return;
@@ -485,7 +494,7 @@ static int by_depth(const void *a, const void *b)
 static int grow_vars(share *s)
 {
     ir_program *p = s->p;
-    ir_node **grown = realloc(p->var_bound, (p->n_vars ? p->n_vars : 1) *
+    ir_node **grown = mem_realloc(p->var_bound, (p->n_vars ? p->n_vars : 1) *
                                                 sizeof *grown);
     if (!grown)
         return 0;
@@ -502,7 +511,7 @@ static ir_node *wrap_lets(share *s, ir_node *n, ir_node *body)
     uint32_t count = i->n_binds;
     if (!count)
         return body;
-    ir_node **binds = malloc(count * sizeof *binds);
+    ir_node **binds = mem_alloc(count * sizeof *binds);
     if (!binds) {
         s->oom = 1;
         return body;
@@ -654,6 +663,9 @@ static void release_table(share *s)
         free(s->info[k].embedded);
     }
     free(s->info);
+    free(s->spare.pending);
+    free(s->spare.binds);
+    free(s->spare.embedded);
 }
 
 acc_status share_recover(ir_program *p, diag *d)

@@ -232,6 +232,11 @@ static acc_node *build(text_elab *el, text_core *c, acc_node **a)
     case CK_BOOL: return acc_const_bool(g, (int)c->ival);
     case CK_INPUT:
     case CK_PARAM:
+        /* its node was not made (the builder ran out of memory: that is
+         * the error), or it is used outside its function */
+        if (acc_graph_status(g) != ACC_OK)
+            text_fail(el->st, acc_graph_status(g), c->pos, "%s",
+                      acc_graph_last_error(g));
         text_fail(el->st, ACC_ERR_INTERNAL, c->pos, "a function parameter is "
                   "used outside its function");
     case CK_LAMBDA: return lambda(el, c);

@@ -11,6 +11,8 @@
  * builder error: the graph may hold inputs of a half-elaborated program),
  * on the context for acc_compile_text, and on the calling thread.
  */
+#include "abi/src/context.h"
+#include "core/base/mem.h"
 #include "core/ir/graph.h"
 #include "core/ir/json.h"
 #include "core/text/text_elab.h"
@@ -43,7 +45,7 @@ static acc_status run_guarded(text_state *st,
 static acc_status run(void (*fn)(text_state *, parse_job *), parse_job *job,
                       char *message, size_t size)
 {
-    text_state *st = calloc(1, sizeof *st);
+    text_state *st = mem_calloc(1, sizeof *st);
     if (st)
         st->arena = arena_create();
     if (!st || !st->arena) {
@@ -216,7 +218,7 @@ acc_status acc_parse(acc_graph *g, const char *source, size_t len,
 static void entries_body(text_state *st, parse_job *job)
 {
     text_module *m = text_parse(st, job->src, job->len, 0);
-    job->names = calloc(1, names_size(m, 1));
+    job->names = mem_calloc(1, names_size(m, 1));
     if (!job->names) {
         text_pos none = {0, 0, 0};
         text_fail(st, ACC_ERR_OUT_OF_HOST_MEMORY, none, "out of host memory");
@@ -295,7 +297,7 @@ acc_status acc_parse_entries_json(const char *source, size_t len, char **json)
     len = source_length(source, len);
     acc_status s = acc_parse_entries(source, len, &names);
     if (s == ACC_OK && (!(ctx = ctx_create_scratch()) ||
-                        !(results = calloc(MAX_TEXT_RESULTS,
+                        !(results = mem_calloc(MAX_TEXT_RESULTS,
                                            sizeof *results))))
         s = api_fail(NULL, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host "
                      "memory", fn);
@@ -341,7 +343,7 @@ acc_status acc_compile_text(acc_context *ctx, const char *source, size_t len,
         snprintf(message, sizeof message, "%s", acc_last_error());
         return api_fail(&ctx->error, s, "%s", message);
     }
-    acc_node **results = calloc(MAX_TEXT_RESULTS, sizeof *results);
+    acc_node **results = mem_calloc(MAX_TEXT_RESULTS, sizeof *results);
     size_t n = 0;
     if (!results) {
         s = api_fail(&ctx->error, ACC_ERR_OUT_OF_HOST_MEMORY,

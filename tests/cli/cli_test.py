@@ -882,6 +882,34 @@ def explain():
         expect(key in doc, "explain --json lacks %r" % key)
 
 
+@case("programs")
+def strict_refuses_interpreted_steps():
+    """A step the CPU backend cannot compile (a backpermute left unfused by
+    ACC_DISABLE=fusion) is interpreted, and the plan says why; --strict
+    makes it a compile error of run and explain, before any output."""
+    src = tmp("unfused.acc")
+    with open(src, "w") as f:
+        f.write("f (xs : Vector i64) : Vector i64 =\n"
+                "  backpermute [3] (\\[i] -> [2 - i]) xs\n")
+    xs = save("unfused_in.npy", np.array([5, 6, 7], dtype=np.int64))
+    os.environ["ACC_DISABLE"] = "fusion"
+    try:
+        text = ok("explain", src, "--backend", "cpu")
+        expect("interpreted: backpermute has no CPU skeleton" in text, text)
+        ok("run", src, "--backend", "cpu", "--in", xs, "--out",
+           tmp("unfused_out.npy"))
+        expect(list(load("unfused_out.npy")) == [7, 6, 5],
+               str(load("unfused_out.npy")))
+        fails(1, "strict", "run", src, "--backend", "cpu", "--strict",
+              "--in", xs, "--out", tmp("strict_out.npy"))
+        expect(not os.path.exists(tmp("strict_out.npy")),
+               "a strict run that failed to compile wrote its output")
+        fails(1, "backpermute has no CPU skeleton", "explain", src,
+              "--backend", "cpu", "--strict")
+    finally:
+        del os.environ["ACC_DISABLE"]
+
+
 def run_env(env, *args):
     """Runs accel with `env`; requires success with an empty stderr unless
     ACC_DUMP is set.  Returns (stdout, stderr)."""

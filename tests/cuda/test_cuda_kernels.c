@@ -12,7 +12,7 @@
 #include "accel.h"
 #include "core/backend/cuda/nvrtc.h"
 #include "core/codegen/kernel_cuda.h"
-#include "core/exec/program.h"
+#include "abi/src/program.h"
 #include "support.h"
 #include "text_sources.h"
 
@@ -300,11 +300,11 @@ static void check_source(const cg_kernel *k, const ir_node *n, counts *c)
 static counts check_program(acc_program *p, const char *what)
 {
     counts c = {0};
-    for (size_t i = 0; i < p->plan.n_steps; i++) {
-        const ir_node *n = p->plan.steps[i].node;
+    for (size_t i = 0; i < p->c.sched.n_all; i++) {
+        const ir_node *n = p->c.sched.all[i]->node;
         cg_kernel k;
         char why[256], name[128];
-        int r = cg_cuda_kernel(&p->ir, n, &k, why, sizeof why);
+        int r = cg_cuda_kernel(&p->c.ir, n, &k, why, sizeof why);
         if (!cg_cuda_has_skeleton(n)) {
             cr_expect_eq(r, 0, "%s, step %zu (%s)", what, i, ir_op_name(n->op));
             cr_expect(strstr(why, "has no CUDA skeleton") != NULL, "%s", why);
@@ -353,13 +353,13 @@ Test(cuda_kernels, mandelbrot_with_while)
                                   "mandelbrot", &p), ACC_OK, "%s",
                  acc_last_error());
     counts c;
-    for (size_t i = 0; i < p->plan.n_steps; i++) {
-        const ir_node *n = p->plan.steps[i].node;
+    for (size_t i = 0; i < p->c.sched.n_all; i++) {
+        const ir_node *n = p->c.sched.all[i]->node;
         if (n->op != IR_GENERATE)
             continue;
         cg_kernel k;
         char why[256];
-        cr_assert_eq(cg_cuda_kernel(&p->ir, n, &k, why, sizeof why), 1, "%s",
+        cr_assert_eq(cg_cuda_kernel(&p->c.ir, n, &k, why, sizeof why), 1, "%s",
                      why);
         cr_expect(strstr(k.source, "for (;;)") != NULL, "the while loop");
         cr_expect(strstr(k.source, "#define ACC_NEEDS_INDEX 1") != NULL);
@@ -437,13 +437,13 @@ Test(cuda_kernels, integer_division_and_bounds_checks)
     cr_assert_eq(acc_compile_text(ctx, programs, (size_t)-1, "intDivBounds",
                                   &p), ACC_OK, "%s", acc_last_error());
     int seen = 0;
-    for (size_t i = 0; i < p->plan.n_steps; i++) {
-        const ir_node *n = p->plan.steps[i].node;
+    for (size_t i = 0; i < p->c.sched.n_all; i++) {
+        const ir_node *n = p->c.sched.all[i]->node;
         if (n->op != IR_GENERATE)
             continue;
         cg_kernel k;
         char why[256];
-        cr_assert_eq(cg_cuda_kernel(&p->ir, n, &k, why, sizeof why), 1, "%s",
+        cr_assert_eq(cg_cuda_kernel(&p->c.ir, n, &k, why, sizeof why), 1, "%s",
                      why);
         cr_expect(strstr(k.source, "ACC_FAIL(ACC_KERR_DIV_ZERO") != NULL);
         cr_expect(strstr(k.source, "ACC_FAIL(ACC_KERR_BOUNDS") != NULL);
@@ -505,13 +505,13 @@ Test(cuda_kernels, every_scalar_primitive_in_one_generate)
     acc_program *p = NULL;
     cr_assert_eq(acc_compile_text(ctx, all_prims, (size_t)-1, "allPrims", &p),
                  ACC_OK, "%s", acc_last_error());
-    for (size_t i = 0; i < p->plan.n_steps; i++) {
-        const ir_node *n = p->plan.steps[i].node;
+    for (size_t i = 0; i < p->c.sched.n_all; i++) {
+        const ir_node *n = p->c.sched.all[i]->node;
         if (n->op != IR_GENERATE)
             continue;
         cg_kernel k;
         char why[256];
-        cr_assert_eq(cg_cuda_kernel(&p->ir, n, &k, why, sizeof why), 1, "%s",
+        cr_assert_eq(cg_cuda_kernel(&p->c.ir, n, &k, why, sizeof why), 1, "%s",
                      why);
         const char *body = strstr(k.source, "BEGIN generate.cu.in");
         cr_assert_not_null(body);
@@ -620,13 +620,13 @@ static acc_program *only_kernel_of(const char *src, const char *entry,
     char why[256];
     cr_assert_eq(acc_compile_text(ctx, src, (size_t)-1, entry, &p), ACC_OK,
                  "%s: %s", entry, acc_last_error());
-    for (size_t i = 0; i < p->plan.n_steps; i++)
-        if (cg_cuda_has_skeleton(p->plan.steps[i].node)) {
+    for (size_t i = 0; i < p->c.sched.n_all; i++)
+        if (cg_cuda_has_skeleton(p->c.sched.all[i]->node)) {
             cr_assert_null(n, "%s: one kernel", entry);
-            n = p->plan.steps[i].node;
+            n = p->c.sched.all[i]->node;
         }
     cr_assert_not_null(n, "%s: a step with a CUDA skeleton", entry);
-    cr_assert_eq(cg_cuda_kernel(&p->ir, n, k, why, sizeof why), 1, "%s", why);
+    cr_assert_eq(cg_cuda_kernel(&p->c.ir, n, k, why, sizeof why), 1, "%s", why);
     return p;
 }
 
@@ -736,13 +736,13 @@ Test(cuda_kernels, smvm_is_one_segmented_fold_over_a_producer)
     counts c = check_program(p, "smvm");
     cr_expect_eq(c.fold_seg, 1, "backpermute and zipWith fused into foldSeg");
     cr_expect_eq(c.generate, 0);
-    for (size_t i = 0; i < p->plan.n_steps; i++) {
-        const ir_node *n = p->plan.steps[i].node;
+    for (size_t i = 0; i < p->c.sched.n_all; i++) {
+        const ir_node *n = p->c.sched.all[i]->node;
         cg_kernel k;
         char why[256];
         if (n->op != IR_FOLD_SEG)
             continue;
-        cr_assert_eq(cg_cuda_kernel(&p->ir, n, &k, why, sizeof why), 1, "%s",
+        cr_assert_eq(cg_cuda_kernel(&p->c.ir, n, &k, why, sizeof why), 1, "%s",
                      why);
         cr_expect_eq(k.src->op, IR_GENERATE);
         /* the producer reads the vector through the column indices */
@@ -768,13 +768,13 @@ Test(cuda_kernels, steps_without_a_cuda_skeleton_are_refused)
                                   "  reshape [2, 3] xs\n", (size_t)-1, "r",
                                   &p), ACC_OK, "%s", acc_last_error());
     const ir_node *reshape = NULL;
-    for (uint32_t i = 0; i < p->ir.n_nodes; i++)
-        if (p->ir.nodes[i]->op == IR_RESHAPE)
-            reshape = p->ir.nodes[i];
+    for (uint32_t i = 0; i < p->c.ir.n_nodes; i++)
+        if (p->c.ir.nodes[i]->op == IR_RESHAPE)
+            reshape = p->c.ir.nodes[i];
     cr_assert_not_null(reshape);
     cg_kernel k;
     char why[256];
-    cr_expect_eq(cg_cuda_kernel(&p->ir, reshape, &k, why, sizeof why), 0);
+    cr_expect_eq(cg_cuda_kernel(&p->c.ir, reshape, &k, why, sizeof why), 0);
     cr_expect_str_eq(why, "reshape has no CUDA skeleton");
     acc_program_free(p);
 }
@@ -802,8 +802,8 @@ static acc_program *one_step(const char *src, const char *entry, cg_kernel *k)
     char why[256];
     cr_assert_eq(acc_compile_text(ctx, src, (size_t)-1, entry, &p), ACC_OK,
                  "%s: %s", entry, acc_last_error());
-    cr_assert_eq(p->plan.n_steps, 1, "%s: one step", entry);
-    cr_assert_eq(cg_cuda_kernel(&p->ir, p->plan.steps[0].node, k, why,
+    cr_assert_eq(p->c.sched.n_all, 1, "%s: one step", entry);
+    cr_assert_eq(cg_cuda_kernel(&p->c.ir, p->c.sched.all[0]->node, k, why,
                                 sizeof why), 1, "%s: %s", entry, why);
     return p;
 }
@@ -1039,13 +1039,13 @@ Test(cuda_kernels, maps_over_host_arrays)
                                       cases[i].entry, &p), ACC_OK, "%s: %s",
                      cases[i].entry, acc_last_error());
         const ir_node *map = NULL;
-        for (size_t s = 0; s < p->plan.n_steps; s++)
-            if (p->plan.steps[s].node->op == IR_MAP)
-                map = p->plan.steps[s].node;
+        for (size_t s = 0; s < p->c.sched.n_all; s++)
+            if (p->c.sched.all[s]->node->op == IR_MAP)
+                map = p->c.sched.all[s]->node;
         cr_assert_not_null(map, "%s: a map step", cases[i].entry);
         cg_kernel k;
         char why[256];
-        cr_assert_eq(cg_cuda_kernel(&p->ir, map, &k, why, sizeof why), 1,
+        cr_assert_eq(cg_cuda_kernel(&p->c.ir, map, &k, why, sizeof why), 1,
                      "%s: %s", cases[i].entry, why);
         cr_expect_eq(k.kind, CG_KERNEL_GENERATE);
         cr_assert_not_null(k.src);
@@ -1324,9 +1324,9 @@ static cg_kernel check_kinds(const char *entry, const char *const *kinds,
     *p = NULL;
     cr_assert_eq(acc_compile_text(ctx, check_programs, (size_t)-1, entry, p),
                  ACC_OK, "%s: %s", entry, acc_last_error());
-    size_t last = (*p)->plan.n_steps - 1;
+    size_t last = (*p)->c.sched.n_all - 1;
     char why[256], want[64];
-    cr_assert_eq(cg_cuda_kernel(&(*p)->ir, (*p)->plan.steps[last].node, &k,
+    cr_assert_eq(cg_cuda_kernel(&(*p)->c.ir, (*p)->c.sched.all[last]->node, &k,
                                 why, sizeof why), 1, "%s: %s", entry, why);
     for (size_t i = 0; kinds[i]; i++) {
         snprintf(want, sizeof want, "ACC_FAIL(%s", kinds[i]);
@@ -1341,7 +1341,7 @@ Test(cuda_kernels, reads_of_fused_producers_are_checked)
     static const char *const bounds[] = {"ACC_KERR_BOUNDS", NULL};
     acc_program *p;
     cg_kernel k = check_kinds("fusedRead", bounds, &p);
-    cr_expect_eq(p->plan.n_steps, 1, "ys is inlined");
+    cr_expect_eq(p->c.sched.n_all, 1, "ys is inlined");
     cr_expect_eq(k.checks, 1);
     cg_kernel_free(&k);
     acc_program_free(p);

@@ -472,7 +472,7 @@ Test(cuda_runtime_fake, caller_device_output_is_written_directly)
 
 /* An output buffer that is also the input (an in-place run): the kernel
  * writes memory of the run's own, copied into the buffer at the end, so
- * no element is overwritten before it is read (core/exec/destinations.h). */
+ * no element is overwritten before it is read (core/backend/destinations.h). */
 Test(cuda_runtime_fake, output_buffer_that_is_an_input_is_not_written_early)
 {
     float xs[1000] = {0};

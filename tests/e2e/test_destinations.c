@@ -1,6 +1,6 @@
 /*
  * test_destinations.c — results computed straight into the caller's output
- * buffers (core/exec/destinations.h) on the CPU backend: a compiled step
+ * buffers (core/backend/destinations.h) on the CPU backend: a compiled step
  * producing an output writes the caller's buffer (the run allocates no
  * array memory for it), and never when that buffer overlaps an input or
  * another output, or has another shape; results are right either way.

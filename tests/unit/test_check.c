@@ -8,7 +8,7 @@
 #include <criterion/redirect.h>
 
 #include "core/check/check.h"
-#include "core/exec/program.h"
+#include "abi/src/program.h"
 #include "core/ir/dump.h"
 #include "support.h"
 
@@ -57,7 +57,7 @@ static ir_node *find(ir_program *ir, ir_op op)
 static void expect_type_error(acc_program *p, diag *d)
 {
     diag_clear(d);
-    cr_assert_eq(check_program(&p->ir, d), ACC_ERR_TYPE);
+    cr_assert_eq(check_program(&p->c.ir, d), ACC_ERR_TYPE);
 }
 
 Test(check, accepts_what_the_compiler_produces)
@@ -65,7 +65,7 @@ Test(check, accepts_what_the_compiler_produces)
     acc_program *p = sample();
     diag d;
     diag_clear(&d);
-    cr_assert_eq(check_program(&p->ir, &d), ACC_OK, "%s", d.message);
+    cr_assert_eq(check_program(&p->c.ir, &d), ACC_OK, "%s", d.message);
     acc_program_free(p);
 }
 
@@ -73,10 +73,10 @@ Test(check, names_a_primitive_by_its_operator)
 {
     acc_program *p = sample();
     ir_node *gt = NULL;
-    for (uint32_t i = 0; i < p->ir.n_nodes; i++)
-        if (p->ir.nodes[i]->op == IR_PRIM &&
-            p->ir.nodes[i]->u.prim == ACC_OP_GT)
-            gt = p->ir.nodes[i];
+    for (uint32_t i = 0; i < p->c.ir.n_nodes; i++)
+        if (p->c.ir.nodes[i]->op == IR_PRIM &&
+            p->c.ir.nodes[i]->u.prim == ACC_OP_GT)
+            gt = p->c.ir.nodes[i];
     cr_assert(gt);
     gt->type = acc_type_scalar(ACC_I64);
     diag d;
@@ -89,7 +89,7 @@ Test(check, names_a_primitive_by_its_operator)
 Test(check, names_the_operation_when_branch_types_differ)
 {
     acc_program *p = sample();
-    ir_node *cond = find(&p->ir, IR_COND);
+    ir_node *cond = find(&p->c.ir, IR_COND);
     cr_assert(cond);
     cond->args[2]->type = acc_type_scalar(ACC_F32); /* the else constant */
     diag d;
@@ -105,9 +105,9 @@ Test(check, names_the_operation_when_branch_types_differ)
 Test(check, rejects_a_variable_outside_its_let)
 {
     acc_program *p = sample();
-    ir_node *let = find(&p->ir, IR_LET);
+    ir_node *let = find(&p->c.ir, IR_LET);
     cr_assert(let, "x * x is shared, so it is let-bound");
-    ir_node *var = find(&p->ir, IR_VAR);
+    ir_node *var = find(&p->c.ir, IR_VAR);
     cr_assert(var);
     let->args[0] = var; /* the bound term now refers to its own variable */
     diag d;
@@ -120,20 +120,20 @@ Test(check, rejects_a_variable_outside_its_let)
 Test(check, rejects_a_parameter_outside_its_lambda)
 {
     acc_program *p = sample();
-    ir_node *map = find(&p->ir, IR_MAP);
+    ir_node *map = find(&p->c.ir, IR_MAP);
     ir_node *lam = map->args[0];
     ir_node *param = lam->args[0];
     /* a second map whose function body is the first lambda's parameter */
-    ir_node *fresh_param = ir_program_node(&p->ir, IR_PARAM, param->type, 0,
+    ir_node *fresh_param = ir_program_node(&p->c.ir, IR_PARAM, param->type, 0,
                                            NULL);
-    fresh_param->u.param.slot = p->ir.n_params++;
+    fresh_param->u.param.slot = p->c.ir.n_params++;
     ir_node *lam_args[2] = {fresh_param, param};
-    ir_node *bad = ir_program_node(&p->ir, IR_LAMBDA, param->type, 2,
+    ir_node *bad = ir_program_node(&p->c.ir, IR_LAMBDA, param->type, 2,
                                    lam_args);
     bad->u.lambda.n_params = 1;
     ir_node *map_args[2] = {bad, map->args[1]};
-    ir_node *map2 = ir_program_node(&p->ir, IR_MAP, map->type, 2, map_args);
-    p->ir.root = map2;
+    ir_node *map2 = ir_program_node(&p->c.ir, IR_MAP, map->type, 2, map_args);
+    p->c.ir.root = map2;
     diag d;
     expect_type_error(p, &d);
     cr_expect(strstr(d.message, "parameter") && strstr(d.message, "not closed"),
@@ -144,14 +144,14 @@ Test(check, rejects_a_parameter_outside_its_lambda)
 Test(check, rejects_a_function_of_the_wrong_parameter_type)
 {
     acc_program *p = sample();
-    ir_node *map = find(&p->ir, IR_MAP);
+    ir_node *map = find(&p->c.ir, IR_MAP);
     /* \(p : u8) -> 0 given to a map over i64 */
-    ir_node *param = ir_program_node(&p->ir, IR_PARAM, acc_type_scalar(ACC_U8),
+    ir_node *param = ir_program_node(&p->c.ir, IR_PARAM, acc_type_scalar(ACC_U8),
                                      0, NULL);
-    param->u.param.slot = p->ir.n_params++;
-    ir_node *zero = find(&p->ir, IR_CONST);
+    param->u.param.slot = p->c.ir.n_params++;
+    ir_node *zero = find(&p->c.ir, IR_CONST);
     ir_node *lam_args[2] = {param, zero};
-    ir_node *lam = ir_program_node(&p->ir, IR_LAMBDA, zero->type, 2, lam_args);
+    ir_node *lam = ir_program_node(&p->c.ir, IR_LAMBDA, zero->type, 2, lam_args);
     lam->u.lambda.n_params = 1;
     map->args[0] = lam;
     diag d;

@@ -14,7 +14,7 @@
 #include <criterion/criterion.h>
 
 #include "core/codegen/kernel_cpu.h"
-#include "core/exec/program.h"
+#include "abi/src/program.h"
 #include "support.h"
 
 static acc_context *ctx;
@@ -35,11 +35,11 @@ TestSuite(emit_c, .init = setup, .fini = teardown);
  * interpreter, which still plans the steps); frees p.  malloc'd. */
 static char *last_step_source(acc_program *p)
 {
-    cr_assert(p->plan.n_steps > 0);
+    cr_assert(p->c.sched.n_all > 0);
     cg_kernel k;
     char why[256];
-    const ir_node *n = p->plan.steps[p->plan.n_steps - 1].node;
-    cr_assert_eq(cg_cpu_kernel(&p->ir, n, &k, why, sizeof why), 1, "%s", why);
+    const ir_node *n = p->c.sched.all[p->c.sched.n_all - 1]->node;
+    cr_assert_eq(cg_cpu_kernel(&p->c.ir, n, &k, why, sizeof why), 1, "%s", why);
     char *src = k.source;
     k.source = NULL;
     cg_kernel_free(&k);

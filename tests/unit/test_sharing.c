@@ -6,7 +6,7 @@
  */
 #include <criterion/criterion.h>
 
-#include "core/exec/program.h"
+#include "abi/src/program.h"
 #include "core/ir/printer.h"
 #include "support.h"
 
@@ -48,9 +48,9 @@ static census take_census(const acc_program *p)
 {
     census c;
     memset(&c, 0, sizeof c);
-    uint8_t *seen = calloc(p->ir.n_nodes, 1);
+    uint8_t *seen = calloc(p->c.ir.n_nodes, 1);
     cr_assert(seen);
-    walk(p->ir.root, seen, &c);
+    walk(p->c.ir.root, seen, &c);
     free(seen);
     return c;
 }
@@ -86,7 +86,7 @@ Test(sharing, paper_example_recovers_the_source_bindings)
 
     /* unit (let v_nine = (let v_three = 1 + 2 in v_three * v_three)
      *       in (1 + v_nine) - v_nine) */
-    const ir_node *root = p->ir.root;
+    const ir_node *root = p->c.ir.root;
     cr_assert_eq(root->op, IR_UNIT);
     const ir_node *let_nine = root->args[0];
     cr_assert_eq(let_nine->op, IR_LET);
@@ -170,7 +170,7 @@ Test(sharing, shared_array_is_bound_once_and_used_through_variables)
     acc_node *zz[2] = {z, b};
     acc_node *r = acc_zipwith(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD), 2, zz);
     acc_program *p = ts_compile(ctx, g, r);
-    const ir_node *root = p->ir.root;
+    const ir_node *root = p->c.ir.root;
     cr_assert_eq(root->op, IR_LET);
     cr_assert_eq(root->args[0]->op, IR_MAP, "the map is bound at the top");
     cr_assert_eq(root->args[1]->op, IR_ZIPWITH);
@@ -243,8 +243,8 @@ Test(sharing, term_used_only_inside_a_lambda_is_bound_inside_it)
     acc_node *gen = acc_generate(g, acc_index(g, 1, &dim),
                                  acc_lambda(g, 1, &ix, loop));
     acc_program *p = ts_compile(ctx, g, gen);
-    uint8_t *seen = calloc(p->ir.n_nodes, 1);
-    const ir_node *w = find_op(p->ir.root, IR_WHILE, seen);
+    uint8_t *seen = calloc(p->c.ir.n_nodes, 1);
+    const ir_node *w = find_op(p->c.ir.root, IR_WHILE, seen);
     cr_assert(w);
     const ir_node *body_lam = w->args[1];
     cr_assert_eq(ir_lambda_body(body_lam)->op, IR_LET,
@@ -329,7 +329,7 @@ Test(sharing, printer_shows_lets)
     acc_program *p =
         ts_compile(ctx, g, acc_unit(g, acc_binop(g, ACC_OP_MUL, three, three)));
     strbuf b = {0};
-    ir_print_program(&b, &p->ir);
+    ir_print_program(&b, &p->c.ir);
     cr_assert(b.text);
     cr_expect(strstr(b.text, "unit (let v0 = 1 + 2\n"), "%s", b.text);
     cr_expect(strstr(b.text, "in v0 * v0)"), "%s", b.text);

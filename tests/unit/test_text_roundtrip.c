@@ -19,7 +19,7 @@
 
 #include "accel.h"
 #include "core/base/strbuf.h"
-#include "core/exec/program.h"
+#include "abi/src/program.h"
 #include "core/ir/printer.h"
 #include "support.h"
 #include "text_sources.h"
@@ -98,7 +98,7 @@ static void free_inputs(acc_array *in, size_t n)
 static char *print_program(const acc_program *p)
 {
     strbuf b = {0};
-    ir_print_program(&b, &p->ir);
+    ir_print_program(&b, &p->c.ir);
     cr_assert(!b.failed && b.text);
     return b.text;
 }

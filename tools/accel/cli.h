@@ -70,6 +70,7 @@ int cli_parse_backend(const char *text, acc_backend *out);
 typedef struct cli_plugins {
     cli_list names;
     int none;
+    int strict; /* --strict (run, explain): the context's strict option */
     cli_list kernels;   /* --kernel FILE: user kernels (kernel_file.c) */
 } cli_plugins;
 

@@ -417,6 +417,7 @@ int cli_cmd_run(int argc, char **argv)
         {"--out", NULL, &args.outs, NULL},
         {"--backend", &args.backend, NULL, NULL},
         {"--print", NULL, NULL, &args.print},
+        {"--strict", NULL, NULL, &args.plugins.strict},
         CLI_PLUGIN_OPTIONS(&args.plugins),
     };
     size_t n_pos = 0;

@@ -21,6 +21,12 @@
     "                 '// kernel: NAME', '// entry: FUNCTION' and\n"      \
     "                 '// signature: TYPE' (docs/CLI.md); repeatable\n"
 
+/* --strict, shared by run and explain. */
+#define STRICT_HELP                                                          \
+    "  --strict       fail to compile when the backend cannot compile a\n"   \
+    "                 step, instead of running that step on the reference\n" \
+    "                 interpreter (which the plan shows, with the reason)\n"
+
 static const char usage_text[] =
     "usage: accel COMMAND [OPTIONS]\n"
     "\n"
@@ -38,7 +44,7 @@ static const char usage_text[] =
 
 static const char run_help[] =
     "usage: accel run FILE [--entry NAME] --in VALUE ... [--out B.npy ...]\n"
-    "                 [--backend auto|interp|cpu|cuda] [--print]\n"
+    "                 [--backend auto|interp|cpu|cuda] [--print] [--strict]\n"
     "                 [--plugin NAME|PATH ...] [--no-plugins]\n"
     "                 [--kernel FILE ...]\n"
     "\n"
@@ -58,6 +64,7 @@ static const char run_help[] =
     "                 when no --out is given\n"
     "  --entry NAME   the entry point to run\n"
     "  --backend B    auto (default), interp, cpu or cuda\n"
+    STRICT_HELP
     PLUGIN_HELP
     "\n"
     ".npy files: versions 1.0-3.0, C order, little-endian; dtypes <f4 <f8\n"
@@ -75,7 +82,7 @@ static const char check_help[] =
     PLUGIN_HELP;
 
 static const char explain_help[] =
-    "usage: accel explain FILE [--entry NAME] [--json]\n"
+    "usage: accel explain FILE [--entry NAME] [--json] [--strict]\n"
     "                     [--backend auto|interp|cpu|cuda]\n"
     "                     [--plugin NAME|PATH ...] [--no-plugins]\n"
     "                     [--kernel FILE ...]\n"
@@ -84,6 +91,7 @@ static const char explain_help[] =
     "fused into each, the intermediate arrays, and what each foreign node\n"
     "uses (--json: as JSON).\n"
     "\n"
+    STRICT_HELP
     PLUGIN_HELP;
 
 static const char info_help[] =

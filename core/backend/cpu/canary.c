@@ -6,6 +6,7 @@
  */
 #include "core/backend/cpu/canary.h"
 
+#include "core/base/mem.h"
 #include "core/codegen/skeletons.h"
 
 #include <dlfcn.h>
@@ -181,7 +182,7 @@ static int inputs_make(inputs *in)
     static const size_t width[CIN_COUNT] = {1, 2, 4, 8, 4, 8, 4, 8, 8, 8};
     memset(in, 0, sizeof *in);
     for (int k = 0; k < CIN_COUNT; k++)
-        if (!(in->buf[k] = calloc(MAX_N, width[k]))) {
+        if (!(in->buf[k] = mem_calloc(MAX_N, width[k]))) {
             inputs_free(in);
             return 0;
         }
@@ -248,8 +249,8 @@ static void note_failed(cpu_canary_report *r, const char *name)
 static int run_all(void *h, int attempt, cpu_canary_report *r)
 {
     inputs in;
-    int64_t *got = malloc(OUT_SLOTS * sizeof *got);
-    int64_t *want = malloc(OUT_SLOTS * sizeof *want);
+    int64_t *got = mem_alloc(OUT_SLOTS * sizeof *got);
+    int64_t *want = mem_alloc(OUT_SLOTS * sizeof *want);
     int ok = got && want && inputs_make(&in);
     if (!ok) {
         snprintf(r->why, sizeof r->why, "out of host memory");

@@ -5,6 +5,7 @@
 #include "core/backend/cpu/cpu_backend.h"
 
 #include "core/backend/cpu/probe.h"
+#include "core/base/mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,9 +36,10 @@ int cpu_backend_probe(const char *cache_dir, char *why, size_t why_len)
 
 cpu_backend *cpu_backend_create(const char *cache_dir, int32_t threads)
 {
-    cpu_backend *b = calloc(1, sizeof *b);
+    cpu_backend *b = mem_calloc(1, sizeof *b);
     if (!b)
         return NULL;
+    b->base.ops = &cpu_ops;
     char report[1024];
     /* the toolchain the probe chose (remembered: this compiles nothing) */
     if (!cpu_toolchain_init(&b->tc) ||

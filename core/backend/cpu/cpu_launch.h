@@ -1,8 +1,8 @@
 /*
  * cpu_launch.h — what the CPU drivers share: a program's table of loaded
  * kernels, one launch (argument block, error slot, bound arrays), the pool
- * tasks that call a kernel's entry points, and host-side evaluation of the
- * terms a kernel does not compute (shapes, seeds).
+ * tasks that call a kernel's entry points (host-side evaluation of the
+ * terms a kernel does not compute is core/backend/host/host_eval.h).
  *
  * A driver (one per skeleton family: drive_*.c) runs one plan step whose
  * kernel was compiled.  It returns 1 with the result(s) in out[], 0 after
@@ -15,7 +15,7 @@
 
 #include "core/backend/cpu/cpu_backend.h"
 #include "core/backend/cpu/kernel_abi.h"
-#include "core/backend/interp/interp_state.h"
+#include "core/backend/host/host_eval.h"
 #include "core/codegen/kernel_cpu.h"
 
 /* A compiled step: its kernel description and the loaded object. */
@@ -47,29 +47,6 @@ int cpu_drive_scan(pool *pl, const cpu_node *kn, interp *st,
 int cpu_drive_scan_seg(pool *pl, const cpu_node *kn, interp *st,
                        const ir_node *n, rt_array **out);
 
-/* What a consumer's driver evaluates on the host before any kernel runs:
- * the extents of its source, a segmented consumer's offsets, the seed. */
-typedef struct cpu_source {
-    int64_t ext[ACC_MAX_RANK];
-    int64_t inner, rows; /* the innermost extent; the others' product */
-    int64_t k, *off;     /* segmented: k segments, off[0..k] (malloc'd) */
-    int seeded;          /* the seed's leaves are in seed */
-    ir_value seed[ACC_MAX_COMPONENTS];
-} cpu_source;
-
-/* The source xs of consumer c (fold, fold1, foldSeg..., the scans, plain
- * and segmented): cpu_source_extents, then the descriptor of a segmented
- * one (cpu_segments), refusing what the interpreter refuses before it
- * computes (an empty fold1, scanl1 or scanr1 row, an empty fold1Seg
- * segment in a non-empty array, a bad descriptor), then the seed of a
- * seeded one (cpu_eval_seed).  A long descriptor is read over pool pl
- * (NULL: on this thread).  1; 0 after an error; -1 to hand the step
- * to the interpreter, which names the error.  src->off is to be freed
- * (NULL unless 1 for a segmented consumer).  Shared with the CUDA
- * backend's drivers. */
-int cpu_consumer_source(interp *st, pool *pl, const ir_node *c,
-                        const ir_node *xs, cpu_source *src);
-
 /* A scan step (plain or segmented, drive_scan.c): its launch, the scan
  * node (kn->k.fold), the results a and, for a primed scan, the totals t;
  * outs holds a's leaves then t's. */
@@ -87,7 +64,7 @@ typedef struct cpu_scan {
  * s->l.A.  1; 0 after an error; -1 as cpu_bind_arrays.  Finish with
  * cpu_scan_finish either way. */
 int cpu_scan_begin(cpu_scan *s, interp *st, const cpu_node *kn,
-                   const ir_node *n, const cpu_source *src, int64_t out_len,
+                   const ir_node *n, const host_source *src, int64_t out_len,
                    int64_t k, size_t extra);
 /* The driver's result after the launch (began: what cpu_scan_begin
  * returned; oom: the launch ran out of memory): 1 with the results in
@@ -129,38 +106,6 @@ int cpu_failed(const cpu_launch *l);
 int cpu_bind_arrays(interp *st, const cg_kernel *k, cpu_launch *l,
                     size_t extra);
 
-/* Extents of a shape term evaluated on the host: 1, 0 after an error,
- * -1 for a negative extent or extents whose product is beyond int64 (the
- * interpreter reports them). */
-int cpu_shape_extents(interp *st, const ir_node *shape, int64_t *ext);
-/* An expansion's offsets off[0..n] (malloc'd), or NULL when out of memory
- * or when n + 1 offsets cannot be counted in bytes (a source of 2^61
- * elements or more, possible for an embedded producer that allocates
- * nothing): the caller returns the step to the interpreter. */
-int64_t *cpu_alloc_offsets(int64_t n);
-/* The extents of a consumer's source: an embedded producer's shape, or
- * the manifest array's.  Same conventions as cpu_shape_extents. */
-int cpu_source_extents(interp *st, const ir_node *xs, int64_t *ext);
-/* The seed leaves of a seeded consumer (term z) into seed; 0 after an
- * error. */
-int cpu_eval_seed(interp *st, const ir_node *z, const acc_type *elem,
-                  ir_value *seed);
-
-/* Side i of stencil or stencil2 n (its array n->args[1 + i]): its
- * extents, and its boundary constant into constant[] when it has one;
- * *barg_at is the next boundary argument of n (1 + sides at first).
- * Same conventions as cpu_shape_extents. */
-int cpu_stencil_side(interp *st, const ir_node *n, int i, uint32_t *barg_at,
-                     int64_t *ext, ir_value *constant);
-
-/* The offsets off[0..k] (malloc'd) of the segments of a row of `inner`
- * elements, read from descriptor term `seg` (lengths, or offsets for
- * foldSeg') with exactly the checks of interp_read_segments: 1; 0 after
- * an error (out of memory: `op` named); -1 when the descriptor is refused
- * (the interpreter reports why).  Many lengths are summed over pool pl
- * (NULL: on this thread). */
-int cpu_segments(interp *st, pool *pl, const ir_node *seg, int offsets,
-                 int64_t inner, const char *op, int64_t **off, int64_t *k);
 /* The offsets as the extra argument `at` (bound by cpu_bind_arrays) of a
  * segmented kernel: data[0] the k + 1 offsets, size k. */
 void cpu_bind_segments(cpu_launch *l, size_t at, int64_t *off, int64_t k);

@@ -1,25 +1,33 @@
 /*
- * cpu_program.c — a program's CPU kernels: compiling them at acc_compile
- * time, and the interpreter hook that hands each compiled step to its
- * driver (drive_*.c) when the interpreter, as host scheduler, reaches it
- * (see cpu_backend.h).
+ * cpu_program.c — the CPU backend's programs and runs: compiling a
+ * schedule's array steps at acc_compile time, and running each compiled
+ * step through its driver (drive_*.c) when the executor reaches it (see
+ * cpu_backend.h).
  */
 #include "core/backend/cpu/cpu_backend.h"
 
 #include "core/backend/cpu/cpu_launch.h"
+#include "core/backend/foreign_call.h"
+#include "core/base/mem.h"
 #include "core/ir/dump.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct cpu_program {
+struct backend_program {
     cpu_backend *be;
-    uint32_t n_nodes;
-    cpu_node **by_id;
+    cpu_node **nodes;          /* the compiled steps, freed with it */
+    size_t n_nodes, cap_nodes;
     size_t kernels, host_steps, interpreted;
     cache_stats stats;
     char cache_note[CACHE_NOTE_MAX]; /* the cache folder's, when built */
-    interp_hook hook;
+};
+
+/* A run: the program and the run's environment. */
+struct backend_run {
+    backend_program *cp;
+    run_env *env;
 };
 
 /* The driver of each kernel kind (cg_kind). */
@@ -34,17 +42,6 @@ static const cpu_driver_fn drivers[] = {
     [CG_KERNEL_EXPAND] = cpu_drive_expand,
 };
 
-static int eval_hook(void *state, interp *st, const ir_node *n,
-                     rt_array **out)
-{
-    cpu_program *cp = state;
-    const cpu_node *kn = n->id < cp->n_nodes ? cp->by_id[n->id] : NULL;
-    if (!kn || (size_t)kn->k.kind >= sizeof drivers / sizeof *drivers ||
-        !drivers[kn->k.kind])
-        return -1;
-    return drivers[kn->k.kind](cp->be->pool, kn, st, n, out);
-}
-
 /* ---- compiling ---------------------------------------------------------------------- */
 
 /* Steps that need no kernel: the host does what compiled code would, a
@@ -57,79 +54,230 @@ static int is_host_step(const ir_node *n)
     return n->op == IR_RESHAPE || n->op == IR_UNIT;
 }
 
-static acc_status compile_step(cpu_program *cp, const ir_program *ir,
-                               const ir_node *n, diag *d)
+static const char refusal_fallback[] =
+    "a foreign node's fallback, run only when its implementation refuses "
+    "the arguments";
+
+static int keep_node(backend_program *cp, cpu_node *kn)
+{
+    if (cp->n_nodes == cp->cap_nodes) {
+        size_t cap = cp->cap_nodes ? 2 * cp->cap_nodes : 8;
+        cpu_node **grown = mem_realloc(cp->nodes, cap * sizeof *grown);
+        if (!grown)
+            return 0;
+        cp->nodes = grown;
+        cp->cap_nodes = cap;
+    }
+    cp->nodes[cp->n_nodes++] = kn;
+    return 1;
+}
+
+static char *arena_text(arena *a, const char *s)
+{
+    size_t n = strlen(s);
+    char *c = arena_alloc(a, n + 1);
+    if (c)
+        memcpy(c, s, n + 1);
+    return c;
+}
+
+/* A step without a kernel: a host step, or one the interpreter runs (an
+ * error with `strict`). */
+static acc_status no_kernel(backend_program *cp, sched_program *s,
+                            sched_step *st, const char *why, int strict,
+                            diag *d)
+{
+    char t[128];
+    if (is_host_step(st->node)) {
+        st->by = SCHED_BY_HOST;
+        cp->host_steps++;
+        return ACC_OK;
+    }
+    if (strict)
+        return diag_fail(d, ACC_ERR_UNSUPPORTED, "acc_compile: strict: the "
+                         "cpu backend has no kernel for the %s step (-> %s): "
+                         "%s", ir_op_name(st->node->op),
+                         ty_format(st->node->type, t, sizeof t), why);
+    st->by = SCHED_BY_INTERP;
+    if (!(st->why = arena_text(s->arena, why)))
+        return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of "
+                         "host memory");
+    cp->interpreted++;
+    return ACC_OK;
+}
+
+static acc_status compile_step(backend_program *cp, const ir_program *ir,
+                               sched_program *s, sched_step *st, int strict,
+                               diag *d)
 {
     char why[256];
-    cpu_node *kn = calloc(1, sizeof *kn);
+    const ir_node *n = st->node;
+    st->by = SCHED_BY_INTERP;
+    if (!st->counted) {
+        st->why = refusal_fallback;
+        return ACC_OK;
+    }
+    cpu_node *kn = mem_calloc(1, sizeof *kn);
     int r = kn ? cg_cpu_kernel(ir, n, &kn->k, why, sizeof why) : -1;
     if (r <= 0) {
         free(kn);
-        cp->host_steps += (size_t)(r == 0 && is_host_step(n));
-        cp->interpreted += (size_t)(r == 0 && !is_host_step(n));
-        return r == 0 ? ACC_OK
+        return r == 0 ? no_kernel(cp, s, st, why, strict, d)
                       : diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: "
                                   "out of host memory");
     }
-    cp->by_id[n->id] = kn;
+    if (!keep_node(cp, kn)) {
+        cg_kernel_free(&kn->k);
+        free(kn);
+        return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of "
+                         "host memory");
+    }
     dump_kernel("cpu", n, kn->k.source);
     if (cache_get(cp->be->cache, &cp->be->tc, kn->k.source, &kn->entry,
                   &cp->stats, d) != ACC_OK)
         return d->status;
     free(kn->k.source); /* the cache has it; the program keeps the rest */
     kn->k.source = NULL;
+    st->by = SCHED_BY_KERNEL;
+    st->kernel = kn;
     cp->kernels++;
     return ACC_OK;
 }
 
-acc_status cpu_program_build(cpu_backend *be, const ir_program *ir,
-                             const plan *pl, cpu_program **out, diag *d)
+static acc_status compile_steps(backend_program *cp, const ir_program *ir,
+                                sched_program *s, const schedule *sc,
+                                int strict, diag *d)
 {
-    *out = NULL;
-    cpu_program *cp = calloc(1, sizeof *cp);
-    if (!cp || !(cp->by_id = calloc(ir->n_nodes + 1, sizeof *cp->by_id))) {
-        free(cp);
-        return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of "
-                         "host memory");
+    for (size_t i = 0; i < sc->n_steps && diag_ok(d); i++) {
+        sched_step *st = &sc->steps[i];
+        if (st->kind == SCHED_ARRAY)
+            compile_step(cp, ir, s, st, strict, d);
+        for (int k = 0; k < 2 && diag_ok(d); k++)
+            if (st->body[k])
+                compile_steps(cp, ir, s, st->body[k], strict, d);
     }
-    cp->be = be;
-    cp->n_nodes = ir->n_nodes;
-    cp->hook = (interp_hook){eval_hook, cp, NULL};
-    for (size_t i = 0; i < pl->n_steps && diag_ok(d); i++)
-        if (pl->steps[i].kernel)
-            compile_step(cp, ir, pl->steps[i].node, d);
-    if (!diag_ok(d)) {
-        cpu_program_free(cp);
-        return d->status;
-    }
-    cache_note(be->cache, cp->cache_note, sizeof cp->cache_note);
-    *out = cp;
-    return ACC_OK;
+    return d->status;
 }
 
-void cpu_program_free(cpu_program *cp)
+static void cpu_program_free(backend_program *cp)
 {
     if (!cp)
         return;
     /* the last program using a kernel lets the cache unload it */
-    for (uint32_t i = 0; i < cp->n_nodes; i++)
-        if (cp->by_id[i]) {
-            cache_release(cp->be->cache, cp->by_id[i]->entry);
-            cg_kernel_free(&cp->by_id[i]->k);
-            free(cp->by_id[i]);
-        }
-    free(cp->by_id);
+    for (size_t i = 0; i < cp->n_nodes; i++) {
+        if (cp->nodes[i]->entry)
+            cache_release(cp->be->cache, cp->nodes[i]->entry);
+        cg_kernel_free(&cp->nodes[i]->k);
+        free(cp->nodes[i]);
+    }
+    free(cp->nodes);
     free(cp);
 }
 
-const interp_hook *cpu_program_hook(const cpu_program *cp)
+static acc_status cpu_build(backend *be, const ir_program *ir,
+                            sched_program *s, int strict,
+                            backend_program **out, diag *d)
 {
-    return cp ? &cp->hook : NULL;
+    cpu_backend *cb = (cpu_backend *)be;
+    *out = NULL;
+    backend_program *cp = mem_calloc(1, sizeof *cp);
+    if (!cp)
+        return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of "
+                         "host memory");
+    cp->be = cb;
+    if (compile_steps(cp, ir, s, &s->root, strict, d) != ACC_OK) {
+        cpu_program_free(cp);
+        return d->status;
+    }
+    cache_note(cb->cache, cp->cache_note, sizeof cp->cache_note);
+    *out = cp;
+    return ACC_OK;
 }
 
-void cpu_program_describe(strbuf *b, const cpu_program *cp, int json)
+static void cpu_describe(strbuf *b, const backend_program *cp, int json)
 {
     if (cp)
         cache_describe(b, "cpu", cp->kernels, cp->host_steps, cp->interpreted,
                        &cp->stats, cp->cache_note, json);
 }
+
+/* ---- running ------------------------------------------------------------------------ */
+
+static backend_run *cpu_begin(backend *be, backend_program *bp, run_env *env)
+{
+    (void)be;
+    backend_run *r = mem_calloc(1, sizeof *r);
+    if (!r) {
+        diag_fail(env->d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of host "
+                  "memory");
+        return NULL;
+    }
+    r->cp = bp;
+    r->env = env;
+    return r;
+}
+
+static int cpu_step(backend_run *r, const sched_step *s)
+{
+    const cpu_node *kn = s->kernel;
+    const ir_node *n = s->node;
+    rt_array *out[2] = {NULL, NULL};
+    if ((size_t)kn->k.kind >= sizeof drivers / sizeof *drivers ||
+        !drivers[kn->k.kind])
+        return BACKEND_REPLAY;
+    int ok = drivers[kn->k.kind](r->cp->be->pool, kn, r->env->host, n, out);
+    if (ok <= 0)
+        return ok < 0 ? BACKEND_REPLAY : 0;
+    return values_set(r->env->values, n->id, out, n->type->n_leaves,
+                      r->env->d);
+}
+
+static acc_status cpu_foreign(backend_run *r, const ir_node *n,
+                              rt_array *const *args, rt_array **results)
+{
+    return reg_call_on_host(n, args, results, r->env->d);
+}
+
+static acc_status cpu_end(backend_run *r)
+{
+    acc_status s = r->env->d->status;
+    free(r);
+    return s;
+}
+
+/* ---- the context ------------------------------------------------------------------- */
+
+static int cpu_probe(const backend_config *c, char *why, size_t why_size)
+{
+    return cpu_backend_probe(c->cache_dir, why, why_size);
+}
+
+static backend *cpu_create(const backend_config *c, char *why,
+                           size_t why_size, acc_status *st)
+{
+    cpu_backend *b = cpu_backend_create(c->cache_dir, c->threads);
+    if (!b) {
+        snprintf(why, why_size, "out of host memory");
+        *st = ACC_ERR_OUT_OF_HOST_MEMORY;
+        return NULL;
+    }
+    *st = ACC_OK;
+    return &b->base;
+}
+
+static void cpu_destroy(backend *be)
+{
+    cpu_backend_destroy((cpu_backend *)be);
+}
+
+static int cpu_cache_report(backend *be, char **dir, char **note, diag *d)
+{
+    return cache_report(((cpu_backend *)be)->cache, dir, note, d);
+}
+
+const backend_ops cpu_ops = {
+    ACC_BACKEND_CPU, ACC_MEMORY_HOST,
+    cpu_probe, cpu_create, cpu_destroy, cpu_cache_report,
+    cpu_build, cpu_program_free, cpu_describe,
+    cpu_begin, cpu_step, cpu_foreign, cpu_end, NULL,
+    NULL, NULL, NULL,
+};

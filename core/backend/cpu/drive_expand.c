@@ -38,11 +38,11 @@ int cpu_drive_expand(pool *pl, const cpu_node *kn, interp *st,
     int64_t ext[ACC_MAX_RANK] = {0}, total = 0;
     cpu_launch l;
     memset(&l, 0, sizeof l);
-    int r = cpu_source_extents(st, kn->k.src, ext);
+    int r = host_source_extents(st, kn->k.src, ext);
     if (r <= 0)
         return r;
     /* a failed allocation is the interpreter's to report too */
-    int64_t *off = cpu_alloc_offsets(ext[0]);
+    int64_t *off = host_alloc_offsets(ext[0]);
     void *parts[1] = {off};
     if (!off)
         return -1;

@@ -53,10 +53,10 @@ int cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
 {
     const ir_node *fold = kn->k.fold, *xs = kn->k.src;
     int32_t r = xs->type->rank;
-    cpu_source src;
+    host_source src;
     cpu_launch l;
     memset(&l, 0, sizeof l);
-    int ok = cpu_consumer_source(st, pl, fold, xs, &src);
+    int ok = host_consumer_source(st, pl, fold, xs, &src);
     if (ok <= 0)
         return ok; /* -1: an empty fold1 row, the interpreter names it */
     const int64_t *ext = src.ext;
@@ -110,10 +110,10 @@ int cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
 {
     const ir_node *fold = kn->k.fold, *xs = kn->k.src;
     int32_t r = xs->type->rank;
-    cpu_source src;
+    host_source src;
     cpu_launch l;
     memset(&l, 0, sizeof l);
-    int ok = cpu_consumer_source(st, pl, fold, xs, &src);
+    int ok = host_consumer_source(st, pl, fold, xs, &src);
     if (ok <= 0)
         return ok; /* -1: a refused descriptor, the interpreter names it */
     int64_t *ext = src.ext, inner = src.inner, rows = src.rows, k = src.k;

@@ -16,12 +16,12 @@ int cpu_drive_generate(pool *pl, const cpu_node *kn, interp *st,
     cpu_launch l;
     memset(&l, 0, sizeof l);
     const ir_node *src = kn->k.src; /* maps over this array, or NULL */
-    int r = src ? 1 : cpu_shape_extents(st, n->args[0], ext);
+    int r = src ? 1 : host_shape_extents(st, n->args[0], ext);
     if (r <= 0)
         return r;
     /* the mapped array is an argument: bound first, then its extents */
     if ((r = cpu_bind_arrays(st, &kn->k, &l, 0)) <= 0 ||
-        (src && (r = cpu_source_extents(st, src, ext)) <= 0)) {
+        (src && (r = host_source_extents(st, src, ext)) <= 0)) {
         free(l.in);
         return r;
     }

@@ -13,6 +13,7 @@
  * afterwards: the threads then never contend for a cache line.
  */
 #include "core/backend/cpu/cpu_launch.h"
+#include "core/base/mem.h"
 #include "core/codegen/kernel_permute.h"
 
 #include <stdlib.h>
@@ -77,9 +78,9 @@ static int combine_private(pool *pl, cpu_launch *l, const acc_type *elem,
 {
     void *bufs[ACC_MAX_COMPONENTS + 2] = {l->A.part ? l->A.part[0] : NULL};
     size_t cells = (size_t)(copies * l->A.out_size), L = elem->n_leaves;
-    int ok = (bufs[1 + L] = calloc(cells, 1)) != NULL;
+    int ok = (bufs[1 + L] = mem_calloc(cells, 1)) != NULL;
     for (size_t i = 0; ok && i < L; i++)
-        ok = (bufs[1 + i] = malloc(cells * acc_scalar_size(elem->leaves[i])))
+        ok = (bufs[1 + i] = mem_alloc(cells * acc_scalar_size(elem->leaves[i])))
              != NULL;
     if (ok) {
         void *const *shared = l->A.part;
@@ -112,7 +113,7 @@ static int combine_source(pool *pl, cpu_launch *l, interp *st,
 {
     const ir_node *src = expanded ? k->src->args[2] : k->src;
     int64_t ext[ACC_MAX_RANK] = {0}, total = 0;
-    int r = cpu_source_extents(st, src, ext);
+    int r = host_source_extents(st, src, ext);
     int64_t n = r > 0 ? rt_shape_size(src->type->rank, ext) : 0;
     if (r <= 0 || n < 0)
         return n < 0 ? -1 : r;
@@ -122,7 +123,7 @@ static int combine_source(pool *pl, cpu_launch *l, interp *st,
         return 1;
     }
     /* a failed allocation is the interpreter's to report too */
-    int64_t *off = cpu_alloc_offsets(n);
+    int64_t *off = host_alloc_offsets(n);
     void *parts[1] = {off};
     if (!off)
         return -1;
@@ -160,7 +161,7 @@ int cpu_drive_permute(pool *pl, const cpu_node *kn, interp *st,
     int64_t ext[ACC_MAX_RANK] = {0};
     cpu_launch l;
     memset(&l, 0, sizeof l);
-    int r = cpu_source_extents(st, pm->args[1], ext);
+    int r = host_source_extents(st, pm->args[1], ext);
     if (r <= 0)
         return r;
     if (rt_shape_size(pm->type->rank, ext) < 0)

@@ -47,7 +47,7 @@ static int scan_results(cpu_scan *s, interp *st, const ir_node *n,
 }
 
 int cpu_scan_begin(cpu_scan *s, interp *st, const cpu_node *kn,
-                   const ir_node *n, const cpu_source *src, int64_t out_len,
+                   const ir_node *n, const host_source *src, int64_t out_len,
                    int64_t k, size_t extra)
 {
     memset(s, 0, sizeof *s);
@@ -122,9 +122,9 @@ int cpu_drive_scan(pool *pl, const cpu_node *kn, interp *st,
 {
     const ir_node *xs = kn->k.src;
     ir_scan_form form = ir_scan_form_of(kn->k.fold->u.scan.kind);
-    cpu_source src;
+    host_source src;
     cpu_scan s;
-    int ok = cpu_consumer_source(st, pl, kn->k.fold, xs, &src);
+    int ok = host_consumer_source(st, pl, kn->k.fold, xs, &src);
     if (ok <= 0)
         return ok; /* -1: an empty scanl1 row, the interpreter names it */
     int64_t inner = src.inner, rows = src.rows;

@@ -35,9 +35,9 @@ int cpu_drive_scan_seg(pool *pl, const cpu_node *kn, interp *st,
                        const ir_node *n, rt_array **out)
 {
     const ir_node *scan = kn->k.fold, *xs = kn->k.src;
-    cpu_source src;
+    host_source src;
     cpu_scan s;
-    int ok = cpu_consumer_source(st, pl, scan, xs, &src);
+    int ok = host_consumer_source(st, pl, scan, xs, &src);
     if (ok <= 0)
         return ok; /* -1: a refused descriptor, the interpreter names it */
     int64_t k = src.k, *off = src.off;

@@ -21,7 +21,7 @@ static int bind_side(interp *st, const ir_node *n, int i, uint32_t *barg_at,
                      cpu_karray *side, ir_value *constant)
 {
     const ir_node *xs = n->args[1 + i];
-    int ok = cpu_stencil_side(st, n, i, barg_at, side->ext, constant);
+    int ok = host_stencil_side(st, n, i, barg_at, side->ext, constant);
     if (ok <= 0)
         return ok;
     side->size = rt_shape_size(xs->type->rank, side->ext);

@@ -6,6 +6,7 @@
 #include "core/backend/cpu/probe.h"
 
 #include "core/backend/cpu/canary.h"
+#include "core/base/mem.h"
 #include "core/cache/cache_file.h"
 #include "core/cache/cache_store.h"
 #include "core/codegen/skeletons.h"
@@ -275,7 +276,7 @@ int cpu_toolchain_probe(cpu_toolchain *tc, const char *cache_dir,
     while (m && (strcmp(m->desc, tc->desc) != 0 ||
                  strcmp(m->hook, hook ? hook : "") != 0))
         m = m->next;
-    if (!m && (m = calloc(1, sizeof *m)) != NULL) {
+    if (!m && (m = mem_calloc(1, sizeof *m)) != NULL) {
         snprintf(m->desc, sizeof m->desc, "%s", tc->desc);
         snprintf(m->hook, sizeof m->hook, "%s", hook ? hook : "");
         decide(tc, cache_dir, &m->o);

@@ -6,6 +6,7 @@
 #include "core/backend/cpu/toolchain.h"
 
 #include "core/base/hash.h"
+#include "core/base/mem.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -166,7 +167,7 @@ static uint64_t macros(const cpu_toolchain *tc, int native)
     target_memo *m = targets;
     while (m && (strcmp(m->line, tc->line_copy) != 0 || m->native != native))
         m = m->next;
-    if (!m && (m = calloc(1, sizeof *m)) != NULL) {
+    if (!m && (m = mem_calloc(1, sizeof *m)) != NULL) {
         snprintf(m->line, sizeof m->line, "%s", tc->line_copy);
         m->native = native;
         m->digest = macros_digest(tc->argv, tc->n_words, native);
@@ -231,7 +232,7 @@ int cpu_toolchain_make(cpu_toolchain *tc, const char *command, int native,
 {
     memset(tc, 0, sizeof *tc);
     const char *line = command ? command : compiler_line();
-    if (!(tc->line = strdup(line)) || !(tc->line_copy = strdup(line))) {
+    if (!(tc->line = mem_strdup(line)) || !(tc->line_copy = mem_strdup(line))) {
         cpu_toolchain_free(tc);
         return 0;
     }

@@ -5,6 +5,7 @@
  * live.
  */
 #include "core/backend/cuda/cuda_internal.h"
+#include "core/base/mem.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,13 +47,14 @@ void cuda_leave(cuda_backend *be)
 static cuda_backend *open_libraries(int ordinal, char *why, size_t size,
                                     acc_status *st)
 {
-    cuda_backend *be = calloc(1, sizeof *be);
+    cuda_backend *be = mem_calloc(1, sizeof *be);
     int count = 0;
     *st = ACC_ERR_OUT_OF_HOST_MEMORY;
     if (!be) {
         snprintf(why, size, "out of host memory");
         return NULL;
     }
+    be->base.ops = &cuda_ops;
     *st = ACC_ERR_UNSUPPORTED;
     if (!cuda_load_driver(&be->drv, why, size) ||
         !cuda_device_query(&be->drv, ordinal, &be->dev, &count, why, size) ||

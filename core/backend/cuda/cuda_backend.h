@@ -6,19 +6,17 @@
  * kernels) and of an execution handle (acc_exec: the caller's stream and
  * what its asynchronous runs left to finish).
  *
- * As on the CPU, the interpreter is the host-side scheduler: every step
- * with a loaded kernel is launched by a driver (drive_*.c, one per kernel
- * kind, listed in cuda_program.c's `launchers` table); every other step is
- * evaluated by the interpreter on host copies of its arguments, which
- * rt_host downloads on demand (core/exec/rt_array.h).  docs/CUDA.md
- * describes the whole design.
+ * It is a backend (backend.h: cuda_ops, cuda_ops.c).  The executor runs
+ * the schedule: every step with a loaded kernel is launched by a driver
+ * (drive_*.c, one per kernel kind, listed in cuda_program.c's `launchers`
+ * table); every other step is run by the interpreter on host copies of
+ * its arguments, which rt_host downloads on demand
+ * (core/backend/rt_array.h).  docs/CUDA.md describes the whole design.
  */
 #ifndef ACC_CORE_BACKEND_CUDA_CUDA_BACKEND_H
 #define ACC_CORE_BACKEND_CUDA_CUDA_BACKEND_H
 
-#include "core/backend/interp/interp.h"
-#include "core/base/strbuf.h"
-#include "core/exec/plan.h"
+#include "core/backend/backend.h"
 
 #include <stdint.h>
 
@@ -26,6 +24,8 @@ typedef struct cuda_backend cuda_backend;
 typedef struct cuda_program cuda_program;
 typedef struct cuda_run cuda_run;
 typedef struct cuda_queue cuda_queue;
+
+extern const backend_ops cuda_ops;
 
 /* ---- contexts ------------------------------------------------------------------ */
 
@@ -55,10 +55,12 @@ void cuda_backend_memory(cuda_backend *b, cuda_memory_stats *out);
 /* ---- programs ------------------------------------------------------------------ */
 
 /* Compiles (NVRTC, through the module cache), loads and looks up the
- * kernels of program ir's steps that have a CUDA skeleton and a launcher.
- * Errors are recorded on d. */
+ * kernels of schedule s's array steps that have a CUDA skeleton and a
+ * launcher (sched_step.kernel); the others are the interpreter's, or
+ * with `strict` an error.  Errors are recorded on d. */
 acc_status cuda_program_build(cuda_backend *be, const ir_program *ir,
-                              const plan *pl, cuda_program **out, diag *d);
+                              sched_program *s, int strict,
+                              cuda_program **out, diag *d);
 void cuda_program_free(cuda_program *cp);
 /* Kernels and cache figures appended to the plan's description (JSON: a
  * "cuda" member added to the object in b). */
@@ -102,19 +104,18 @@ void cuda_queue_destroy(cuda_queue *q);
 
 /* ---- runs ------------------------------------------------------------------------- */
 
-/* Starts a run of cp: makes the context current, picks the stream (q's,
- * or one of the context's own when q is NULL), adopts device inputs and
- * keeps the run's destinations (borrowed; the caller's device output
- * buffers that the step producing an output writes directly, see
- * core/exec/destinations.h) and its stop request (NULL: none;
- * core/base/stop.h), checked before every kernel launch (a launched
- * kernel runs to completion).  On failure records on d and returns
+/* Starts a run of cp in env: makes the context current, picks the
+ * stream (env->queue's, or one of the context's own when it is NULL),
+ * adopts device inputs and keeps the run's destinations (the caller's
+ * device output buffers that the step producing an output writes
+ * directly, see core/backend/destinations.h) and its stop request
+ * (core/base/stop.h), checked before every kernel launch (a launched
+ * kernel runs to completion).  On failure records on env->d and returns
  * NULL. */
-cuda_run *cuda_run_begin(cuda_program *cp, cuda_queue *q,
-                         rt_array *const *inputs, size_t n_inputs,
-                         exec_dests *dests, run_stop *stop, diag *d);
-/* The interpreter hook of the run. */
-const interp_hook *cuda_run_hook(cuda_run *run);
+cuda_run *cuda_run_begin(cuda_program *cp, run_env *env);
+/* Runs array step s with its loaded kernel: 1, 0 after an error,
+ * BACKEND_REPLAY to hand it to the interpreter. */
+int cuda_run_step(cuda_run *run, const sched_step *s);
 /* Delivers result r into output descriptor `out` in device memory: the
  * caller's buffers (when not written directly), or new library-owned
  * device buffers.  0 after recording an error. */

@@ -40,17 +40,13 @@ static void foreign_scratch_free(void *state, void *p, size_t bytes)
 
 /* A CUDA implementation gets device pointers and the stream; a host one
  * (none is chosen for CUDA programs today, see registry.c) host copies. */
-acc_status cuda_call_foreign(void *state, interp *st, const ir_node *n,
+acc_status cuda_call_foreign(cuda_run *run, const ir_node *n,
                              rt_array *const *args, rt_array **results)
 {
-    cuda_run *run = state;
     const reg_impl *e = n->u.foreign.impl;
     if (e->api.backend == ACC_BACKEND_CUDA)
-        return reg_call_with(n, args, results, &run->mem, st->d);
-    for (size_t i = 0; i < n->args[1]->type->n_leaves; i++)
-        if (!rt_host(args[i], st->d))
-            return st->d->status;
-    return reg_call(n, args, results, st->d);
+        return reg_call_with(n, args, results, &run->mem, run->env->d);
+    return reg_call_on_host(n, args, results, run->env->d);
 }
 
 reg_memory cuda_foreign_memory(cuda_run *run)

@@ -13,13 +13,14 @@
 #include "core/backend/interp/interp_state.h"
 #include "core/cache/cache_store.h"
 #include "core/codegen/kernel_cuda.h"
-#include "foreign/resolve.h"
+#include "core/backend/foreign_call.h"
 
 #include <pthread.h>
 
 typedef struct cuda_module cuda_module; /* modules.c */
 
 struct cuda_backend {
+    backend base;          /* &cuda_ops */
     cuda_driver drv;
     cuda_nvrtc nv;
     cuda_device_info dev;
@@ -123,16 +124,15 @@ int cuda_drive_scan_seg(cuda_run *run, const cuda_node *kn, interp *st,
 
 struct cuda_program {
     cuda_backend *be;
-    uint32_t n_nodes;
-    cuda_node **by_id;
+    cuda_node **nodes;      /* the compiled steps, freed with it */
+    size_t n_nodes, cap_nodes;
     size_t kernels, interpreted;
     cache_stats stats;
     char cache_note[CACHE_NOTE_MAX]; /* the cache folder's, when built */
 };
 
-/* The loaded kernel of node n, and its launcher; NULL when none. */
-const cuda_node *cuda_program_node(const cuda_program *cp, const ir_node *n,
-                                   const cuda_launcher **launcher);
+/* The launcher of kernel kind `kind`; NULL when none. */
+const cuda_launcher *cuda_launcher_of(cg_kind kind);
 /* Entry point `id` of the launch contract (kernel_cuda.h) in kn; id must
  * be one its launcher lists. */
 const cuda_fn *cuda_fn_of(const cuda_node *kn, cg_cuda_entry_id id);
@@ -165,9 +165,9 @@ struct cuda_run {
     cuda_queue *queue;
     cuda_blocks freed; /* released during the run: reused by it (stream
                           order makes that safe), then to the pool */
+    run_env *env;           /* the run's values, host evaluator, diag */
     exec_dests *dests;      /* the caller's device output buffers */
     run_stop *stop;         /* checked before every launch, or NULL */
-    interp_hook hook;
     reg_memory mem;         /* foreign calls in device memory */
 };
 
@@ -179,9 +179,9 @@ int cuda_blocks_push(cuda_blocks *b, cu_deviceptr ptr, size_t bytes);
 int cuda_blocks_take(cuda_blocks *b, size_t bytes, cu_deviceptr *out);
 void cuda_blocks_to_pool(cuda_pool *pool, cuda_blocks *b);
 
-/* Foreign calls (cuda_foreign.c): the interp_hook.call_foreign of a run,
+/* Foreign calls (cuda_foreign.c): the backend's call_foreign for a run,
  * and the device memory its CUDA implementations see. */
-acc_status cuda_call_foreign(void *state, interp *st, const ir_node *n,
+acc_status cuda_call_foreign(cuda_run *run, const ir_node *n,
                              rt_array *const *args, rt_array **results);
 reg_memory cuda_foreign_memory(cuda_run *run);
 
@@ -349,13 +349,13 @@ void cuda_expansion_free(cuda_run *run, cuda_expansion *x);
  * (kn->k.fold), what the host evaluated (extents, offsets, seed), its
  * launch, the results a and, for a primed scan, the totals t (whose
  * leaves follow a's in A.out). */
-struct cpu_source; /* core/backend/cpu/cpu_launch.h: host-side evaluation */
+struct host_source; /* core/backend/host/host_eval.h: host-side evaluation */
 
 typedef struct cuda_scan {
     cuda_run *run;
     const cuda_node *kn;
     const ir_node *scan;
-    const struct cpu_source *src;
+    const struct host_source *src;
     cuda_launch l;
     rt_array *a, *t;
 } cuda_scan;
@@ -367,7 +367,7 @@ typedef struct cuda_scan {
  * error; finish with cuda_scan_finish either way. */
 int cuda_scan_begin(cuda_scan *s, cuda_run *run, const cuda_node *kn,
                     interp *st, const ir_node *n,
-                    const struct cpu_source *src, int64_t out_len,
+                    const struct host_source *src, int64_t out_len,
                     int64_t k);
 /* Whether the results have any element to compute. */
 int cuda_scan_has_results(const cuda_scan *s);

@@ -6,6 +6,7 @@
  * multi-pass kernels, and block and grid sizes.
  */
 #include "core/backend/cuda/cuda_internal.h"
+#include "core/base/mem.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -44,7 +45,7 @@ static int bind(cuda_run *run, const cg_kernel *k, interp *st, size_t extra,
     l->out_leaves = out_leaves;
     l->acc_leaves = acc_leaves;
     lay_out(l, l->n_arrays + (off != NULL), n_off);
-    if (!(l->host = calloc(1, l->block_bytes))) {
+    if (!(l->host = mem_calloc(1, l->block_bytes))) {
         diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "run: out of host "
                   "memory");
         return 0;

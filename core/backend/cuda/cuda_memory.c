@@ -10,6 +10,7 @@
  */
 #include "core/backend/cuda/cuda_internal.h"
 
+#include "core/base/mem.h"
 #include "core/ir/types.h"
 
 #include <stdlib.h>
@@ -21,7 +22,7 @@ int cuda_blocks_push(cuda_blocks *b, cu_deviceptr ptr, size_t bytes)
 {
     if (b->n == b->cap) {
         size_t cap = b->cap ? 2 * b->cap : 16;
-        cuda_block *grown = realloc(b->v, cap * sizeof *grown);
+        cuda_block *grown = mem_realloc(b->v, cap * sizeof *grown);
         if (!grown)
             return 0;
         b->v = grown;

@@ -6,6 +6,7 @@
  */
 #include "core/backend/cuda/cuda_internal.h"
 
+#include "core/base/mem.h"
 #include "core/ir/dump.h"
 
 #include <stdio.h>
@@ -41,20 +42,12 @@ static const cuda_launcher launchers[] = {
                             cuda_drive_scan_seg},
 };
 
-static const cuda_launcher *launcher_of(cg_kind kind)
+const cuda_launcher *cuda_launcher_of(cg_kind kind)
 {
     if ((size_t)kind >= sizeof launchers / sizeof *launchers ||
         !launchers[kind].drive)
         return NULL;
     return &launchers[kind];
-}
-
-const cuda_node *cuda_program_node(const cuda_program *cp, const ir_node *n,
-                                   const cuda_launcher **launcher)
-{
-    const cuda_node *kn = n->id < cp->n_nodes ? cp->by_id[n->id] : NULL;
-    *launcher = kn ? launcher_of(kn->k.kind) : NULL;
-    return *launcher ? kn : NULL;
 }
 
 const cuda_fn *cuda_fn_of(const cuda_node *kn, cg_cuda_entry_id id)
@@ -108,55 +101,122 @@ static acc_status load_node(cuda_program *cp, cuda_node *kn,
     return ACC_OK;
 }
 
+static const char refusal_fallback[] =
+    "a foreign node's fallback, run only when its implementation refuses "
+    "the arguments";
+
+static int keep_node(cuda_program *cp, cuda_node *kn)
+{
+    if (cp->n_nodes == cp->cap_nodes) {
+        size_t cap = cp->cap_nodes ? 2 * cp->cap_nodes : 8;
+        cuda_node **grown = mem_realloc(cp->nodes, cap * sizeof *grown);
+        if (!grown)
+            return 0;
+        cp->nodes = grown;
+        cp->cap_nodes = cap;
+    }
+    cp->nodes[cp->n_nodes++] = kn;
+    return 1;
+}
+
+/* A step the interpreter runs, with the reason (an error with
+ * `strict`). */
+static acc_status no_kernel(cuda_program *cp, sched_program *s,
+                            sched_step *st, const char *why, int strict,
+                            diag *d)
+{
+    char t[128];
+    if (strict)
+        return diag_fail(d, ACC_ERR_UNSUPPORTED, "acc_compile: strict: the "
+                         "cuda backend has no kernel for the %s step (-> %s): "
+                         "%s", ir_op_name(st->node->op),
+                         ty_format(st->node->type, t, sizeof t), why);
+    size_t n = strlen(why);
+    char *copy = arena_alloc(s->arena, n + 1);
+    if (!copy)
+        return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of "
+                         "host memory");
+    memcpy(copy, why, n + 1);
+    st->why = copy;
+    cp->interpreted++;
+    return ACC_OK;
+}
+
 static acc_status compile_step(cuda_program *cp, const ir_program *ir,
-                               const ir_node *n, diag *d)
+                               sched_program *s, sched_step *st, int strict,
+                               diag *d)
 {
     char why[256];
-    if (!cg_cuda_has_skeleton(n)) {
-        cp->interpreted++;
+    const ir_node *n = st->node;
+    st->by = SCHED_BY_INTERP;
+    if (!st->counted) {
+        st->why = refusal_fallback;
         return ACC_OK;
     }
-    cuda_node *kn = calloc(1, sizeof *kn);
+    if (!cg_cuda_has_skeleton(n)) {
+        snprintf(why, sizeof why, "%s has no CUDA skeleton", ir_op_name(n->op));
+        return no_kernel(cp, s, st, why, strict, d);
+    }
+    cuda_node *kn = mem_calloc(1, sizeof *kn);
     int r = kn ? cg_cuda_kernel(ir, n, &kn->k, why, sizeof why) : -1;
-    const cuda_launcher *l = r == 1 ? launcher_of(kn->k.kind) : NULL;
+    const cuda_launcher *l = r == 1 ? cuda_launcher_of(kn->k.kind) : NULL;
+    if (r == 1 && !l)
+        snprintf(why, sizeof why, "%s has no CUDA launcher", ir_op_name(n->op));
     if (r <= 0 || !l) {
         if (r == 1)
             cg_kernel_free(&kn->k);
         free(kn);
-        cp->interpreted += (size_t)(r >= 0);
-        return r >= 0 ? ACC_OK
+        return r >= 0 ? no_kernel(cp, s, st, why, strict, d)
                       : diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: "
                                   "out of host memory");
     }
-    cp->by_id[n->id] = kn;
+    if (!keep_node(cp, kn)) {
+        cg_kernel_free(&kn->k);
+        free(kn);
+        return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of "
+                         "host memory");
+    }
     dump_kernel("cuda", n, kn->k.source);
     if (load_node(cp, kn, l, n, d) != ACC_OK)
         return d->status;
     free(kn->k.source); /* the module has it; the program keeps the rest */
     kn->k.source = NULL;
+    st->by = SCHED_BY_KERNEL;
+    st->kernel = kn;
     cp->kernels++;
     return ACC_OK;
 }
 
+static acc_status compile_steps(cuda_program *cp, const ir_program *ir,
+                                sched_program *s, const schedule *sc,
+                                int strict, diag *d)
+{
+    for (size_t i = 0; i < sc->n_steps && diag_ok(d); i++) {
+        sched_step *st = &sc->steps[i];
+        if (st->kind == SCHED_ARRAY)
+            compile_step(cp, ir, s, st, strict, d);
+        for (int k = 0; k < 2 && diag_ok(d); k++)
+            if (st->body[k])
+                compile_steps(cp, ir, s, st->body[k], strict, d);
+    }
+    return d->status;
+}
+
 acc_status cuda_program_build(cuda_backend *be, const ir_program *ir,
-                              const plan *pl, cuda_program **out, diag *d)
+                              sched_program *s, int strict,
+                              cuda_program **out, diag *d)
 {
     *out = NULL;
-    cuda_program *cp = calloc(1, sizeof *cp);
-    if (!cp || !(cp->by_id = calloc(ir->n_nodes + 1, sizeof *cp->by_id))) {
-        cuda_program_free(cp);
+    cuda_program *cp = mem_calloc(1, sizeof *cp);
+    if (!cp)
         return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of "
                          "host memory");
-    }
     cp->be = be;
-    cp->n_nodes = ir->n_nodes;
     if (!cuda_enter(be, d)) {
         cuda_program_free(cp);
         return d->status;
     }
-    for (size_t i = 0; i < pl->n_steps && diag_ok(d); i++)
-        if (pl->steps[i].kernel)
-            compile_step(cp, ir, pl->steps[i].node, d);
+    compile_steps(cp, ir, s, &s->root, strict, d);
     cuda_leave(be);
     if (!diag_ok(d)) {
         cuda_program_free(cp);
@@ -172,13 +232,13 @@ void cuda_program_free(cuda_program *cp)
     if (!cp)
         return;
     /* the last program using a module lets the cache unload it */
-    for (uint32_t i = 0; cp->by_id && i < cp->n_nodes; i++)
-        if (cp->by_id[i]) {
-            cuda_module_release(cp->be, cp->by_id[i]->module);
-            cg_kernel_free(&cp->by_id[i]->k);
-            free(cp->by_id[i]);
-        }
-    free(cp->by_id);
+    for (size_t i = 0; i < cp->n_nodes; i++) {
+        if (cp->nodes[i]->module)
+            cuda_module_release(cp->be, cp->nodes[i]->module);
+        cg_kernel_free(&cp->nodes[i]->k);
+        free(cp->nodes[i]);
+    }
+    free(cp->nodes);
     free(cp);
 }
 

@@ -11,6 +11,7 @@
  * ordered with it.
  */
 #include "core/backend/cuda/cuda_internal.h"
+#include "core/base/mem.h"
 
 #include <stdlib.h>
 
@@ -39,7 +40,7 @@ static void give_stream(cuda_backend *be, cu_stream s)
     pthread_mutex_lock(&be->lock);
     if (be->n_streams == be->cap_streams) {
         size_t cap = be->cap_streams ? 2 * be->cap_streams : 4;
-        cu_stream *grown = realloc(be->streams, cap * sizeof *grown);
+        cu_stream *grown = mem_realloc(be->streams, cap * sizeof *grown);
         if (grown) {
             be->streams = grown;
             be->cap_streams = cap;
@@ -55,18 +56,17 @@ static void give_stream(cuda_backend *be, cu_stream s)
 
 /* ---- the run ------------------------------------------------------------------------ */
 
-static int eval_hook(void *state, interp *st, const ir_node *n,
-                     rt_array **out)
+int cuda_run_step(cuda_run *run, const sched_step *s)
 {
-    cuda_run *run = state;
-    const cuda_launcher *l = NULL;
-    const cuda_node *kn = cuda_program_node(run->cp, n, &l);
-    return kn ? l->drive(run, kn, st, n, out) : -1;
-}
-
-const interp_hook *cuda_run_hook(cuda_run *run)
-{
-    return &run->hook;
+    const cuda_node *kn = s->kernel;
+    const cuda_launcher *l = cuda_launcher_of(kn->k.kind);
+    const ir_node *n = s->node;
+    rt_array *out[2] = {NULL, NULL};
+    int ok = l ? l->drive(run, kn, run->env->host, n, out) : BACKEND_REPLAY;
+    if (ok <= 0)
+        return ok < 0 ? BACKEND_REPLAY : 0;
+    return values_set(run->env->values, n->id, out, n->type->n_leaves,
+                      run->env->d);
 }
 
 static void run_free(cuda_run *run)
@@ -75,11 +75,11 @@ static void run_free(cuda_run *run)
     free(run);
 }
 
-cuda_run *cuda_run_begin(cuda_program *cp, cuda_queue *q,
-                         rt_array *const *inputs, size_t n_inputs,
-                         exec_dests *dests, run_stop *stop, diag *d)
+cuda_run *cuda_run_begin(cuda_program *cp, run_env *env)
 {
-    cuda_run *run = calloc(1, sizeof *run);
+    diag *d = env->d;
+    cuda_queue *q = env->queue;
+    cuda_run *run = mem_calloc(1, sizeof *run);
     if (!run) {
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of host "
                   "memory");
@@ -100,14 +100,16 @@ cuda_run *cuda_run_begin(cuda_program *cp, cuda_queue *q,
         run_free(run);
         return NULL;
     }
-    for (size_t i = 0; i < n_inputs; i++)
-        if ((inputs[i]->valid & RT_ON_DEVICE) && !inputs[i]->dev_ops) {
-            inputs[i]->dev_ops = &cuda_residency;
-            inputs[i]->dev_state = run;
+    for (size_t i = 0; i < env->n_inputs; i++) {
+        rt_array *in = env->inputs[i];
+        if ((in->valid & RT_ON_DEVICE) && !in->dev_ops) {
+            in->dev_ops = &cuda_residency;
+            in->dev_state = run;
         }
-    run->dests = dests;
-    run->stop = stop;
-    run->hook = (interp_hook){eval_hook, run, cuda_call_foreign};
+    }
+    run->env = env;
+    run->dests = env->dests;
+    run->stop = env->stop;
     run->mem = cuda_foreign_memory(run);
     return run;
 }
@@ -143,7 +145,7 @@ acc_status cuda_run_end(cuda_run *run, diag *d)
 
 cuda_queue *cuda_queue_create(cuda_backend *be, void *stream, int async)
 {
-    cuda_queue *q = calloc(1, sizeof *q);
+    cuda_queue *q = mem_calloc(1, sizeof *q);
     if (!q)
         return NULL;
     q->be = be;

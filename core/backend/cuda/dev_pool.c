@@ -3,6 +3,7 @@
  * dev_pool.h).
  */
 #include "core/backend/cuda/dev_pool.h"
+#include "core/base/mem.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@ struct cuda_pool {
 
 cuda_pool *cuda_pool_create(const cuda_driver *d)
 {
-    cuda_pool *p = calloc(1, sizeof *p);
+    cuda_pool *p = mem_calloc(1, sizeof *p);
     if (!p)
         return NULL;
     p->d = d;
@@ -55,7 +56,7 @@ static bucket *bucket_of(cuda_pool *p, size_t size, int create)
         b = b->next;
     if (b || !create)
         return b;
-    if ((b = calloc(1, sizeof *b)) != NULL) {
+    if ((b = mem_calloc(1, sizeof *b)) != NULL) {
         b->size = size;
         b->next = p->buckets;
         p->buckets = b;
@@ -109,7 +110,7 @@ static int cache_block(cuda_pool *p, cu_deviceptr ptr, size_t size)
     bucket *b = p->closed ? NULL : bucket_of(p, size, 1);
     if (b && b->n == b->cap) {
         size_t cap = b->cap ? 2 * b->cap : 8;
-        cu_deviceptr *grown = realloc(b->blocks, cap * sizeof *grown);
+        cu_deviceptr *grown = mem_realloc(b->blocks, cap * sizeof *grown);
         if (grown) {
             b->blocks = grown;
             b->cap = cap;

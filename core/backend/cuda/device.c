@@ -3,6 +3,7 @@
  * device.h).
  */
 #include "core/backend/cuda/device.h"
+#include "core/base/mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,7 +72,7 @@ int cuda_arch_for(const cuda_nvrtc *nv, int cc, cuda_arch *out, char *why,
 {
     int n = 0, best = 0, lo = 0, hi = 0, *archs = NULL;
     if (nv->nvrtcGetNumSupportedArchs(&n) != NVRTC_OK || n <= 0 ||
-        !(archs = malloc((size_t)n * sizeof *archs)) ||
+        !(archs = mem_alloc((size_t)n * sizeof *archs)) ||
         nv->nvrtcGetSupportedArchs(archs) != NVRTC_OK) {
         free(archs);
         snprintf(why, why_size, "NVRTC %d.%d does not list the architectures "

@@ -12,7 +12,7 @@
  */
 #include "core/backend/cuda/cuda_internal.h"
 
-#include "core/backend/cpu/cpu_launch.h"
+#include "core/backend/host/host_eval.h"
 
 #include <string.h>
 
@@ -117,7 +117,7 @@ int cuda_drive_expand(cuda_run *run, const cuda_node *kn, interp *st,
     rt_array *a = NULL;
     memset(&x, 0, sizeof x);
     memset(&l, 0, sizeof l);
-    int r = cpu_source_extents(st, kn->k.src, ext);
+    int r = host_source_extents(st, kn->k.src, ext);
     if (r <= 0)
         return r;
     if (ext[0] == 0) /* no source elements: nothing to launch */

@@ -2,7 +2,7 @@
  * drive_fold.c — launching fold and fold1 kernels, and map g over them
  * (core/skeletons/cuda/fold.cu.in).  The host evaluates the shape and the
  * seed with the interpreter and refuses an empty fold1 row to the
- * interpreter, which names it (cpu_consumer_source: host-side evaluation
+ * interpreter, which names it (host_consumer_source: host-side evaluation
  * shared with the CPU drivers), and picks one of two launch shapes:
  *
  *  - rows: accel_fold_rows, one block per row (grid-stride over rows), a
@@ -19,7 +19,7 @@
  */
 #include "core/backend/cuda/cuda_internal.h"
 
-#include "core/backend/cpu/cpu_launch.h"
+#include "core/backend/host/host_eval.h"
 
 #include <string.h>
 
@@ -91,10 +91,10 @@ int cuda_drive_fold(cuda_run *run, const cuda_node *kn, interp *st,
 {
     const ir_node *fold = kn->k.fold, *xs = kn->k.src;
     int32_t r = xs->type->rank;
-    cpu_source src;
+    host_source src;
     cuda_launch l;
     memset(&l, 0, sizeof l);
-    int ok = cpu_consumer_source(st, NULL, fold, xs, &src);
+    int ok = host_consumer_source(st, NULL, fold, xs, &src);
     if (ok <= 0)
         return ok; /* -1: an empty fold1 row, the interpreter names it */
     const int64_t *ext = src.ext;

@@ -2,7 +2,7 @@
  * drive_fold_seg.c — launching the segmented folds foldSeg, foldSeg' and
  * fold1Seg, and maps over them (core/skeletons/cuda/fold_seg.cu.in).
  * The host evaluates the shape and the seed and reads and checks the
- * segment descriptor with the CPU drivers' code (cpu_consumer_source: a
+ * segment descriptor with the CPU drivers' code (host_consumer_source: a
  * refused descriptor or an empty fold1Seg segment goes back to the
  * interpreter, which names it), and puts the k + 1 offsets in the
  * kernel's argument block (one upload).  Then:
@@ -20,7 +20,7 @@
  */
 #include "core/backend/cuda/cuda_internal.h"
 
-#include "core/backend/cpu/cpu_launch.h"
+#include "core/backend/host/host_eval.h"
 #include "core/ir/scan_kind.h"
 
 #include <stdlib.h>
@@ -73,10 +73,10 @@ int cuda_drive_fold_seg(cuda_run *run, const cuda_node *kn, interp *st,
 {
     const ir_node *fold = kn->k.fold, *xs = kn->k.src;
     int32_t r = xs->type->rank;
-    cpu_source src;
+    host_source src;
     cuda_launch l;
     memset(&l, 0, sizeof l);
-    int ok = cpu_consumer_source(st, NULL, fold, xs, &src);
+    int ok = host_consumer_source(st, NULL, fold, xs, &src);
     if (ok <= 0)
         return ok; /* -1: a refused descriptor, the interpreter names it */
     int64_t *ext = src.ext, inner = src.inner, k = src.k, *off = src.off;

@@ -2,7 +2,7 @@
  * drive_generate.c — launching a manifest generate's kernel
  * (core/skeletons/cuda/generate.cu.in, entry accel_generate): a
  * grid-stride loop over the result's positions.  The shape is evaluated
- * on the host by the interpreter (cpu_shape_extents, shared with the CPU
+ * on the host by the interpreter (host_shape_extents, shared with the CPU
  * drivers: it is host-side evaluation, nothing CPU-specific).  Also maps
  * over an array the host evaluates (a reshape, a component of a tuple of
  * arrays, a stencil...: cg_kernel.src): that array is one of the kernel's
@@ -11,7 +11,7 @@
  */
 #include "core/backend/cuda/cuda_internal.h"
 
-#include "core/backend/cpu/cpu_launch.h"
+#include "core/backend/host/host_eval.h"
 
 #include <string.h>
 
@@ -33,14 +33,14 @@ int cuda_drive_generate(cuda_run *run, const cuda_node *kn, interp *st,
     cuda_launch l;
     memset(&l, 0, sizeof l);
     const ir_node *src = kn->k.src; /* maps over this array, or NULL */
-    int r = src ? 1 : cpu_shape_extents(st, n->args[0], ext);
+    int r = src ? 1 : host_shape_extents(st, n->args[0], ext);
     if (r <= 0)
         return r;
     const acc_type *elem = n->type->elem;
     rt_array *a = NULL;
     /* the mapped array is an argument: bound first, then its extents */
     if (cuda_launch_bind(run, &kn->k, st, elem->n_leaves, 0, &l) &&
-        (!src || (r = cpu_source_extents(st, src, ext)) == 1))
+        (!src || (r = host_source_extents(st, src, ext)) == 1))
         a = cuda_result(run, n, elem, n->type->rank, ext, ir_op_name(n->op),
                         st->d);
     if (a)

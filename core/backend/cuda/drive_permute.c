@@ -1,7 +1,7 @@
 /*
  * drive_permute.c — launching permute and permute' (core/skeletons/cuda/
  * permute.cu.in), and map g over them.  The host evaluates the shapes of
- * the defaults and of the source (cpu_source_extents: shared host-side
+ * the defaults and of the source (host_source_extents: shared host-side
  * evaluation), then launches on the run's stream:
  *
  *  1. accel_permute_defaults over the target's positions (none when it
@@ -28,7 +28,7 @@
  */
 #include "core/backend/cuda/cuda_internal.h"
 
-#include "core/backend/cpu/cpu_launch.h"
+#include "core/backend/host/host_eval.h"
 #include "core/codegen/kernel_permute.h"
 
 #include <string.h>
@@ -154,11 +154,11 @@ int cuda_drive_permute(cuda_run *run, const cuda_node *kn, interp *st,
     s.run = run;
     s.kn = kn;
     s.pm = pm;
-    int r = cpu_source_extents(st, pm->args[1], ext);
+    int r = host_source_extents(st, pm->args[1], ext);
     if (r > 0 && rt_shape_size(pm->type->rank, ext) < 0)
         r = -1; /* too many elements: the interpreter names the producer */
     if (r > 0)
-        r = cpu_source_extents(st, src, src_ext);
+        r = host_source_extents(st, src, src_ext);
     if (r > 0 && (s.count = rt_shape_size(src->type->rank, src_ext)) < 0)
         r = -1;
     if (r > 0)

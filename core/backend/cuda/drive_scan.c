@@ -27,7 +27,7 @@
  */
 #include "core/backend/cuda/cuda_internal.h"
 
-#include "core/backend/cpu/cpu_launch.h"
+#include "core/backend/host/host_eval.h"
 #include "core/ir/scan_kind.h"
 
 #include <string.h>
@@ -71,7 +71,7 @@ static int scan_results(cuda_scan *s, interp *st, const ir_node *n,
 }
 
 int cuda_scan_begin(cuda_scan *s, cuda_run *run, const cuda_node *kn,
-                    interp *st, const ir_node *n, const cpu_source *src,
+                    interp *st, const ir_node *n, const host_source *src,
                     int64_t out_len, int64_t k)
 {
     memset(s, 0, sizeof *s);
@@ -185,10 +185,10 @@ int cuda_drive_scan(cuda_run *run, const cuda_node *kn, interp *st,
                     const ir_node *n, rt_array **out)
 {
     ir_scan_form form = ir_scan_form_of(kn->k.fold->u.scan.kind);
-    cpu_source src;
+    host_source src;
     cuda_scan s;
     memset(&s, 0, sizeof s);
-    int ok = cpu_consumer_source(st, NULL, kn->k.fold, kn->k.src, &src);
+    int ok = host_consumer_source(st, NULL, kn->k.fold, kn->k.src, &src);
     if (ok <= 0)
         return ok; /* -1: an empty scanl1 row, the interpreter names it */
     ok = cuda_scan_begin(&s, run, kn, st, n, &src,

@@ -2,7 +2,7 @@
  * drive_scan_seg.c — launching the segmented scans (scanlSeg, scanl'Seg,
  * ...: core/skeletons/cuda/scan.cu.in with ACC_SEGMENTED).  The host reads
  * and checks the segment lengths with the CPU drivers' code
- * (cpu_consumer_source: a refused descriptor goes back to the
+ * (host_consumer_source: a refused descriptor goes back to the
  * interpreter, which names it) and puts the k + 1 offsets in the kernel's
  * argument block.  The work items
  * are (row, segment) pairs: per row its k segments and, for an embedded
@@ -17,7 +17,7 @@
  */
 #include "core/backend/cuda/cuda_internal.h"
 
-#include "core/backend/cpu/cpu_launch.h"
+#include "core/backend/host/host_eval.h"
 #include "core/ir/scan_kind.h"
 
 #include <stdlib.h>
@@ -50,10 +50,10 @@ int cuda_drive_scan_seg(cuda_run *run, const cuda_node *kn, interp *st,
                         const ir_node *n, rt_array **out)
 {
     const ir_node *scan = kn->k.fold;
-    cpu_source src;
+    host_source src;
     cuda_scan s;
     memset(&s, 0, sizeof s);
-    int ok = cpu_consumer_source(st, NULL, scan, kn->k.src, &src);
+    int ok = host_consumer_source(st, NULL, scan, kn->k.src, &src);
     if (ok <= 0)
         return ok; /* -1: a refused descriptor, the interpreter names it */
     int64_t k = src.k, *off = src.off;

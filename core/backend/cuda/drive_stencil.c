@@ -2,7 +2,7 @@
  * drive_stencil.c — launching the kernels of stencil and stencil2
  * (core/skeletons/cuda/stencil.cu.in).  The host evaluates each side's
  * extents and boundary constant in the interpreter's order
- * (cpu_stencil_side: shared host-side evaluation), makes a manifest side
+ * (host_stencil_side: shared host-side evaluation), makes a manifest side
  * valid on the device (when there are results to compute), and passes the
  * sides as the two arguments after those the scalar code reads.  It
  * computes the interior box once, from the offsets the code generator
@@ -26,7 +26,7 @@
  */
 #include "core/backend/cuda/cuda_internal.h"
 
-#include "core/backend/cpu/cpu_launch.h"
+#include "core/backend/host/host_eval.h"
 #include "core/codegen/kernel_stencil.h"
 
 #include <string.h>
@@ -56,7 +56,7 @@ typedef struct stencil_step {
 static int side_of(stencil_step *s, int i, uint32_t *barg_at)
 {
     cuda_karray *side = &s->side[i];
-    int ok = cpu_stencil_side(s->st, s->n, i, barg_at, side->ext,
+    int ok = host_stencil_side(s->st, s->n, i, barg_at, side->ext,
                               s->seed + ACC_MAX_COMPONENTS * i);
     if (ok > 0)
         side->size = rt_shape_size(s->rank, side->ext);

@@ -21,6 +21,7 @@
  * released, then is unloaded.
  */
 #include "core/backend/cuda/cuda_internal.h"
+#include "core/base/mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,7 +104,7 @@ static void store(cuda_backend *be, const char *key, const char *name,
     diag_clear(&ignored);
     int h = snprintf(head, sizeof head, "%s %s %s %zu\n", MODULE_MAGIC, key,
                      ptx ? "ptx" : "cubin", img->size);
-    unsigned char *file = malloc((size_t)h + img->size);
+    unsigned char *file = mem_alloc((size_t)h + img->size);
     if (!file)
         return;
     memcpy(file, head, (size_t)h);
@@ -200,7 +201,7 @@ static cuda_module *lookup(cuda_backend *be, const char *source,
         how->disk_hits++;
     else
         mod = from_compiler(be, source, name, key, file, how, d);
-    cuda_module *m = mod ? calloc(1, sizeof *m) : NULL;
+    cuda_module *m = mod ? mem_calloc(1, sizeof *m) : NULL;
     if (mod && !m) {
         be->drv.cuModuleUnload(mod);
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of host "

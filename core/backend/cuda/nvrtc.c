@@ -1,5 +1,6 @@
 /* nvrtc.c — NVRTC compilation to cubin or PTX, with the log kept. */
 #include "core/backend/cuda/nvrtc.h"
+#include "core/base/mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +9,7 @@
 static char *copy_text(const char *text)
 {
     size_t n = strlen(text);
-    char *copy = malloc(n + 1);
+    char *copy = mem_alloc(n + 1);
     if (copy)
         memcpy(copy, text, n + 1);
     return copy;
@@ -19,7 +20,7 @@ static char *program_log(const cuda_nvrtc *nv, nvrtc_program prog)
     size_t size = 0;
     if (nv->nvrtcGetProgramLogSize(prog, &size) != NVRTC_OK || size == 0)
         return copy_text("");
-    char *log = malloc(size);
+    char *log = mem_alloc(size);
     if (log && nv->nvrtcGetProgramLog(prog, log) != NVRTC_OK)
         log[0] = '\0';
     return log;
@@ -33,7 +34,7 @@ static int fetch(const cuda_nvrtc *nv, nvrtc_program prog, cuda_target t,
     nvrtc_result r = t == CUDA_TARGET_CUBIN
                          ? nv->nvrtcGetCUBINSize(prog, &size)
                          : nv->nvrtcGetPTXSize(prog, &size);
-    if (r != NVRTC_OK || size == 0 || !(out->bytes = malloc(size)))
+    if (r != NVRTC_OK || size == 0 || !(out->bytes = mem_alloc(size)))
         return 0;
     r = t == CUDA_TARGET_CUBIN ? nv->nvrtcGetCUBIN(prog, out->bytes)
                                : nv->nvrtcGetPTX(prog, out->bytes);

@@ -5,7 +5,7 @@
  */
 #include "core/backend/interp/interp_state.h"
 
-#include "core/exec/plan.h"
+#include "core/base/mem.h"
 #include "core/ir/value.h"
 
 #include <stdlib.h>
@@ -99,7 +99,7 @@ static rt_array *eval_zipwith(interp *st, const ir_node *n)
     size_t total = 0;
     for (uint32_t i = 0; i < m; i++)
         total += in[i]->elem->n_leaves;
-    ir_value *buf = malloc((total ? total : 1) * sizeof *buf);
+    ir_value *buf = mem_alloc((total ? total : 1) * sizeof *buf);
     rt_array *r = buf ? new_result(st, n, ext) : NULL;
     if (!buf)
         diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
@@ -279,7 +279,6 @@ static rt_array *eval_unit(interp *st, const ir_node *n)
 static rt_array *eval_single(interp *st, const ir_node *n)
 {
     switch (n->op) {
-    case IR_INPUT: rt_retain(st->inputs[n->u.input]); return st->inputs[n->u.input];
     case IR_UNIT: return eval_unit(st, n);
     case IR_GENERATE: return eval_generate(st, n);
     case IR_MAP:
@@ -308,31 +307,12 @@ int interp_stopped(interp *st, const char *where)
     return st->stop && stop_fail(st->stop, st->d, where) != ACC_OK;
 }
 
-/* The backend's kernel for n: 1, 0 after an error, -1 when it has none.
- * A kernel that stopped because the run is to stop (core/base/stop.h)
- * hands the step back as a failed kernel does: the run stops here
- * instead of the interpreter evaluating the step. */
-static int hooked(interp *st, const ir_node *n, rt_array **out)
-{
-    int r = st->hook ? st->hook->eval_array(st->hook->state, st, n, out) : -1;
-    return r < 0 && interp_stopped(st, ir_op_name(n->op)) ? 0 : r;
-}
-
-/* The backend's kernel for n when it has one, else the interpreter. */
-static int eval_single_hooked(interp *st, const ir_node *n, rt_array **out)
-{
-    int r = hooked(st, n, out);
-    if (r < 0)
-        r = (out[0] = eval_single(st, n)) != NULL;
-    return r;
-}
-
 /* Tuples of arrays and their components share the component arrays. */
 static int eval_structural(interp *st, const ir_node *n, rt_array **out)
 {
     size_t at = 0;
     if (n->op == IR_GET) {
-        const interp_value *t = interp_eval_array(st, n->args[0]);
+        const run_value *t = interp_eval_array(st, n->args[0]);
         if (!t)
             return 0;
         size_t from = n->args[0]->type->field_offset[n->u.field];
@@ -341,7 +321,7 @@ static int eval_structural(interp *st, const ir_node *n, rt_array **out)
         return 1;
     }
     for (uint32_t i = 0; i < n->n_args; i++) {
-        const interp_value *v = interp_eval_array(st, n->args[i]);
+        const run_value *v = interp_eval_array(st, n->args[i]);
         if (!v)
             return 0;
         for (size_t j = 0; j < v->n; j++)
@@ -357,66 +337,75 @@ rt_array *interp_result(interp *st, const ir_node *n, const acc_type *elem,
     return a ? a : rt_alloc(elem, rank, extents, op, st->d);
 }
 
-/* Run statistics: one kernel, and the memory its result owns (on the host
- * or on a device). */
-static void count_kernel(interp *st, const rt_array *a)
+/* Why a value is missing that this step may not compute: the step that
+ * computes it has not run, or its value was released. */
+static const run_value *missing(interp *st, const ir_node *n)
 {
-    st->stats.kernels++;
-    if (!a->owns_data && !a->owns_dev)
-        return;
-    for (size_t i = 0; i < a->elem->n_leaves; i++)
-        st->stats.bytes += (uint64_t)a->size * acc_scalar_size(a->elem->leaves[i]);
+    diag_fail(st->d, ACC_ERR_INTERNAL, "run: the value of %s (node %u) is "
+              "not available to the step computing %s (node %u): the "
+              "schedule has not computed it, or released it too early",
+              ir_op_name(n->op), n->id,
+              st->current ? ir_op_name(st->current->op) : "nothing",
+              st->current ? st->current->id : 0u);
+    return NULL;
 }
 
-const interp_value *interp_eval_array(interp *st, const ir_node *n)
+/* A poisoned value: the lazy step's error, reported at this read. */
+static const run_value *poisoned(interp *st, const run_value *v)
 {
-    /* lets and variables stand for another term: no memo entry of their
-     * own, so they can never hold a stale value */
+    if (diag_ok(st->d))
+        *st->d = *v->poison;
+    return NULL;
+}
+
+static int compute(interp *st, const ir_node *n, rt_array **arrays)
+{
+    if (n->op == IR_TUPLE || n->op == IR_GET)
+        return eval_structural(st, n, arrays);
+    if (n->op == IR_SCAN || n->op == IR_SCAN_SEG)
+        return interp_eval_scan(st, n, arrays); /* one or two arrays */
+    if (n->op == IR_PARAM || n->op == IR_INPUT || n->op == IR_ACOND ||
+        n->op == IR_AWHILE || n->op == IR_FOREIGN) {
+        missing(st, n); /* bound or computed by the executor */
+        return 0;
+    }
+    return (arrays[0] = eval_single(st, n)) != NULL;
+}
+
+const run_value *interp_eval_array(interp *st, const ir_node *n)
+{
+    /* lets and variables stand for another term: no value of their own */
     if (n->op == IR_LET)
         return interp_eval_array(st, n->args[1]);
     if (n->op == IR_VAR)
         return interp_eval_array(st, st->p->var_bound[n->u.let.var]);
-    interp_value *slot = &st->arrays[n->id];
+    const run_value *slot = &st->values->v[n->id];
+    if (slot->poison)
+        return poisoned(st, slot);
     if (slot->n)
         return slot;
-    if (interp_stopped(st, ir_op_name(n->op))) /* between steps */
+    if (st->values->is_step[n->id] && n != st->current)
+        return missing(st, n);
+    if (interp_stopped(st, ir_op_name(n->op)))
         return NULL;
     size_t count = n->type->n_leaves;
-    rt_array **arrays = calloc(count, sizeof *arrays);
+    rt_array **arrays = mem_calloc(count, sizeof *arrays);
     if (!arrays) {
         diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
         return NULL;
     }
-    int ok;
-    if (n->op == IR_TUPLE || n->op == IR_GET)
-        ok = eval_structural(st, n, arrays);
-    else if (n->op == IR_SCAN || n->op == IR_SCAN_SEG) {
-        /* one or two arrays; the backend's kernel first */
-        int r = hooked(st, n, arrays);
-        ok = r >= 0 ? r : interp_eval_scan(st, n, arrays);
-    }
-    else if (n->op == IR_ACOND || n->op == IR_AWHILE || n->op == IR_PARAM)
-        ok = interp_eval_control(st, n, arrays); /* tuples of arrays */
-    else if (n->op == IR_FOREIGN)
-        ok = interp_eval_foreign(st, n, arrays);
-    else
-        ok = eval_single_hooked(st, n, arrays);
-    if (!ok) {
+    int ok = compute(st, n, arrays);
+    if (!ok)
         for (size_t i = 0; i < count; i++)
             rt_release(arrays[i]);
-        free(arrays);
-        return NULL;
-    }
-    if (n->step && plan_is_kernel_op(n->op))
-        count_kernel(st, arrays[0]);
-    slot->n = count;
-    slot->arrays = arrays;
-    return slot;
+    ok = ok && values_set(st->values, n->id, arrays, count, st->d);
+    free(arrays);
+    return ok ? slot : NULL;
 }
 
 rt_array *interp_array_raw(interp *st, const ir_node *n)
 {
-    const interp_value *v = interp_eval_array(st, n);
+    const run_value *v = interp_eval_array(st, n);
     return v ? v->arrays[0] : NULL;
 }
 
@@ -426,51 +415,17 @@ rt_array *interp_array_of(interp *st, const ir_node *n)
     return a && rt_host(a, st->d) ? a : NULL;
 }
 
-acc_status interp_run(const ir_program *p, rt_array *const *inputs,
-                      rt_array **outputs, interp_stats *stats, diag *d)
+int interp_value_of(interp *st, const ir_node *term, rt_array **out)
 {
-    return interp_run_hooked(p, NULL, inputs, NULL, NULL, outputs, stats, d);
+    const run_value *v = interp_eval_array(st, term);
+    if (!v)
+        return 0;
+    for (size_t j = 0; j < v->n; j++)
+        rt_retain(out[j] = v->arrays[j]);
+    return 1;
 }
 
-acc_status interp_run_hooked(const ir_program *p, const interp_hook *hook,
-                             rt_array *const *inputs, exec_dests *dests,
-                             run_stop *stop, rt_array **outputs,
-                             interp_stats *stats, diag *d)
+const ir_value *interp_scalar(interp *st, const ir_node *term)
 {
-    interp st = {0};
-    st.p = p;
-    st.hook = hook;
-    st.stop = stop;
-    st.dests = dests;
-    st.inputs = inputs;
-    st.d = d;
-    st.slots = calloc(p->n_slots ? p->n_slots : 1, sizeof *st.slots);
-    st.arrays = calloc(p->n_nodes ? p->n_nodes : 1, sizeof *st.arrays);
-    st.vars = calloc(p->n_vars ? p->n_vars : 1, sizeof *st.vars);
-    size_t produced = 0;
-    if (!st.slots || !st.arrays || !st.vars) {
-        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "run: out of host memory");
-        goto out;
-    }
-    const interp_value *v = interp_eval_array(&st, p->root);
-    if (!v)
-        goto out;
-    for (size_t j = 0; j < v->n; j++)
-        rt_retain(outputs[produced++] = v->arrays[j]);
-out:
-    if (!diag_ok(d))
-        while (produced > 0)
-            rt_release(outputs[--produced]);
-    for (uint32_t i = 0; st.arrays && i < p->n_nodes; i++) {
-        for (size_t j = 0; j < st.arrays[i].n; j++)
-            rt_release(st.arrays[i].arrays[j]);
-        free(st.arrays[i].arrays);
-    }
-    free(st.arrays);
-    free(st.slots);
-    free(st.vars);
-    if (stats)
-        *stats = st.stats;
-    interp_release_control(&st);
-    return d->status;
+    return interp_eval(st, term);
 }

@@ -7,6 +7,7 @@
  * is an error before anything is allocated), then the results.
  */
 #include "core/backend/interp/interp_state.h"
+#include "core/base/mem.h"
 
 #include <stdlib.h>
 
@@ -66,7 +67,8 @@ rt_array *interp_eval_expand(interp *st, const ir_node *n)
     rt_array *xs = interp_array_of(st, n->args[2]);
     if (!xs)
         return NULL;
-    int64_t *sizes = malloc((size_t)(xs->size ? xs->size : 1) * sizeof *sizes);
+    int64_t *sizes = mem_alloc((size_t)(xs->size ? xs->size : 1) *
+                               sizeof *sizes);
     if (!sizes) {
         diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "expand: out of host "
                   "memory");

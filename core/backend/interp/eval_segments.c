@@ -10,6 +10,7 @@
  */
 #include "core/backend/interp/interp_state.h"
 
+#include "core/base/mem.h"
 #include "core/ir/scan_kind.h"
 
 #include <stdlib.h>
@@ -92,7 +93,7 @@ int64_t *interp_read_segments(interp *st, const char *op, const rt_array *seg,
                               int offsets, int64_t inner, int64_t *k)
 {
     *k = offsets ? seg->size - 1 : seg->size;
-    int64_t *off = malloc((size_t)(seg->size + 1) * sizeof *off);
+    int64_t *off = mem_alloc((size_t)(seg->size + 1) * sizeof *off);
     if (!off) {
         diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
                   op);

@@ -5,7 +5,9 @@
  * Scalar values live in per-node slots (ir_program.slot_offset): a node's
  * evaluation never nests inside itself (the program is a DAG and functions
  * are not recursive), so one slot range per node is enough and evaluation
- * allocates nothing.  Array values are memoised per node for the run.
+ * allocates nothing.  Array values are the run's (core/backend/values.h):
+ * the executor stores what steps compute, the interpreter reads them and
+ * computes, as temporaries, what the step it runs computes on the way.
  */
 #ifndef ACC_CORE_BACKEND_INTERP_STATE_H
 #define ACC_CORE_BACKEND_INTERP_STATE_H
@@ -13,27 +15,20 @@
 #include "core/backend/interp/interp.h"
 #include "core/ir/value.h"
 
-typedef struct interp_value {
-    size_t n;            /* array leaves; 0 = not evaluated yet */
-    rt_array **arrays;
-} interp_value;
-
 typedef struct interp {
+    run_env *env;
     const ir_program *p;
-    rt_array *const *inputs;
+    run_values *values;   /* the run's (env->values) */
     diag *d;
     ir_value *slots;      /* p->n_slots values */
-    interp_value *arrays; /* per node id */
     const ir_value **vars; /* per let variable: the bound scalar value */
-    interp_stats stats;
-    const interp_hook *hook;  /* a compiling backend's kernels, or NULL */
-    exec_dests *dests;        /* the caller's buffers results may be
-                                 computed into, or NULL */
-    struct interp_deps *deps; /* eval_control.c: per array function, the
-                                 body nodes its parameters reach */
-    run_stop *stop;           /* the run's stop request, or NULL */
-    uint32_t applications;    /* scalar function applications, counted
-                                 for the check every STOP_EVERY */
+    exec_dests *dests;    /* the caller's buffers results may be computed
+                             into, or NULL */
+    run_stop *stop;       /* the run's stop request, or NULL */
+    const ir_node *current; /* the step being run: the only one whose
+                             value may be computed here */
+    uint32_t applications; /* scalar function applications, counted
+                             for the check every STOP_EVERY */
 } interp;
 
 /* A check point: when the run is to stop (cancelled, past its deadline),
@@ -66,8 +61,11 @@ const ir_value *interp_eval(interp *st, const ir_node *n);
 /* Applies a lambda to argument leaf vectors (one per parameter). */
 const ir_value *interp_apply(interp *st, const ir_node *lam,
                              const ir_value *const *args);
-/* Evaluates an array term (memoised); NULL after recording an error. */
-const interp_value *interp_eval_array(interp *st, const ir_node *n);
+/* The value of an array term: the run's value of the step computing it,
+ * or, for a term the step being run computes on the way (an embedded
+ * producer, a component), a temporary computed now.  NULL after
+ * recording an error (a poisoned value's error included). */
+const run_value *interp_eval_array(interp *st, const ir_node *n);
 /* The single array of an array term of array type, valid on the host
  * (downloaded first when a device backend left it on its device). */
 rt_array *interp_array_of(interp *st, const ir_node *n);
@@ -107,39 +105,25 @@ int interp_eval_scan(interp *st, const ir_node *n, rt_array **out);
 int64_t *interp_read_segments(interp *st, const char *op, const rt_array *seg,
                               int offsets, int64_t inner, int64_t *k);
 
-/* Forward permutation, stencils, expansion and array-level control
- * (eval_permute.c, eval_stencil.c, eval_expand.c, eval_control.c).
- * The ignore target index (acc_ignore) is represented as an index whose
- * every component is INTERP_IGNORE; permute and permute' drop elements
- * sent there.  interp_eval_control computes acond and awhile into out[]
- * (one array per leaf of the node's type) and reports an array parameter
- * evaluated while unbound.  interp_apply_array applies an array function
- * to args[i] (the arrays of parameter i, which the caller keeps a
- * reference to): it releases the memo entries of the body nodes that
- * depend on the parameters, binds them, and returns the body's value,
- * valid until the function is applied again.  interp_release_control
- * frees the per-run dependence tables. */
+/* Forward permutation, stencils and expansion (eval_permute.c,
+ * eval_stencil.c, eval_expand.c).  The ignore target index (acc_ignore)
+ * is represented as an index whose every component is INTERP_IGNORE;
+ * permute and permute' drop elements sent there. */
 #define INTERP_IGNORE INT64_MIN
 const ir_value *interp_eval_ignore(interp *st, const ir_node *n);
 rt_array *interp_eval_permute(interp *st, const ir_node *n);
 rt_array *interp_eval_stencil(interp *st, const ir_node *n);
 rt_array *interp_eval_expand(interp *st, const ir_node *n);
-int interp_eval_control(interp *st, const ir_node *n, rt_array **out);
-const interp_value *interp_apply_array(interp *st, const ir_node *lam,
-                                       rt_array *const *const *args);
-void interp_release_control(interp *st);
 
 /* The array a hook's kernel computes node n's result into: the run's
  * destination for n when it has one of this element type and extents
- * (core/exec/destinations.h), else a new host array (rt_alloc, errors on
+ * (core/backend/destinations.h), else a new host array (rt_alloc, errors on
  * the run's diag). */
 rt_array *interp_result(interp *st, const ir_node *n, const acc_type *elem,
                         int32_t rank, const int64_t *extents, const char *op);
 
-/* Foreign nodes (eval_foreign.c): the chosen implementation, or the
- * fallback.  interp_eval_foreign fills out[] (one array per leaf of the
- * node's type). */
-int interp_eval_foreign(interp *st, const ir_node *n, rt_array **out);
+/* A scalar foreign node (eval_foreign.c): its C function, or the
+ * fallback.  (Array foreign nodes are steps: core/exec runs them.) */
 const ir_value *interp_eval_foreign_exp(interp *st, const ir_node *n);
 
 #endif

@@ -15,7 +15,7 @@
 
 #include "core/backend/cuda/nvrtc.h"
 #include "core/codegen/kernel_cuda.h"
-#include "core/exec/program.h"
+#include "abi/src/program.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -103,13 +103,13 @@ static int compile_kernel(struct dz_nvrtc *n, const cg_kernel *k, size_t step,
 int dz_nvrtc_check(struct dz_nvrtc *n, const acc_program *p, int show,
                    dz_stats *st, char *why, size_t len)
 {
-    for (size_t i = 0; i < p->plan.n_steps; i++) {
-        const ir_node *node = p->plan.steps[i].node;
+    for (size_t i = 0; i < p->c.sched.n_all; i++) {
+        const ir_node *node = p->c.sched.all[i]->node;
         cg_kernel k;
         char w[256];
         if (!cg_cuda_has_skeleton(node))
             continue;
-        int r = cg_cuda_kernel(&p->ir, node, &k, w, sizeof w);
+        int r = cg_cuda_kernel(&p->c.ir, node, &k, w, sizeof w);
         if (r != 1) {
             snprintf(why, len, "step %zu (%s) has a CUDA skeleton but no "
                      "kernel was generated: %s", i, ir_op_name(node->op),

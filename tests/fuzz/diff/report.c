@@ -5,7 +5,7 @@
  */
 #include "diff.h"
 
-#include "core/exec/program.h"
+#include "abi/src/program.h"
 #include "core/ir/printer.h"
 
 #include <inttypes.h>
@@ -15,7 +15,7 @@ void dz_print_program(FILE *f, const acc_program *p, const char *title)
 {
     strbuf b = {0};
     char *text = NULL;
-    ir_print_program(&b, &p->ir);
+    ir_print_program(&b, &p->c.ir);
     fprintf(f, "---- %s ----\n%s\n", title, b.text ? b.text : "");
     sb_free(&b);
     if (acc_program_explain(p, 0, &text) == ACC_OK)

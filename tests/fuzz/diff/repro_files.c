@@ -8,7 +8,7 @@
  */
 #include "diff.h"
 
-#include "core/exec/program.h"
+#include "abi/src/program.h"
 #include "core/ir/printer.h"
 #include "tools/accel/npy.h"
 
@@ -34,7 +34,7 @@ int dz_write_repro(const char *dir, const acc_program *unfused,
         snprintf(why, len, "cannot create %s: %s", dir, strerror(errno));
         return 0;
     }
-    ir_print_program(&prog, &unfused->ir);
+    ir_print_program(&prog, &unfused->c.ir);
     snprintf(path, sizeof path, "%s/program.acc", dir);
     int ok = prog.text && write_text(path, prog.text);
     sb_printf(&sh, "#!/bin/sh\n# %s\n# The program runs on the interpreter and "

@@ -1,6 +1,6 @@
 /*
  * test_cache_load.c — loading shared objects through their descriptors
- * (core/cache/kernel_load.h).  glibc returns an already loaded object for
+ * (core/backend/cpu/kernel_load.h).  glibc returns an already loaded object for
  * a name it knows, and descriptor numbers are reused, so each live object
  * needs a name of its own: 40 objects loaded one after another (each
  * through a descriptor that is closed right after, so they all get the
@@ -10,7 +10,7 @@
  */
 #include <criterion/criterion.h>
 
-#include "core/cache/kernel_load.h"
+#include "core/backend/cpu/kernel_load.h"
 #include "cpu_support.h"
 
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /*
  * test_cache_release.c — kernels are unloaded when the last program using
- * them is freed (core/cache/kernel_cache.h): compiling and freeing many
+ * them is freed (core/backend/cpu/kernel_cache.h): compiling and freeing many
  * distinct programs in one context keeps the loaded kernels, and their
  * memory maps, bounded by CACHE_IDLE_MAX recently freed ones plus the
  * kernels of live programs; a kernel still used is never unloaded.
@@ -9,7 +9,7 @@
 #include <criterion/criterion.h>
 
 #include "cache_support.h"
-#include "core/cache/kernel_load.h"
+#include "core/backend/cpu/kernel_load.h"
 #include "core/cache/cache_store.h"
 #include "cpu_support.h"
 

@@ -173,6 +173,7 @@ struct acc_context_options
     run_deadline_seconds::Cdouble
     plugins::Ptr{UInt8}
     mpi_comm::Ptr{Cvoid}
+    strict::Int32
 end
 
 struct acc_array

@@ -61,7 +61,7 @@ function Context(; backend::Symbol=:auto, threads::Integer=0, cache_dir=nothing,
         options = Ref(L.acc_context_options(
             sizeof(L.acc_context_options), backend_code(backend), threads,
             cstring_or_null(dir), 0, C_NULL, cuda_device, deadline,
-            cstring_or_null(plugin_list), C_NULL))
+            cstring_or_null(plugin_list), C_NULL, 0))
         L.acc_context_create(options, out)
     end
     check(status)

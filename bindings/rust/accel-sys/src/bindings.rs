@@ -71,12 +71,13 @@ pub struct acc_context_options {
     pub run_deadline_seconds: f64,
     pub plugins: *const ::std::os::raw::c_char,
     pub mpi_comm: *const ::std::os::raw::c_void,
+    pub strict: i32,
 }
 #[test]
 fn bindgen_test_layout_acc_context_options() {
     assert_eq!(
         ::std::mem::size_of::<acc_context_options>(),
-        72usize,
+        80usize,
         concat!("Size of: ", stringify!(acc_context_options))
     );
     assert_eq!(
@@ -254,6 +255,23 @@ fn bindgen_test_layout_acc_context_options() {
         );
     }
     test_field_mpi_comm();
+    fn test_field_strict() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<acc_context_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).strict) as usize - ptr as usize
+            },
+            72usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(acc_context_options),
+                "::",
+                stringify!(strict)
+            )
+        );
+    }
+    test_field_strict();
 }
 extern "C" {
     pub fn acc_context_options_init(options: *mut acc_context_options);

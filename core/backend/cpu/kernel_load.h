@@ -19,8 +19,8 @@
  * instead, and the gap between verification and loading is back; the
  * folder is private, so only this user could use it.
  */
-#ifndef ACC_CORE_CACHE_KERNEL_LOAD_H
-#define ACC_CORE_CACHE_KERNEL_LOAD_H
+#ifndef ACC_CORE_BACKEND_CPU_KERNEL_LOAD_H
+#define ACC_CORE_BACKEND_CPU_KERNEL_LOAD_H
 
 #include <stddef.h>
 

@@ -4,9 +4,10 @@
  * once; different processes race only on rename(), which is atomic, and
  * each compiles in a folder of its own.
  */
-#include "core/cache/kernel_cache.h"
+#include "core/backend/cpu/kernel_cache.h"
 
 #include "core/backend/cpu/kernel_abi.h"
+#include "core/base/mem.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,7 +42,7 @@ void cache_key(const char *source, const cpu_toolchain *tc,
 
 kcache *cache_create(const char *dir)
 {
-    kcache *c = calloc(1, sizeof *c);
+    kcache *c = mem_calloc(1, sizeof *c);
     if (!c)
         return NULL;
     if (!cache_folder_init(&c->folder, dir)) {
@@ -121,7 +122,7 @@ static cache_entry *load(int fd, const char *path, const char *key,
     cache_entry *e = NULL;
     if (!abi || strcmp(abi, want) != 0)
         snprintf(why, n, "it does not export accel_kernel_abi \"%s\"", want);
-    else if (!(e = calloc(1, sizeof *e)))
+    else if (!(e = mem_calloc(1, sizeof *e)))
         snprintf(why, n, "out of host memory");
     else {
         snprintf(e->key, sizeof e->key, "%s", key);
@@ -194,7 +195,7 @@ static unsigned char *read_object(int dfd, const char *name, size_t *n)
     if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
         st.st_uid == geteuid() && st.st_size > 0 &&
         st.st_size <= CACHE_FILE_MAX &&
-        (buf = malloc((size_t)st.st_size + 1)) != NULL) {
+        (buf = mem_alloc((size_t)st.st_size + 1)) != NULL) {
         size_t got = 0;
         ssize_t r = 1;
         while (got < (size_t)st.st_size && r > 0)

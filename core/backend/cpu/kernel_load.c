@@ -3,7 +3,8 @@
  * kernel_load.h).  One process-wide list under one mutex: loads happen at
  * compile time, a handful per program, next to a compiler run.
  */
-#include "core/cache/kernel_load.h"
+#include "core/backend/cpu/kernel_load.h"
+#include "core/base/mem.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -108,7 +109,7 @@ cache_dl *cache_dl_open(int fd, const char *path, char *why, size_t why_len)
         h = h->next;
     if (h) {
         h->refs++;
-    } else if ((h = calloc(1, sizeof *h)) == NULL) {
+    } else if ((h = mem_calloc(1, sizeof *h)) == NULL) {
         snprintf(why, why_len, "out of host memory");
     } else {
         h->dev = st.st_dev;

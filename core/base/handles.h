@@ -8,8 +8,8 @@
  * instead of being read.  The check cannot tell a freed handle from a new
  * one that happens to reuse its address; that limit is documented.
  */
-#ifndef ACC_ABI_HANDLES_H
-#define ACC_ABI_HANDLES_H
+#ifndef ACC_CORE_BASE_HANDLES_H
+#define ACC_CORE_BASE_HANDLES_H
 
 #include "accel.h"
 #include "core/base/diag.h"

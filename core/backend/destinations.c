@@ -2,8 +2,9 @@
  * destinations.c — the caller's output buffers offered to the steps that
  * compute the outputs (see destinations.h).
  */
-#include "core/exec/destinations.h"
+#include "core/backend/destinations.h"
 
+#include "core/base/mem.h"
 #include "core/ir/types.h"
 
 #include <stdint.h>
@@ -88,8 +89,8 @@ int exec_dests_create(const ir_program *p, acc_memory memory, size_t n_in,
     for (size_t i = 0; i < n_out; i++) {
         if (!offerable(p, memory, n_in, in, n_out, out, i))
             continue;
-        if (!t && (!(t = calloc(1, sizeof *t)) ||
-                   !(t->by_node = calloc(p->n_nodes ? p->n_nodes : 1,
+        if (!t && (!(t = mem_calloc(1, sizeof *t)) ||
+                   !(t->by_node = mem_calloc(p->n_nodes ? p->n_nodes : 1,
                                          sizeof *t->by_node)))) {
             free(t);
             diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of host "

@@ -2,7 +2,8 @@
  * handles.c — live-handle registry (open addressing on pointer keys) and
  * error reporting shared by every API function.
  */
-#include "abi/src/handles.h"
+#include "core/base/handles.h"
+#include "core/base/mem.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -34,7 +35,7 @@ static size_t hash_pointer(const void *p)
 static int registry_grow(void)
 {
     size_t new_capacity = capacity ? capacity * 2 : 64;
-    registry_slot *fresh = calloc(new_capacity, sizeof(registry_slot));
+    registry_slot *fresh = mem_calloc(new_capacity, sizeof(registry_slot));
     if (!fresh)
         return 0;
     size_t live = 0;

@@ -18,12 +18,12 @@
  * loaded among the CACHE_IDLE_MAX most recently released, then is
  * unloaded (dlclose).
  */
-#ifndef ACC_CORE_CACHE_KERNEL_CACHE_H
-#define ACC_CORE_CACHE_KERNEL_CACHE_H
+#ifndef ACC_CORE_BACKEND_CPU_KERNEL_CACHE_H
+#define ACC_CORE_BACKEND_CPU_KERNEL_CACHE_H
 
 #include "core/backend/cpu/toolchain.h"
 #include "core/cache/cache_store.h"
-#include "core/cache/kernel_load.h"
+#include "core/backend/cpu/kernel_load.h"
 
 typedef struct cache_entry {
     char key[CACHE_KEY_LEN + 1];

@@ -12,8 +12,8 @@
  * interp_array_of, the delivery of results) calls rt_host, which
  * allocates host buffers and downloads through the array's dev_ops.
  */
-#ifndef ACC_CORE_EXEC_RT_ARRAY_H
-#define ACC_CORE_EXEC_RT_ARRAY_H
+#ifndef ACC_CORE_BACKEND_RT_ARRAY_H
+#define ACC_CORE_BACKEND_RT_ARRAY_H
 
 #include "core/ir/ir.h"
 
@@ -37,6 +37,7 @@ struct rt_array {
     int64_t size;
     void *data[ACC_MAX_COMPONENTS]; /* host buffers, when valid & RT_ON_HOST */
     int owns_data; /* data was allocated by accel and is freed with it */
+    uint64_t host_bytes; /* of data, counted in rt_live_bytes */
     unsigned refs;
     unsigned valid; /* RT_ON_HOST | RT_ON_DEVICE */
     uint64_t dev[ACC_MAX_COMPONENTS]; /* device buffers (0 for an empty
@@ -73,6 +74,17 @@ int rt_host(rt_array *a, diag *d);
 int rt_copy_to_host(const rt_array *a, void *const *dst, diag *d);
 void rt_retain(rt_array *a);
 void rt_release(rt_array *a);
+/* The host buffers of a are handed to someone else (a library-owned
+ * output): a no longer frees them, nor counts them. */
+void rt_disown(rt_array *a);
+
+/* The host memory of the arrays accel owns, process-wide: live now, and
+ * the most live at once since rt_reset_peak (which sets it to what is
+ * live).  For tests and figures: a run's intermediates are released after
+ * their last use, so its peak is measurable. */
+uint64_t rt_live_bytes(void);
+uint64_t rt_peak_bytes(void);
+void rt_reset_peak(void);
 
 /* Linear position of index ix in an array of the given extents, and back. */
 static inline int64_t rt_ravel(int32_t rank, const int64_t *extents,

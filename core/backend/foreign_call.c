@@ -1,13 +1,14 @@
 /*
- * call.c — calling the implementation chosen for a foreign node at run
- * time: argument descriptors that borrow the run's arrays, result arrays
- * of the extents result_shape gives, a workspace freed after the call.
- * The memory is the host's (reg_call) or a device backend's
- * (reg_call_with: device pointers, its stream, device scratch).
+ * foreign_call.c — calling the implementation chosen for a foreign node
+ * at run time (see foreign_call.h).  The memory is the host's (reg_call)
+ * or a device backend's (reg_call_with: device pointers, its stream,
+ * device scratch).
  */
+#include "core/backend/foreign_call.h"
+
+#include "core/base/mem.h"
 #include "foreign/cfunc.h"
 #include "foreign/registry.h"
-#include "foreign/resolve.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,7 +33,7 @@ static void *workspace_alloc(acc_foreign_call *call, size_t bytes)
     workspace *w = call->internal;
     if (w->n == w->cap) {
         size_t cap = w->cap ? w->cap * 2 : 4;
-        scratch *grown = realloc(w->blocks, cap * sizeof *grown);
+        scratch *grown = mem_realloc(w->blocks, cap * sizeof *grown);
         if (!grown)
             return NULL;
         w->blocks = grown;
@@ -71,7 +72,7 @@ static rt_array *host_alloc(void *state, const acc_array *a, const char *op,
 static void *host_scratch(void *state, size_t bytes)
 {
     (void)state;
-    return malloc(bytes);
+    return mem_alloc(bytes);
 }
 
 static void host_scratch_free(void *state, void *p, size_t bytes)
@@ -184,7 +185,7 @@ static int alloc_results(frame *f, rt_array **results, diag *d)
         a->memory = f->m->memory;
         a->device = f->m->device;
     }
-    f->given = malloc((f->n_out ? f->n_out : 1) * sizeof *f->given);
+    f->given = mem_alloc((f->n_out ? f->n_out : 1) * sizeof *f->given);
     if (!f->given) {
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
                   f->n->u.foreign.name);
@@ -276,6 +277,15 @@ acc_status reg_call(const ir_node *n, rt_array *const *args,
                     rt_array **results, diag *d)
 {
     return reg_call_with(n, args, results, &host_memory, d);
+}
+
+acc_status reg_call_on_host(const ir_node *n, rt_array *const *args,
+                            rt_array **results, diag *d)
+{
+    for (size_t i = 0; i < n->args[1]->type->n_leaves; i++)
+        if (!rt_host(args[i], d))
+            return d->status;
+    return reg_call(n, args, results, d);
 }
 
 int reg_scalar_callable(const ir_node *n)

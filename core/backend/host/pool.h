@@ -12,8 +12,8 @@
  * run has its pages faulted in (and zeroed by the kernel) every run, which
  * cost SMVM's segmented fold about 8% of its time.
  */
-#ifndef ACC_CORE_BACKEND_CPU_POOL_H
-#define ACC_CORE_BACKEND_CPU_POOL_H
+#ifndef ACC_CORE_BACKEND_HOST_POOL_H
+#define ACC_CORE_BACKEND_HOST_POOL_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -19,10 +19,10 @@
  * step wrote a destination, the caller's output buffers hold partial
  * results; nothing else is touched.
  */
-#ifndef ACC_CORE_EXEC_DESTINATIONS_H
-#define ACC_CORE_EXEC_DESTINATIONS_H
+#ifndef ACC_CORE_BACKEND_DESTINATIONS_H
+#define ACC_CORE_BACKEND_DESTINATIONS_H
 
-#include "core/exec/rt_array.h"
+#include "core/backend/rt_array.h"
 #include "core/ir/program_ir.h"
 
 typedef struct exec_dests exec_dests;

@@ -29,6 +29,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The context's backend state when it is the CPU (CUDA) backend, else
+ * NULL: the user kernel then brings its own toolchain and cache (is not
+ * launched on a device). */
+static cpu_backend *ctx_cpu(acc_context *ctx)
+{
+    return ctx->backend == ACC_BACKEND_CPU ? (cpu_backend *)ctx->be : NULL;
+}
+
+static cuda_backend *ctx_cuda(acc_context *ctx)
+{
+    return ctx->backend == ACC_BACKEND_CUDA ? (cuda_backend *)ctx->be
+                                            : NULL;
+}
+
 static const char fn_name[] = "acc_register_kernel";
 
 /* Every field of the first published acc_user_kernel. */
@@ -137,10 +151,10 @@ static void host_free(void *p)
 static uk_host *host_create(acc_context *ctx, diag *d)
 {
     uk_host *h = calloc(1, sizeof *h);
-    if (h && ctx->cpu) {
-        h->tc = &ctx->cpu->tc;
-        h->cache = ctx->cpu->cache;
-        h->pool = ctx->cpu->pool;
+    if (h && ctx_cpu(ctx)) {
+        h->tc = &ctx_cpu(ctx)->tc;
+        h->cache = ctx_cpu(ctx)->cache;
+        h->pool = ctx_cpu(ctx)->pool;
         return h;
     }
     if (h && cpu_toolchain_init(&h->own_tc)) {
@@ -281,9 +295,10 @@ static acc_status cuda_create(acc_foreign_query *q, void **state)
     diag d;
     diag_clear(&d);
     cuda_user_fn *f = NULL;
-    if (!u->ctx->cuda)
+    if (!ctx_cuda(u->ctx))
         return ACC_ERR_UNSUPPORTED;
-    if (cuda_user_load(u->ctx->cuda, u->source, u->name, u->entry, &f, &d) !=
+    if (cuda_user_load(ctx_cuda(u->ctx), u->source, u->name, u->entry, &f,
+                       &d) !=
         ACC_OK) {
         snprintf(q->reason, q->reason_size, "%s", d.message);
         return d.status;
@@ -295,8 +310,8 @@ static acc_status cuda_create(acc_foreign_query *q, void **state)
 static void cuda_destroy(void *user, void *state)
 {
     const uk_cuda *u = user;
-    if (u->ctx->cuda)
-        cuda_user_unload(u->ctx->cuda, state);
+    if (ctx_cuda(u->ctx))
+        cuda_user_unload(ctx_cuda(u->ctx), state);
 }
 
 /* The launch: the default (one thread per element of result 0), the
@@ -330,7 +345,7 @@ static acc_status cuda_execute(acc_foreign_call *call)
     reg_sig_params(&u->sig, call, slots, values);
     diag d;
     diag_clear(&d);
-    if (cuda_user_launch(u->ctx->cuda, call->state, grid, block,
+    if (cuda_user_launch(ctx_cuda(u->ctx), call->state, grid, block,
                          call->stream, values, &d) != ACC_OK)
         snprintf(call->message, call->message_size, "%s", d.message);
     return d.status;

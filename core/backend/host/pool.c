@@ -4,7 +4,8 @@
  * back; the caller waits until every worker has left the job, so a job's
  * argument may live on the caller's stack.
  */
-#include "core/backend/cpu/pool.h"
+#include "core/backend/host/pool.h"
+#include "core/base/mem.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -76,7 +77,7 @@ int pool_default_threads(void)
 
 pool *pool_create(int threads)
 {
-    pool *p = calloc(1, sizeof *p);
+    pool *p = mem_calloc(1, sizeof *p);
     if (!p)
         return NULL;
     pthread_mutex_init(&p->lock, NULL);
@@ -85,7 +86,7 @@ pool *pool_create(int threads)
     pthread_cond_init(&p->wake, NULL);
     pthread_cond_init(&p->done, NULL);
     p->n_workers = threads > 1 ? threads - 1 : 0;
-    p->threads = calloc((size_t)p->n_workers + 1, sizeof *p->threads);
+    p->threads = mem_calloc((size_t)p->n_workers + 1, sizeof *p->threads);
     if (!p->threads) {
         pool_destroy(p);
         return NULL;
@@ -174,7 +175,7 @@ void *pool_scratch(pool *p, size_t bytes)
         pthread_mutex_unlock(&p->scratch_lock);
     }
     if (!block && bytes <= SIZE_MAX - SCRATCH_HEADER &&
-        (block = malloc(SCRATCH_HEADER + bytes)) != NULL)
+        (block = mem_alloc(SCRATCH_HEADER + bytes)) != NULL)
         memcpy(block, &bytes, sizeof bytes);
     return block ? block + SCRATCH_HEADER : NULL;
 }

@@ -78,7 +78,7 @@ acc_status acc_plugin_status(acc_context *ctx, char **text)
         return api_fail(&ctx->error, ACC_ERR_INVALID_ARGUMENT, "%s: text is "
                         "NULL", fn);
     strbuf b = {0};
-    reg_autoload_describe(ctx, &b);
+    reg_autoload_describe(ctx->autoload, &b);
     sb_puts(&b, "");
     if (b.failed || !b.text) {
         sb_free(&b);

@@ -2,9 +2,11 @@
  * rt_array.c — allocation, reference counting and host residency of
  * run-time arrays (see rt_array.h).
  */
-#include "core/exec/rt_array.h"
+#include "core/backend/rt_array.h"
+#include "core/base/mem.h"
 
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,7 +57,7 @@ rt_array *rt_shell(const acc_type *elem, int32_t rank, const int64_t *extents,
         shape_error(op, rank, extents, d);
         return NULL;
     }
-    rt_array *a = calloc(1, sizeof *a);
+    rt_array *a = mem_calloc(1, sizeof *a);
     if (!a) {
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
                   op);
@@ -74,19 +76,60 @@ size_t rt_leaf_bytes(const rt_array *a, size_t i)
     return (size_t)a->size * acc_scalar_size(a->elem->leaves[i]);
 }
 
+/* The host memory of arrays accel owns: what is live now, and the most
+ * that was live at once since the last rt_reset_peak. */
+static _Atomic uint64_t live_host_bytes, peak_host_bytes;
+
+static void account(uint64_t add, uint64_t sub)
+{
+    uint64_t now = atomic_fetch_add(&live_host_bytes, add) + add;
+    atomic_fetch_sub(&live_host_bytes, sub);
+    uint64_t peak = atomic_load(&peak_host_bytes);
+    while (now > peak &&
+           !atomic_compare_exchange_weak(&peak_host_bytes, &peak, now))
+        ;
+}
+
+uint64_t rt_live_bytes(void)
+{
+    return atomic_load(&live_host_bytes);
+}
+
+uint64_t rt_peak_bytes(void)
+{
+    return atomic_load(&peak_host_bytes);
+}
+
+void rt_reset_peak(void)
+{
+    atomic_store(&peak_host_bytes, atomic_load(&live_host_bytes));
+}
+
 /* Host buffers for every leaf of a shell (owned by it). */
 static int host_buffers(rt_array *a)
 {
+    uint64_t total = 0;
     for (size_t i = 0; i < a->elem->n_leaves; i++) {
         size_t width = acc_scalar_size(a->elem->leaves[i]);
         if ((uint64_t)a->size > SIZE_MAX / width)
             return 0;
     }
     a->owns_data = 1;
-    for (size_t i = 0; i < a->elem->n_leaves; i++)
-        if (!(a->data[i] = malloc(a->size ? rt_leaf_bytes(a, i) : 1)))
+    for (size_t i = 0; i < a->elem->n_leaves; i++) {
+        if (!(a->data[i] = mem_alloc(a->size ? rt_leaf_bytes(a, i) : 1)))
             return 0;
+        total += rt_leaf_bytes(a, i);
+    }
+    a->host_bytes = total;
+    account(total, 0);
     return 1;
+}
+
+void rt_disown(rt_array *a)
+{
+    account(0, a->host_bytes);
+    a->host_bytes = 0;
+    a->owns_data = 0;
 }
 
 rt_array *rt_alloc(const acc_type *elem, int32_t rank, const int64_t *extents,
@@ -106,7 +149,7 @@ rt_array *rt_alloc(const acc_type *elem, int32_t rank, const int64_t *extents,
 
 rt_array *rt_wrap(const acc_array *desc, diag *d)
 {
-    rt_array *a = calloc(1, sizeof *a);
+    rt_array *a = mem_calloc(1, sizeof *a);
     if (!a) {
         diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
         return NULL;
@@ -169,6 +212,8 @@ void rt_release(rt_array *a)
     if (a->owns_data)
         for (size_t i = 0; i < ACC_MAX_COMPONENTS; i++)
             free(a->data[i]);
+    if (a->host_bytes)
+        account(0, a->host_bytes);
     if (a->owns_dev && a->dev_ops)
         a->dev_ops->release(a);
     free(a);

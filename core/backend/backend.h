@@ -1,0 +1,124 @@
+/*
+ * backend.h — the backend interface (DESIGN.md §7): one struct of
+ * operations that each backend (core/backend/interp, cpu, cuda) fills,
+ * in the manner of SQLite's sqlite3_vfs.  The code that uses a backend
+ * (the compiler's driver, the executor, the ABI's handles) calls these
+ * operations and never asks which implementation it holds; only
+ * core/backend/all/ knows the list of backends.
+ *
+ *  - a context opens its backend (probe, create) and closes it (destroy);
+ *  - compiling a program ends with the backend's build of the schedule's
+ *    steps: each array step becomes one of its kernels, a host step, or a
+ *    step the interpreter runs, with the reason (sched_step.by, .why);
+ *  - a run (core/exec) begins, runs each array step through run_step,
+ *    foreign calls through call_foreign, and ends; the executor itself
+ *    runs the control steps and releases values as the schedule says;
+ *  - memory: a backend allocates its steps' results itself (rt_array:
+ *    host memory, or device memory released through the array's
+ *    dev_ops) and delivers a result into a caller's descriptor in its
+ *    memory (deliver);
+ *  - execution handles get a queue from the backend, and wait on it.
+ */
+#ifndef ACC_CORE_BACKEND_BACKEND_H
+#define ACC_CORE_BACKEND_BACKEND_H
+
+#include "core/backend/destinations.h"
+#include "core/backend/values.h"
+#include "core/base/stop.h"
+#include "core/base/strbuf.h"
+#include "core/schedule/schedule.h"
+
+typedef struct backend_ops backend_ops;
+typedef struct backend_program backend_program; /* a backend's own */
+typedef struct backend_run backend_run;         /* a backend's own */
+
+/* A context's backend: every implementation's state begins with this. */
+typedef struct backend {
+    const backend_ops *ops;
+} backend;
+
+/* What a context asks of its backend (acc_context_options). */
+typedef struct backend_config {
+    const char *cache_dir; /* the kernel cache's folder (NULL: default) */
+    int32_t threads;       /* CPU threads (0: one per core) */
+    int32_t device;        /* the CUDA device ordinal */
+} backend_config;
+
+/* One run, as the executor sets it up for the backends: the program, its
+ * values, the inputs (bound as values too), the caller's buffers results
+ * may be computed into, the stop request, the execution handle's queue,
+ * the host evaluator (the interpreter's run state, which evaluates
+ * shapes, seeds and conditions for every backend) and the run's diag. */
+typedef struct run_env {
+    const ir_program *ir;
+    const sched_program *sched;
+    run_values *values;
+    rt_array *const *inputs;
+    size_t n_inputs;
+    exec_dests *dests;
+    run_stop *stop;
+    void *queue;
+    struct interp *host;
+    diag *d;
+} run_env;
+
+/* What run_step returns besides 1 (done: the step's value is stored) and
+ * 0 (failed: the error is on the run's diag): the step's kernel found a
+ * runtime error it cannot name, or a value it reads lazily failed; the
+ * interpreter runs the step instead, and reports the error with its own
+ * message if the error happens (core/exec/run.c). */
+enum { BACKEND_REPLAY = -1 };
+
+struct backend_ops {
+    acc_backend kind;
+    acc_memory memory;       /* where its steps' arrays live */
+    /* Whether the backend works here; `why` receives a sentence. */
+    int (*probe)(const backend_config *c, char *why, size_t why_size);
+    /* Opens the backend for a context: NULL with a sentence in why and
+     * the status in *st. */
+    backend *(*create)(const backend_config *c, char *why, size_t why_size,
+                       acc_status *st);
+    void (*destroy)(backend *be); /* NULL-safe */
+    /* The kernel cache's folder and note (malloc'd; core/cache/
+     * cache_folder.h); NULL when the backend has no cache. */
+    int (*cache_report)(backend *be, char **dir, char **note, diag *d);
+
+    /* Decides who runs each array step of s (and compiles the kernels):
+     * by, kernel, why.  With `strict`, a step the backend cannot compile
+     * is an error (ACC_ERR_UNSUPPORTED naming it) instead of a step the
+     * interpreter runs.  *out may stay NULL (nothing of its own). */
+    acc_status (*build)(backend *be, const ir_program *ir, sched_program *s,
+                        int strict, backend_program **out, diag *d);
+    void (*program_free)(backend_program *bp); /* NULL-safe */
+    /* Its kernels and cache figures, appended to the plan (JSON: a member
+     * added to the plan's object); may be NULL. */
+    void (*describe)(strbuf *b, const backend_program *bp, int json);
+
+    /* A run: NULL after recording an error on env->d. */
+    backend_run *(*run_begin)(backend *be, backend_program *bp,
+                              run_env *env);
+    /* Runs array step s (s->by is not SCHED_BY_INTERP unless this is the
+     * interpreter): 1, 0 or BACKEND_REPLAY (see above). */
+    int (*run_step)(backend_run *r, const sched_step *s);
+    /* Calls the implementation chosen for foreign node n on args (its
+     * argument's arrays), into results (new references): ACC_OK,
+     * ACC_ERR_UNSUPPORTED when it refuses these extents (nothing
+     * recorded: the fallback runs), or the error recorded on env->d. */
+    acc_status (*call_foreign)(backend_run *r, const ir_node *n,
+                               rt_array *const *args, rt_array **results);
+    /* Ends the run (every array released): waits unless asynchronous;
+     * returns env->d's status after recording its own errors there. */
+    acc_status (*run_end)(backend_run *r);
+    /* Delivers result a into output descriptor out in the backend's
+     * memory (memory != ACC_MEMORY_HOST); 0 after an error. */
+    int (*deliver)(backend_run *r, acc_array *out, rt_array *a);
+
+    /* An execution handle's queue (NULL when the backend needs none:
+     * runs then complete before acc_run_exec returns); its wait; its
+     * destruction (waits first; NULL-safe). */
+    void *(*queue_create)(backend *be, void *stream, int async);
+    acc_status (*queue_wait)(void *q, diag *d);
+    void (*queue_destroy)(void *q);
+};
+
+#endif

@@ -1,0 +1,100 @@
+/*
+ * cuda_ops.c — the CUDA backend's table of operations (backend.h): each
+ * entry adapts one function of cuda_backend.h.
+ */
+#include "core/backend/cuda/cuda_internal.h"
+
+#include "core/backend/cuda/probe.h"
+
+static int ops_probe(const backend_config *c, char *why, size_t why_size)
+{
+    return cuda_probe(c->device, why, why_size);
+}
+
+static backend *ops_create(const backend_config *c, char *why,
+                           size_t why_size, acc_status *st)
+{
+    cuda_backend *be = cuda_backend_create(c->device, c->cache_dir, why,
+                                           why_size, st);
+    return be ? &be->base : NULL;
+}
+
+static void ops_destroy(backend *be)
+{
+    cuda_backend_close((cuda_backend *)be);
+}
+
+static int ops_cache_report(backend *be, char **dir, char **note, diag *d)
+{
+    return cuda_backend_cache_report((cuda_backend *)be, dir, note, d);
+}
+
+static acc_status ops_build(backend *be, const ir_program *ir,
+                            sched_program *s, int strict,
+                            backend_program **out, diag *d)
+{
+    return cuda_program_build((cuda_backend *)be, ir, s, strict,
+                              (cuda_program **)out, d);
+}
+
+static void ops_program_free(backend_program *bp)
+{
+    cuda_program_free((cuda_program *)bp);
+}
+
+static void ops_describe(strbuf *b, const backend_program *bp, int json)
+{
+    cuda_program_describe(b, (const cuda_program *)bp, json);
+}
+
+static backend_run *ops_begin(backend *be, backend_program *bp, run_env *env)
+{
+    (void)be;
+    return (backend_run *)cuda_run_begin((cuda_program *)bp, env);
+}
+
+static int ops_step(backend_run *r, const sched_step *s)
+{
+    return cuda_run_step((cuda_run *)r, s);
+}
+
+static acc_status ops_foreign(backend_run *r, const ir_node *n,
+                              rt_array *const *args, rt_array **results)
+{
+    return cuda_call_foreign((cuda_run *)r, n, args, results);
+}
+
+static acc_status ops_end(backend_run *r)
+{
+    cuda_run *run = (cuda_run *)r;
+    return cuda_run_end(run, run->env->d);
+}
+
+static int ops_deliver(backend_run *r, acc_array *out, rt_array *a)
+{
+    cuda_run *run = (cuda_run *)r;
+    return cuda_deliver_device(run, out, a, run->env->d);
+}
+
+static void *ops_queue_create(backend *be, void *stream, int async)
+{
+    return cuda_queue_create((cuda_backend *)be, stream, async);
+}
+
+static acc_status ops_queue_wait(void *q, diag *d)
+{
+    return cuda_queue_wait(q, d);
+}
+
+static void ops_queue_destroy(void *q)
+{
+    cuda_queue_destroy(q);
+}
+
+const backend_ops cuda_ops = {
+    ACC_BACKEND_CUDA, ACC_MEMORY_CUDA_DEVICE,
+    ops_probe, ops_create, ops_destroy, ops_cache_report,
+    ops_build, ops_program_free, ops_describe,
+    ops_begin, ops_step, ops_foreign, ops_end, ops_deliver,
+    ops_queue_create, ops_queue_wait, ops_queue_destroy,
+};

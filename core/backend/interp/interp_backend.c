@@ -1,0 +1,124 @@
+/*
+ * interp_backend.c — the reference interpreter as a backend (see
+ * interp.h): every array step is its own; a run is one interpreter state
+ * (scalar slots, let variables) over the run's values, which is also the
+ * host evaluator the other backends' runs use.
+ */
+#include "core/backend/interp/interp_state.h"
+
+#include "core/backend/foreign_call.h"
+#include "core/base/mem.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static backend interp_instance = {&interp_ops};
+
+static int interp_probe(const backend_config *c, char *why, size_t why_size)
+{
+    (void)c;
+    snprintf(why, why_size, "available: the reference interpreter is always "
+             "available");
+    return 1;
+}
+
+static backend *interp_create(const backend_config *c, char *why,
+                              size_t why_size, acc_status *st)
+{
+    (void)c;
+    (void)why;
+    (void)why_size;
+    *st = ACC_OK;
+    return &interp_instance;
+}
+
+static void interp_destroy(backend *be)
+{
+    (void)be;
+}
+
+static void mark_steps(const schedule *s)
+{
+    for (size_t i = 0; i < s->n_steps; i++) {
+        sched_step *st = &s->steps[i];
+        st->by = SCHED_BY_INTERP;
+        for (int k = 0; k < 2; k++)
+            if (st->body[k])
+                mark_steps(st->body[k]);
+    }
+}
+
+static acc_status interp_build(backend *be, const ir_program *ir,
+                               sched_program *s, int strict,
+                               backend_program **out, diag *d)
+{
+    (void)be;
+    (void)ir;
+    (void)strict;
+    *out = NULL;
+    mark_steps(&s->root);
+    return d->status;
+}
+
+static backend_run *interp_begin(backend *be, backend_program *bp,
+                                 run_env *env)
+{
+    (void)be;
+    (void)bp;
+    const ir_program *p = env->ir;
+    interp *st = mem_calloc(1, sizeof *st);
+    if (st) {
+        st->slots = mem_calloc(p->n_slots ? p->n_slots : 1, sizeof *st->slots);
+        st->vars = mem_calloc(p->n_vars ? p->n_vars : 1, sizeof *st->vars);
+    }
+    if (!st || !st->slots || !st->vars) {
+        if (st) {
+            free(st->slots);
+            free(st->vars);
+        }
+        free(st);
+        diag_fail(env->d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of host "
+                  "memory");
+        return NULL;
+    }
+    st->env = env;
+    st->p = p;
+    st->values = env->values;
+    st->d = env->d;
+    st->dests = env->dests;
+    st->stop = env->stop;
+    return (backend_run *)st;
+}
+
+static int interp_step(backend_run *r, const sched_step *s)
+{
+    interp *st = (interp *)r;
+    st->current = s->node;
+    const run_value *v = interp_eval_array(st, s->node);
+    st->current = NULL;
+    return v != NULL;
+}
+
+static acc_status interp_foreign(backend_run *r, const ir_node *n,
+                                 rt_array *const *args, rt_array **results)
+{
+    return reg_call_on_host(n, args, results, ((interp *)r)->d);
+}
+
+static acc_status interp_end(backend_run *r)
+{
+    interp *st = (interp *)r;
+    acc_status s = st->d->status;
+    free(st->slots);
+    free(st->vars);
+    free(st);
+    return s;
+}
+
+const backend_ops interp_ops = {
+    ACC_BACKEND_INTERP, ACC_MEMORY_HOST,
+    interp_probe, interp_create, interp_destroy, NULL,
+    interp_build, NULL, NULL,
+    interp_begin, interp_step, interp_foreign, interp_end, NULL,
+    NULL, NULL, NULL,
+};

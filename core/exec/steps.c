@@ -1,0 +1,254 @@
+/*
+ * steps.c — executing a schedule (core/schedule/schedule.h): each array
+ * step through the backend that the build chose for it, control steps
+ * here (acond, awhile, foreign calls and their fallbacks), the values
+ * released after each step as the schedule says.
+ *
+ * A compiled step whose kernel finds a runtime error it cannot name, or
+ * that reads a value a lazy step failed to compute, is run again by the
+ * interpreter (BACKEND_REPLAY), which reports the error with its own
+ * message when the error happens.  A lazy step's runtime error is kept
+ * as its value (core/backend/values.h) instead of failing the run.
+ */
+#include "core/exec/executor.h"
+
+#include "core/backend/interp/interp.h"
+#include "core/base/mem.h"
+#include "core/ir/value.h"
+
+#include <stdlib.h>
+
+/* A check point between steps. */
+static int stopped(executor *ex, const char *where)
+{
+    run_stop *s = ex->env.stop;
+    return s && stop_fail(s, ex->env.d, where) != ACC_OK;
+}
+
+/* Run statistics: one kernel, and the memory its result owns (on the host
+ * or on a device). */
+static void count_kernel(executor *ex, const sched_step *st)
+{
+    const run_value *v = &ex->values.v[st->node->id];
+    if (!st->counted || !v->n)
+        return;
+    const rt_array *a = v->arrays[0];
+    ex->kernels++;
+    if (!a->owns_data && !a->owns_dev)
+        return;
+    for (size_t i = 0; i < a->elem->n_leaves; i++)
+        ex->bytes += (uint64_t)a->size * acc_scalar_size(a->elem->leaves[i]);
+}
+
+static int run_array(executor *ex, const sched_step *st)
+{
+    int ok;
+    if (st->by == SCHED_BY_KERNEL) {
+        ok = ex->ops->run_step(ex->run, st);
+        if (ok != BACKEND_REPLAY)
+            return ok;
+        /* a kernel stopped by the stop request hands its step back as a
+         * failed kernel does: the run stops here */
+        if (stopped(ex, ir_op_name(st->node->op)))
+            return 0;
+    }
+    return ex->host_ops->run_step(ex->host, st) == 1;
+}
+
+/* The value of term `t` (of array sort), as new references in a fresh
+ * malloc'd vector of *n arrays; NULL after an error. */
+static rt_array **value_of(executor *ex, const ir_node *t, size_t *n)
+{
+    *n = t->type->n_leaves;
+    rt_array **v = mem_calloc(*n ? *n : 1, sizeof *v);
+    if (!v) {
+        diag_fail(ex->env.d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of "
+                  "host memory");
+        return NULL;
+    }
+    if (!interp_value_of(ex->env.host, t, v)) {
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
+static void release_all(rt_array **v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        rt_release(v[i]);
+    free(v);
+}
+
+/* Stores v (n arrays, references taken over) as node id's value. */
+static int store(executor *ex, uint32_t id, rt_array **v, size_t n)
+{
+    int ok = values_set(&ex->values, id, v, n, ex->env.d);
+    free(v);
+    return ok;
+}
+
+/* Binds the parameter of array function lam to v (n arrays). */
+static int bind(executor *ex, const ir_node *lam, rt_array *const *v,
+                size_t n)
+{
+    return values_bind(&ex->values, ir_lambda_param(lam, 0)->id, v, n,
+                       ex->env.d);
+}
+
+static void unbind(executor *ex, const ir_node *lam)
+{
+    values_release(&ex->values, ir_lambda_param(lam, 0)->id);
+}
+
+/* Runs body s of a control step with its parameter bound to v (n
+ * arrays; s->lambda NULL: none), and takes its result. */
+static rt_array **run_body(executor *ex, const schedule *s, rt_array **v,
+                           size_t n, int first, size_t *count)
+{
+    rt_array **r = NULL;
+    if ((!s->lambda || bind(ex, s->lambda, v, n)) &&
+        exec_schedule(ex, s, first))
+        r = value_of(ex, s->result, count);
+    values_end_step(&ex->values);
+    exec_end_scope(ex, s);
+    if (s->lambda)
+        unbind(ex, s->lambda);
+    return r;
+}
+
+static int run_cond(executor *ex, const sched_step *st)
+{
+    const ir_value *c = interp_scalar(ex->env.host, st->node->args[0]);
+    size_t n;
+    rt_array **r = c ? run_body(ex, st->body[c->i ? 0 : 1], NULL, 0, 1, &n)
+                     : NULL;
+    return r && store(ex, st->node->id, r, n);
+}
+
+/* The condition of an awhile on state v: 1 holds, 0 does not, -1 after
+ * an error. */
+static int test(executor *ex, const schedule *s, rt_array **v, size_t n,
+                int first)
+{
+    size_t count;
+    rt_array **c = run_body(ex, s, v, n, first, &count);
+    int holds = -1;
+    if (c && rt_host(c[0], ex->env.d))
+        holds = val_load(c[0]->data[0], ACC_BOOL, 0).i != 0;
+    release_all(c, count);
+    return holds;
+}
+
+static void release_once(executor *ex, const schedule *s)
+{
+    for (uint32_t i = 0; i < s->n_once; i++)
+        values_release(&ex->values, s->once_values[i]);
+}
+
+/* awhile: the state starts as init; each iteration tests the condition
+ * on it, then replaces it by the body's result.  The bodies' once steps
+ * run on the first iteration; their values live until the loop ends. */
+static int run_while(executor *ex, const sched_step *st)
+{
+    size_t n, m;
+    rt_array **state = value_of(ex, st->node->args[2], &n);
+    int first = 1, holds = 0;
+    while (state) {
+        if (stopped(ex, "an awhile iteration") ||
+            (holds = test(ex, st->body[0], state, n, first)) <= 0)
+            break;
+        rt_array **next = run_body(ex, st->body[1], state, n, first, &m);
+        release_all(state, n);
+        state = next;
+        first = 0;
+    }
+    release_once(ex, st->body[0]);
+    release_once(ex, st->body[1]);
+    if (holds != 0 || !diag_ok(ex->env.d)) {
+        release_all(state, n);
+        return 0;
+    }
+    return store(ex, st->node->id, state, n);
+}
+
+/* A foreign call: the implementation when there is one and it accepts
+ * the extents, else the fallback applied to the argument. */
+static int run_foreign(executor *ex, const sched_step *st)
+{
+    const ir_node *node = st->node;
+    size_t n, m = node->type->n_leaves;
+    rt_array **arg = value_of(ex, node->args[1], &n);
+    rt_array **r = NULL;
+    if (!arg)
+        return 0;
+    if (node->u.foreign.impl) {
+        r = mem_calloc(m ? m : 1, sizeof *r);
+        acc_status s = r ? ex->ops->call_foreign(ex->run, node, arg, r)
+                         : diag_fail(ex->env.d, ACC_ERR_OUT_OF_HOST_MEMORY,
+                                     "acc_run: out of host memory");
+        if (s != ACC_OK) {
+            free(r);
+            r = NULL;
+        }
+        if (s != ACC_OK && s != ACC_ERR_UNSUPPORTED) {
+            release_all(arg, n);
+            return 0;
+        }
+    }
+    if (!r)
+        r = run_body(ex, st->body[0], arg, n, 1, &m);
+    release_all(arg, n);
+    return r && store(ex, node->id, r, m);
+}
+
+static int run_step(executor *ex, const sched_step *st)
+{
+    switch (st->kind) {
+    case SCHED_ARRAY: return run_array(ex, st);
+    case SCHED_COND: return run_cond(ex, st);
+    case SCHED_WHILE: return run_while(ex, st);
+    case SCHED_FOREIGN: return run_foreign(ex, st);
+    }
+    return 0;
+}
+
+/* A runtime error of the program, which a lazy step keeps as its value. */
+static int program_error(acc_status s)
+{
+    return s == ACC_ERR_RUNTIME || s == ACC_ERR_SHAPE;
+}
+
+int exec_schedule(executor *ex, const schedule *s, int first)
+{
+    diag *d = ex->env.d;
+    for (size_t i = 0; i < s->n_steps; i++) {
+        const sched_step *st = &s->steps[i];
+        if (st->once && !first)
+            continue;
+        if (stopped(ex, ir_op_name(st->node->op)))
+            return 0;
+        int ok = run_step(ex, st);
+        values_end_step(&ex->values);
+        if (!ok && st->lazy && program_error(d->status)) {
+            ok = values_poison(&ex->values, st->node->id, d);
+            diag_clear(d);
+            if (!ok)
+                diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of "
+                          "host memory");
+        } else if (ok && st->kind == SCHED_ARRAY) {
+            count_kernel(ex, st);
+        }
+        if (!ok)
+            return 0;
+        for (uint32_t k = 0; k < st->n_release; k++)
+            values_release(&ex->values, st->release[k]);
+    }
+    return 1;
+}
+
+void exec_end_scope(executor *ex, const schedule *s)
+{
+    for (uint32_t i = 0; i < s->n_release_end; i++)
+        values_release(&ex->values, s->release_end[i]);
+}

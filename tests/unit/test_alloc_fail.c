@@ -1,0 +1,276 @@
+/*
+ * test_alloc_fail.c — allocation-failure injection, as SQLite tests it
+ * (core/base/mem.h): compiling and running a handful of programs with the
+ * n-th allocation failing, for every n (sampled beyond a limit), on the
+ * interpreter and the CPU backend.  Every attempt must succeed or fail
+ * with ACC_ERR_OUT_OF_HOST_MEMORY (never crash, never another status),
+ * leak nothing (the sanitizer build: LeakSanitizer fails the test), and
+ * leave the context and the program usable: the same work, repeated
+ * without a failure, succeeds with the right values.
+ *
+ * The programs: dotp, Black-Scholes, the chain of six scans
+ * (docs/ARCHITECTURE.md), and a program with an awhile and a foreign call
+ * (an implementation registered by the test, and one left to its
+ * fallback).  Needs a build with -DACC_ALLOC_FAIL=ON (make test
+ * configures both of its builds so); elsewhere the tests skip.
+ */
+#include <criterion/criterion.h>
+
+#include "core/base/mem.h"
+#include "cpu_support.h"
+#include "support.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+TestSuite(alloc_fail, .init = ts_make_cache_dir, .fini = ts_remove_cache_dir,
+          .timeout = 600);
+
+static const char source[] =
+    "dotp (xs : Vector f32) (ys : Vector f32) : Scalar f32 =\n"
+    "  fold (+) 0 (zipWith (*) xs ys)\n"
+    "\n"
+    "cnd d =\n"
+    "  let k = 1.0 / (1.0 + 0.2316419 * abs d);\n"
+    "      poly = k * (0.31938153 + k * (-0.356563782 + k * (1.781477937 + k * (-1.821255978 + k * 1.330274429))));\n"
+    "      c = 0.3989422804014327 * exp (-0.5 * d * d) * poly\n"
+    "  in if d > 0 then 1.0 - c else c\n"
+    "\n"
+    "blackscholes (opts : Vector (f32, f32, f32)) : Vector (f32, f32) =\n"
+    "  map (\\(price, strike, years) ->\n"
+    "         let r = 0.02; v = 0.30;\n"
+    "             v_sqrtT = v * sqrt years;\n"
+    "             d1 = (log (price / strike) + (r + 0.5 * v * v) * years) / v_sqrtT;\n"
+    "             d2 = d1 - v_sqrtT;\n"
+    "             cndD1 = cnd d1; cndD2 = cnd d2;\n"
+    "             x_expRT = strike * exp (-r * years)\n"
+    "         in (price * cndD1 - x_expRT * cndD2, x_expRT * (1.0 - cndD2) - price * (1.0 - cndD1)))\n"
+    "      opts\n"
+    "\n"
+    "chain (x : Vector f32) : Vector f32 =\n"
+    "  let a = scanl1 (+) x; b = scanl1 max (map (* 0.5) a);\n"
+    "      c = scanl1 (+) (map (* 0.25) b); d = scanl1 max (map (* 0.5) c);\n"
+    "      e = scanl1 (+) (map (* 0.125) d); f = scanl1 max (map (* 0.5) e)\n"
+    "  in f\n"
+    "\n"
+    "loop (xs : Vector f32) : (Vector f32, Vector f32) =\n"
+    "  let ys = foreign \"test.twice\" (\\v -> map (* 2.0) v) xs;\n"
+    "      zs = foreign \"test.absent\" (\\v -> map (+ 1.0) v) ys\n"
+    "  in awhile (\\(s, t) -> unit (s ! [0] < 100.0))\n"
+    "            (\\(s, t) -> (map (* 2.0) s, zipWith (+) t zs))\n"
+    "            (ys, zs)\n";
+
+enum { N = 64, MAX_OUT = 2 };
+
+typedef struct program {
+    const char *entry;
+    size_t n_in, n_out;
+} program;
+
+static const program programs[] = {
+    {"dotp", 2, 1}, {"blackscholes", 1, 1}, {"chain", 1, 1}, {"loop", 1, 2},
+};
+
+/* The options of Black-Scholes: (price, strike, years) triples. */
+static const acc_type *options_type;
+
+/* ---- a host implementation of test.twice -------------------------------------- */
+
+static acc_status twice_shape(acc_foreign_call *c)
+{
+    c->results[0].extents[0] = c->args[0].extents[0];
+    return ACC_OK;
+}
+
+static acc_status twice_execute(acc_foreign_call *c)
+{
+    const float *x = c->args[0].data[0];
+    float *y = c->results[0].data[0];
+    float *scratch = c->workspace(c, 16);
+    if (!scratch)
+        return ACC_ERR_OUT_OF_HOST_MEMORY;
+    for (int64_t i = 0; i < c->args[0].extents[0]; i++)
+        y[i] = 2.0f * x[i];
+    return ACC_OK;
+}
+
+static acc_context *context_on(acc_backend b)
+{
+    acc_context *ctx = b == ACC_BACKEND_CPU ? ts_cpu_context()
+                                            : ts_context(ACC_BACKEND_INTERP);
+    acc_foreign_impl impl;
+    memset(&impl, 0, sizeof impl);
+    impl.struct_size = sizeof impl;
+    impl.name = "test.twice";
+    impl.impl_name = "twice";
+    impl.backend = ACC_BACKEND_INTERP;
+    impl.result_shape = twice_shape;
+    impl.execute = twice_execute;
+    cr_assert_eq(acc_register_foreign(ctx, &impl), ACC_OK, "%s",
+                 acc_last_error());
+    const acc_type *f = acc_type_scalar(ACC_F32), *fs[3] = {f, f, f};
+    options_type = acc_type_tuple(ctx, 3, fs);
+    cr_assert_not_null(options_type);
+    return ctx;
+}
+
+/* ---- inputs and checks ------------------------------------------------------------- */
+
+static float in0[N], in1[N], in2[N];
+
+static void fill_inputs(void)
+{
+    for (int i = 0; i < N; i++) {
+        in0[i] = 1.0f + (float)(i % 9);
+        in1[i] = 0.5f + (float)(i % 5);
+        in2[i] = 0.25f + (float)(i % 3) * 0.5f;
+    }
+}
+
+static void inputs_of(const program *pr, acc_array *in)
+{
+    int64_t n = N;
+    float *bufs[3] = {in0, in1, in2};
+    void *opts[3] = {in0, in1, in2};
+    if (strcmp(pr->entry, "blackscholes") == 0) {
+        in[0] = ts_host_array(options_type, 1, &n, opts);
+        return;
+    }
+    for (size_t i = 0; i < pr->n_in; i++)
+        in[i] = ts_host(ACC_F32, 1, &n, bufs[i]);
+}
+
+/* One run into library-allocated outputs, released on success; the
+ * first element of output 0 into *first. */
+static acc_status run_once(acc_program *p, const program *pr, float *first)
+{
+    acc_array in[3], out[MAX_OUT];
+    inputs_of(pr, in);
+    for (size_t i = 0; i < pr->n_out; i++)
+        out[i] = ts_empty_output();
+    acc_status st = acc_run(p, pr->n_in, in, pr->n_out, out);
+    if (st != ACC_OK)
+        return st;
+    *first = ((const float *)out[0].data[0])[0];
+    for (size_t i = 0; i < pr->n_out; i++)
+        acc_array_release(&out[i]);
+    return ACC_OK;
+}
+
+/* Compiles and runs pr once: the status, the first element. */
+static acc_status attempt(acc_context *ctx, const program *pr, float *first)
+{
+    acc_program *p = NULL;
+    acc_status st = acc_compile_text(ctx, source, (size_t)-1, pr->entry, &p);
+    if (st == ACC_OK) {
+        cr_assert_not_null(p);
+        st = run_once(p, pr, first);
+    } else {
+        cr_assert_null(p, "a failed compile leaves no program");
+    }
+    acc_program_free(p);
+    return st;
+}
+
+static void expect_oom_or_ok(acc_status st, const program *pr, uint64_t n,
+                             const char *what)
+{
+    cr_assert(st == ACC_OK || st == ACC_ERR_OUT_OF_HOST_MEMORY,
+              "%s %s, allocation %llu failing: %s (%s)", what, pr->entry,
+              (unsigned long long)n, acc_status_string(st), acc_last_error());
+    if (st != ACC_OK)
+        cr_assert(strstr(acc_last_error(), "memory") ||
+                      strstr(acc_last_error(), "MEMORY"),
+                  "%s %s, allocation %llu: %s", what, pr->entry,
+                  (unsigned long long)n, acc_last_error());
+}
+
+/* The n to try, out of `total`: every one up to `all`, then about
+ * `samples` more spread over the rest (always the last). */
+static uint64_t next_n(uint64_t n, uint64_t total, uint64_t all,
+                       uint64_t samples)
+{
+    if (n < all || total <= all)
+        return n + 1;
+    uint64_t step = (total - all) / samples;
+    n += step ? step : 1;
+    return n > total ? (n - step < total ? total : n) : n;
+}
+
+/* Every failing allocation of compiling then running pr, then of running
+ * a compiled program.  `all` and `samples` as next_n. */
+static void inject(acc_backend b, const program *pr, uint64_t all,
+                   uint64_t samples)
+{
+    uint64_t counted = mem_allocations();
+    free(mem_alloc(1));
+    if (mem_allocations() == counted)
+        cr_skip_test("allocation-failure injection is not built in "
+                     "(configure with -DACC_ALLOC_FAIL=ON)");
+    fill_inputs();
+    acc_context *ctx = context_on(b);
+    float want = 0, got = 0;
+    cr_assert_eq(attempt(ctx, pr, &want), ACC_OK, "%s", acc_last_error());
+    uint64_t before = mem_allocations();
+    cr_assert_eq(attempt(ctx, pr, &want), ACC_OK, "%s", acc_last_error());
+    uint64_t total = mem_allocations() - before;
+    for (uint64_t n = 1; n <= total; n = next_n(n, total, all, samples)) {
+        mem_fail_after(n);
+        acc_status st = attempt(ctx, pr, &got);
+        mem_fail_after(0);
+        expect_oom_or_ok(st, pr, n, "compile and run");
+        if (st == ACC_OK)
+            cr_assert_eq(got, want, "%s, allocation %llu", pr->entry,
+                         (unsigned long long)n);
+    }
+    /* the context is still usable */
+    cr_assert_eq(attempt(ctx, pr, &got), ACC_OK, "%s", acc_last_error());
+    cr_assert_eq(got, want);
+
+    /* runs of one program */
+    acc_program *p = NULL;
+    cr_assert_eq(acc_compile_text(ctx, source, (size_t)-1, pr->entry, &p),
+                 ACC_OK, "%s", acc_last_error());
+    before = mem_allocations();
+    cr_assert_eq(run_once(p, pr, &got), ACC_OK, "%s", acc_last_error());
+    total = mem_allocations() - before;
+    for (uint64_t n = 1; n <= total; n = next_n(n, total, all, samples)) {
+        mem_fail_after(n);
+        acc_status st = run_once(p, pr, &got);
+        mem_fail_after(0);
+        expect_oom_or_ok(st, pr, n, "run");
+        /* the program is still usable */
+        cr_assert_eq(run_once(p, pr, &got), ACC_OK, "%s, allocation %llu: %s",
+                     pr->entry, (unsigned long long)n, acc_last_error());
+        cr_assert_eq(got, want);
+    }
+    acc_program_free(p);
+    acc_context_destroy(ctx);
+}
+
+/* dotp's compile and run: every allocation, on both backends. */
+Test(alloc_fail, dotp_every_allocation)
+{
+    inject(ACC_BACKEND_INTERP, &programs[0], UINT64_MAX, 1);
+    inject(ACC_BACKEND_CPU, &programs[0], UINT64_MAX, 1);
+}
+
+Test(alloc_fail, blackscholes)
+{
+    inject(ACC_BACKEND_INTERP, &programs[1], 400, 200);
+    inject(ACC_BACKEND_CPU, &programs[1], 400, 200);
+}
+
+Test(alloc_fail, chain_of_scans)
+{
+    inject(ACC_BACKEND_INTERP, &programs[2], 400, 200);
+    inject(ACC_BACKEND_CPU, &programs[2], 400, 200);
+}
+
+Test(alloc_fail, awhile_and_foreign_calls)
+{
+    inject(ACC_BACKEND_INTERP, &programs[3], 400, 200);
+    inject(ACC_BACKEND_CPU, &programs[3], 400, 200);
+}
