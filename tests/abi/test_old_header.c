@@ -110,20 +110,49 @@ static void expect_increment_runs(acc_program *p, acc_exec *x)
 
 /* ---- acc_context_options ------------------------------------------------ */
 
-Test(old_header, sized_init_fills_only_the_old_struct)
+/* An old caller's options, allocated with exactly their size, garbage
+ * first, then initialised by the sized call or (legacy) by the plain
+ * symbol, which old binaries call; the first published defaults are
+ * checked. */
+static old_context_options *old_options(int legacy)
 {
-    old_context_options *o = malloc(sizeof *o); /* exactly its size */
+    old_context_options *o = malloc(sizeof *o);
     cr_assert_not_null(o);
     memset(o, 0xAB, sizeof *o);
-    cr_assert_eq(acc_context_options_init_sized((acc_context_options *)o,
-                                                sizeof *o),
-                 ACC_OK, "%s", acc_last_error());
+    if (legacy)
+        (acc_context_options_init)((acc_context_options *)o); /* no macro */
+    else
+        cr_assert_eq(acc_context_options_init_sized((acc_context_options *)o,
+                                                    sizeof *o),
+                     ACC_OK, "%s", acc_last_error());
     cr_expect_eq(o->struct_size, sizeof *o);
     cr_expect_eq(o->backend, ACC_BACKEND_AUTO);
     cr_expect_eq(o->num_threads, 0);
     cr_expect_null(o->cache_dir);
-    free(o);
+    return o;
+}
 
+/* The old caller asks for the interpreter: the field is read, and the
+ * fields appended later (not there) take their defaults. */
+static void expect_interp_context(old_context_options *o, int run)
+{
+    acc_context *ctx = NULL;
+    o->backend = ACC_BACKEND_INTERP;
+    cr_assert_eq(acc_context_create((acc_context_options *)o, &ctx), ACC_OK,
+                 "%s", acc_last_error());
+    cr_expect_eq(backend_of(ctx), ACC_BACKEND_INTERP, "the old field is read");
+    if (run) {
+        acc_program *p = increment(ctx);
+        expect_increment_runs(p, NULL);
+        acc_program_free(p);
+    }
+    acc_context_destroy(ctx);
+    free(o);
+}
+
+Test(old_header, sized_init_fills_only_the_old_struct)
+{
+    free(old_options(0));
     guarded_context_options g;
     set_canary(g.canary);
     cr_assert_eq(acc_context_options_init_sized((acc_context_options *)&g.o,
@@ -132,30 +161,16 @@ Test(old_header, sized_init_fills_only_the_old_struct)
     expect_canary(g.canary, "old acc_context_options");
 }
 
-/* acc_context_create reads only the fields within struct_size: the ones
- * appended later take their defaults. */
+/* acc_context_create reads only the fields within struct_size. */
 Test(old_header, create_reads_only_the_old_struct)
 {
-    old_context_options *o = malloc(sizeof *o);
-    cr_assert_not_null(o);
-    cr_assert_eq(acc_context_options_init_sized((acc_context_options *)o,
-                                                sizeof *o),
-                 ACC_OK);
-    o->backend = ACC_BACKEND_INTERP;
-    acc_context *ctx = NULL;
-    cr_assert_eq(acc_context_create((acc_context_options *)o, &ctx), ACC_OK,
-                 "%s", acc_last_error());
-    cr_expect_eq(backend_of(ctx), ACC_BACKEND_INTERP, "the old field is read");
-    acc_program *p = increment(ctx);
-    expect_increment_runs(p, NULL);
-    acc_program_free(p);
-    acc_context_destroy(ctx);
-    free(o);
+    expect_interp_context(old_options(0), 1);
 
     /* Read as the later fields, the canary would be refused: its low
      * halves make fusion_duplicate_max_ops and cuda_device negative and
      * strict neither 0 nor 1. */
     guarded_context_options g;
+    acc_context *ctx = NULL;
     set_canary(g.canary);
     cr_assert_eq(acc_context_options_init_sized((acc_context_options *)&g.o,
                                                 sizeof g.o),
@@ -171,22 +186,7 @@ Test(old_header, create_reads_only_the_old_struct)
  * first published fields, and nothing after them. */
 Test(old_header, the_legacy_symbol_writes_the_first_published_fields)
 {
-    old_context_options *o = malloc(sizeof *o);
-    cr_assert_not_null(o);
-    memset(o, 0xAB, sizeof *o);
-    (acc_context_options_init)((acc_context_options *)o); /* no macro */
-    cr_expect_eq(o->struct_size, sizeof *o);
-    cr_expect_eq(o->backend, ACC_BACKEND_AUTO);
-    cr_expect_eq(o->num_threads, 0);
-    cr_expect_null(o->cache_dir);
-    o->backend = ACC_BACKEND_INTERP;
-    acc_context *ctx = NULL;
-    cr_assert_eq(acc_context_create((acc_context_options *)o, &ctx), ACC_OK,
-                 "%s", acc_last_error());
-    cr_expect_eq(backend_of(ctx), ACC_BACKEND_INTERP);
-    acc_context_destroy(ctx);
-    free(o);
-
+    expect_interp_context(old_options(1), 0);
     guarded_context_options g;
     set_canary(g.canary);
     (acc_context_options_init)((acc_context_options *)&g.o);
