@@ -155,6 +155,16 @@ if(ACC_LAYERS_PYTHON3)
   acc_test_properties(layers.self_test LABELS layers)
 endif()
 
+# --- tests/programs: the LANGUAGE.md texts every binding's tests read ------
+# (Python, Rust, Julia, C++), checked once here on the interpreter.
+file(GLOB ACC_SHARED_PROGRAMS CONFIGURE_DEPENDS "${ACC_TESTS_DIR}/programs/*.acc")
+foreach(f IN LISTS ACC_SHARED_PROGRAMS)
+  get_filename_component(stem "${f}" NAME_WE)
+  add_test(NAME programs.${stem}
+           COMMAND "$<TARGET_FILE:accel_cli>" check "${f}" --no-plugins)
+  acc_test_properties(programs.${stem} LABELS lang)
+endforeach()
+
 # --- ABI checks (shell scripts) ----------------------------------------------
 add_test(NAME abi.exported_symbols
   COMMAND "${ACC_TESTS_DIR}/abi/check_symbols.sh" "$<TARGET_FILE:accel>"

@@ -17,7 +17,10 @@
  *  - A freed handle passed back in is detected (ACC_ERR_INVALID_HANDLE) as
  *    long as its memory has not been handed out again to a new handle.
  *  - Structs that cross the ABI begin with `struct_size`; callers set it to
- *    sizeof the struct they compiled against, so the struct can grow.
+ *    sizeof the struct they compiled against, so the struct can grow.  The
+ *    library reads and writes only the fields within a caller's
+ *    struct_size (the *_init macros pass sizeof to the *_init_sized
+ *    functions for this).
  */
 #ifndef ACCEL_H
 #define ACCEL_H
@@ -165,10 +168,30 @@ typedef struct acc_context_options {
     int32_t strict;
 } acc_context_options;
 
-/* Fills *options with the defaults (AUTO, 0 threads, NULL cache dir,
- * CUDA device 0, no run deadline, NULL plugins, NULL mpi_comm, not strict) and sets
- * struct_size. */
+/* Fills the first `size` bytes of *options, a struct of `size` bytes (pass
+ * sizeof *options), with the defaults (AUTO, 0 threads, NULL cache dir,
+ * CUDA device 0, no run deadline, NULL plugins, NULL mpi_comm, not strict;
+ * every default is zero) and sets struct_size to `size`.  Nothing past
+ * `size` bytes is written, so a caller compiled against an older, smaller
+ * acc_context_options is safe; bytes of a newer, larger struct that this
+ * library does not know are zeroed.  ACC_ERR_INVALID_ARGUMENT (nothing
+ * written) for NULL or a size smaller than the first published struct
+ * (struct_size, backend, num_threads, cache_dir). */
+ACC_API acc_status acc_context_options_init_sized(acc_context_options *options,
+                                                  size_t size);
+
+/* acc_context_options_init(&o) is acc_context_options_init_sized(&o,
+ * sizeof o), through the macro below.  The function of this name remains
+ * for binaries built before the macro existed: it cannot know the size of
+ * its caller's struct, so it initialises only the first published fields
+ * (struct_size, backend, num_threads, cache_dir) and sets struct_size to
+ * their size; fields set after it are then ignored by acc_context_create
+ * (rebuild against this header to have them read).  docs/ABI.md, section
+ * "Versioning". */
 ACC_API void acc_context_options_init(acc_context_options *options);
+#define acc_context_options_init(options)                                    \
+    ((void)acc_context_options_init_sized((options),                         \
+                                          sizeof(acc_context_options)))
 
 /* Creates a context.  `options` may be NULL for the defaults.  Asking for a
  * backend that is not available fails with ACC_ERR_UNSUPPORTED and a message
@@ -332,12 +355,25 @@ typedef struct acc_array {
     void *release_state;
 } acc_array;
 
-/* Initialises a borrowed host descriptor of element type `type` and the
- * given rank and extents; the data pointers are set to NULL for the caller
- * to fill.  Returns ACC_ERR_INVALID_ARGUMENT for a NULL array, a rank out of
- * range, or a negative extent. */
+/* Initialises a borrowed host descriptor of `size` bytes (pass sizeof
+ * *array) of element type `type` and the given rank and extents; the data
+ * pointers are set to NULL for the caller to fill, struct_size to `size`.
+ * Nothing past `size` bytes is written.  Returns ACC_ERR_INVALID_ARGUMENT
+ * (nothing written) for a NULL array, a size smaller than the first
+ * published acc_array (which is the whole struct: it has never grown), a
+ * rank out of range, or a negative extent. */
+ACC_API acc_status acc_array_init_sized(acc_array *array, size_t size,
+                                        const acc_type *type, int32_t rank,
+                                        const int64_t *extents);
+
+/* acc_array_init(a, type, rank, extents) is acc_array_init_sized(a,
+ * sizeof *a, ...), through the macro below; the function of this name
+ * remains for binaries built before the macro and initialises the first
+ * published acc_array (today's whole struct). */
 ACC_API acc_status acc_array_init(acc_array *array, const acc_type *type,
                                   int32_t rank, const int64_t *extents);
+#define acc_array_init(array, type, rank, extents) \
+    acc_array_init_sized((array), sizeof(acc_array), (type), (rank), (extents))
 
 /* Number of elements: the product of the extents (1 for rank 0); -1 when
  * an extent is negative or the product overflows int64. */
@@ -1117,9 +1153,25 @@ typedef struct acc_exec_options {
     double deadline_seconds;
 } acc_exec_options;
 
-/* Fills *options with the defaults (stream NULL, synchronous, the
- * context's deadline) and sets struct_size. */
+/* Fills the first `size` bytes of *options, a struct of `size` bytes (pass
+ * sizeof *options), with the defaults (stream NULL, synchronous, the
+ * context's deadline; every default is zero) and sets struct_size to
+ * `size`.  Nothing past `size` bytes is written (see
+ * acc_context_options_init_sized).  ACC_ERR_INVALID_ARGUMENT (nothing
+ * written) for NULL or a size smaller than the first published struct
+ * (struct_size, stream, async). */
+ACC_API acc_status acc_exec_options_init_sized(acc_exec_options *options,
+                                               size_t size);
+
+/* acc_exec_options_init(&o) is acc_exec_options_init_sized(&o, sizeof o),
+ * through the macro below.  The function of this name remains for
+ * binaries built before the macro: it initialises only the first
+ * published fields (struct_size, stream, async) and sets struct_size to
+ * their size, so a deadline_seconds set after it is ignored (rebuild
+ * against this header to have it read). */
 ACC_API void acc_exec_options_init(acc_exec_options *options);
+#define acc_exec_options_init(options) \
+    ((void)acc_exec_options_init_sized((options), sizeof(acc_exec_options)))
 
 /* Creates an execution handle for programs of `ctx`.  `options` may be
  * NULL for the defaults.  The handle keeps the context alive; it is used

@@ -6,6 +6,8 @@
  */
 #include "abi/src/context.h"
 
+#include "abi/src/struct_sizes.h"
+
 #include "core/base/mem.h"
 #include "foreign/autoload.h"
 #include "foreign/registry.h"
@@ -26,33 +28,36 @@ const char *acc_backend_name(acc_backend kind)
     return "unknown";
 }
 
-void acc_context_options_init(acc_context_options *options)
+acc_status acc_context_options_init_sized(acc_context_options *options,
+                                          size_t size)
 {
-    if (!options)
-        return;
-    memset(options, 0, sizeof *options);
-    options->struct_size = sizeof *options;
-    options->backend = ACC_BACKEND_AUTO;
+    acc_status st = abi_init_sized(options, size, ABI_CONTEXT_OPTIONS_V1_SIZE,
+                                   "acc_context_options_init_sized");
+    if (st == ACC_OK)
+        options->backend = ACC_BACKEND_AUTO;
+    return st;
 }
 
-/* The options struct as first published (without later fields); callers
- * compiled against it keep working and get defaults for the rest. */
-#define ACC_CONTEXT_OPTIONS_V1_SIZE \
-    (offsetof(acc_context_options, cache_dir) + sizeof(const char *))
+/* The symbol binaries built before the macro of accel.h call.  Their
+ * struct may be as small as the first published one, and nothing tells
+ * its size: writing more would overrun it. */
+void(acc_context_options_init)(acc_context_options *options)
+{
+    (void)acc_context_options_init_sized(options, ABI_CONTEXT_OPTIONS_V1_SIZE);
+}
+
 /* Whether the caller's struct is large enough to contain `field`. */
-#define has_field(o, field) \
-    ((o)->struct_size >= offsetof(acc_context_options, field) + \
-                             sizeof((o)->field))
+#define has_field(o, field) ABI_HAS_FIELD(o, acc_context_options, field)
 
 static acc_status check_options(const acc_context_options *o)
 {
     static const char fn[] = "acc_context_create";
-    if (o->struct_size < ACC_CONTEXT_OPTIONS_V1_SIZE)
+    if (o->struct_size < ABI_CONTEXT_OPTIONS_V1_SIZE)
         return api_fail(NULL, ACC_ERR_INVALID_ARGUMENT,
                         "%s: options.struct_size is %zu, expected at least "
                         "%zu (call acc_context_options_init first)",
                         fn, o->struct_size,
-                        (size_t)ACC_CONTEXT_OPTIONS_V1_SIZE);
+                        (size_t)ABI_CONTEXT_OPTIONS_V1_SIZE);
     if ((int)o->backend < ACC_BACKEND_AUTO || (int)o->backend > ACC_BACKEND_CUDA)
         return api_fail(NULL, ACC_ERR_INVALID_ARGUMENT,
                         "%s: options.backend is %d, not an acc_backend value",

@@ -8,37 +8,37 @@
  * cancel flag, which the run's check points read (core/base/stop.h).
  */
 #include "abi/src/program.h"
+#include "abi/src/struct_sizes.h"
 #include "core/base/mem.h"
 
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-void acc_exec_options_init(acc_exec_options *options)
+acc_status acc_exec_options_init_sized(acc_exec_options *options, size_t size)
 {
-    if (!options)
-        return;
-    memset(options, 0, sizeof *options);
-    options->struct_size = sizeof *options;
+    return abi_init_sized(options, size, ABI_EXEC_OPTIONS_V1_SIZE,
+                          "acc_exec_options_init_sized");
 }
 
-/* The options struct as first published (up to async); callers
- * compiled against it keep working and get defaults for the rest. */
-#define EXEC_OPTIONS_V1_SIZE \
-    (offsetof(acc_exec_options, async) + sizeof(int32_t))
-#define has_field(o, field) \
-    ((o)->struct_size >= offsetof(acc_exec_options, field) + \
-                             sizeof((o)->field))
+/* The symbol binaries built before the macro of accel.h call: their
+ * struct's size is unknown, so only the first published fields. */
+void(acc_exec_options_init)(acc_exec_options *options)
+{
+    (void)acc_exec_options_init_sized(options, ABI_EXEC_OPTIONS_V1_SIZE);
+}
+
+#define has_field(o, field) ABI_HAS_FIELD(o, acc_exec_options, field)
 
 static acc_status check_exec_options(const acc_exec_options *o,
                                      error_slot *slot)
 {
     static const char fn[] = "acc_exec_create";
-    if (o->struct_size < EXEC_OPTIONS_V1_SIZE)
+    if (o->struct_size < ABI_EXEC_OPTIONS_V1_SIZE)
         return api_fail(slot, ACC_ERR_INVALID_ARGUMENT, "%s: options."
                         "struct_size is %zu, expected at least %zu (call "
                         "acc_exec_options_init first)", fn, o->struct_size,
-                        (size_t)EXEC_OPTIONS_V1_SIZE);
+                        (size_t)ABI_EXEC_OPTIONS_V1_SIZE);
     if (o->async != 0 && o->async != 1)
         return api_fail(slot, ACC_ERR_INVALID_ARGUMENT, "%s: options.async is "
                         "%d, expected 0 or 1", fn, (int)o->async);

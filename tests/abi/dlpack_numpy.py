@@ -66,15 +66,11 @@ class AccArray(ctypes.Structure):  # acc_array
 
 
 class ContextOptions(ctypes.Structure):
-    """acc_context_options as accel.h declares it, with room after it:
-    acc_context_options_init fills sizeof the library's struct, which
-    grows as fields are appended."""
+    """acc_context_options as first published (all this script sets),
+    filled by acc_context_options_init_sized with its own size: the
+    library writes and reads no more than that."""
     _fields_ = [("struct_size", ctypes.c_size_t), ("backend", ctypes.c_int),
-                ("num_threads", c_int32), ("cache_dir", ctypes.c_char_p),
-                ("fusion_duplicate_max_ops", c_int32),
-                ("plugin_path", ctypes.c_char_p), ("cuda_device", c_int32),
-                ("run_deadline_seconds", ctypes.c_double),
-                ("plugins", ctypes.c_char_p), ("room", ctypes.c_char * 256)]
+                ("num_threads", c_int32), ("cache_dir", ctypes.c_char_p)]
 
 
 ACC_OK, ACC_ERR_UNSUPPORTED = 0, 400
@@ -138,6 +134,8 @@ class Accel:
         lib.acc_run.argtypes = [ctypes.c_void_p, ctypes.c_size_t,
                                 ctypes.POINTER(AccArray), ctypes.c_size_t,
                                 ctypes.POINTER(AccArray)]
+        lib.acc_context_options_init_sized.argtypes = [
+            ctypes.POINTER(ContextOptions), ctypes.c_size_t]
         lib.acc_program_free.argtypes = [ctypes.c_void_p]
         lib.acc_context_destroy.argtypes = [ctypes.c_void_p]
         lib.acc_array_release.argtypes = [ctypes.POINTER(AccArray)]
@@ -150,7 +148,9 @@ class Accel:
 
     def context(self):
         options = ContextOptions()
-        self.lib.acc_context_options_init(ctypes.byref(options))
+        self.check(self.lib.acc_context_options_init_sized(
+            ctypes.byref(options), ctypes.sizeof(options)),
+            "acc_context_options_init_sized")
         options.backend = ACC_BACKEND_INTERP
         ctx = ctypes.c_void_p()
         self.check(self.lib.acc_context_create(ctypes.byref(options),

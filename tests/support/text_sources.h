@@ -9,6 +9,10 @@
 /* All programs of LANGUAGE.md §4 in one source (entries dotp, smvm,
  * blackscholes, histogram, blur, mandelbrot, dotBlas; helper cnd). */
 const char *ts_language4_source(void);
+/* dotp of LANGUAGE.md §4 alone, as written there. */
+const char *ts_dotp_source(void);
+/* cnd and blackscholes of LANGUAGE.md §4 alone, as written there. */
+const char *ts_blackscholes_source(void);
 /* sieveMarks of LANGUAGE.md §3.6. */
 const char *ts_sieve_source(void);
 /* permute, permute' and expand programs for the CUDA tests

@@ -19,6 +19,7 @@
 #include "core/base/mem.h"
 #include "cpu_support.h"
 #include "support.h"
+#include "text_sources.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -28,27 +29,9 @@
 TestSuite(alloc_fail, .init = ts_make_cache_dir, .fini = ts_remove_cache_dir,
           .timeout = 600);
 
-static const char source[] =
-    "dotp (xs : Vector f32) (ys : Vector f32) : Scalar f32 =\n"
-    "  fold (+) 0 (zipWith (*) xs ys)\n"
-    "\n"
-    "cnd d =\n"
-    "  let k = 1.0 / (1.0 + 0.2316419 * abs d);\n"
-    "      poly = k * (0.31938153 + k * (-0.356563782 + k * (1.781477937 + k * (-1.821255978 + k * 1.330274429))));\n"
-    "      c = 0.3989422804014327 * exp (-0.5 * d * d) * poly\n"
-    "  in if d > 0 then 1.0 - c else c\n"
-    "\n"
-    "blackscholes (opts : Vector (f32, f32, f32)) : Vector (f32, f32) =\n"
-    "  map (\\(price, strike, years) ->\n"
-    "         let r = 0.02; v = 0.30;\n"
-    "             v_sqrtT = v * sqrt years;\n"
-    "             d1 = (log (price / strike) + (r + 0.5 * v * v) * years) / v_sqrtT;\n"
-    "             d2 = d1 - v_sqrtT;\n"
-    "             cndD1 = cnd d1; cndD2 = cnd d2;\n"
-    "             x_expRT = strike * exp (-r * years)\n"
-    "         in (price * cndD1 - x_expRT * cndD2, x_expRT * (1.0 - cndD2) - price * (1.0 - cndD1)))\n"
-    "      opts\n"
-    "\n"
+/* dotp and Black-Scholes as LANGUAGE.md §4 writes them (text_sources.c),
+ * then programs of this test's own. */
+static const char own_source[] =
     "chain (x : Vector f32) : Vector f32 =\n"
     "  let a = scanl1 (+) x; b = scanl1 max (map (* 0.5) a);\n"
     "      c = scanl1 (+) (map (* 0.25) b); d = scanl1 max (map (* 0.5) c);\n"
@@ -61,6 +44,18 @@ static const char source[] =
     "  in awhile (\\(s, t) -> unit (s ! [0] < 100.0))\n"
     "            (\\(s, t) -> (map (* 2.0) s, zipWith (+) t zs))\n"
     "            (ys, zs)\n";
+
+/* The whole source, made once per test process. */
+static const char *program_source(void)
+{
+    static char text[4096];
+    if (!text[0]) {
+        int n = snprintf(text, sizeof text, "%s\n%s\n%s", ts_dotp_source(),
+                         ts_blackscholes_source(), own_source);
+        cr_assert(n > 0 && (size_t)n < sizeof text, "the source is too long");
+    }
+    return text;
+}
 
 enum { N = 64, MAX_OUT = 2 };
 
@@ -163,7 +158,8 @@ static acc_status run_once(acc_program *p, const program *pr, float *first)
 static acc_status attempt(acc_context *ctx, const program *pr, float *first)
 {
     acc_program *p = NULL;
-    acc_status st = acc_compile_text(ctx, source, (size_t)-1, pr->entry, &p);
+    acc_status st =
+        acc_compile_text(ctx, program_source(), (size_t)-1, pr->entry, &p);
     if (st == ACC_OK) {
         cr_assert_not_null(p);
         st = run_once(p, pr, first);
@@ -231,8 +227,9 @@ static void inject(acc_backend b, const program *pr, uint64_t all,
 
     /* runs of one program */
     acc_program *p = NULL;
-    cr_assert_eq(acc_compile_text(ctx, source, (size_t)-1, pr->entry, &p),
-                 ACC_OK, "%s", acc_last_error());
+    cr_assert_eq(
+        acc_compile_text(ctx, program_source(), (size_t)-1, pr->entry, &p),
+        ACC_OK, "%s", acc_last_error());
     before = mem_allocations();
     cr_assert_eq(run_once(p, pr, &got), ACC_OK, "%s", acc_last_error());
     total = mem_allocations() - before;

@@ -39,22 +39,22 @@ class AccArray(ctypes.Structure):
 
 
 class ContextOptions(ctypes.Structure):
-    """acc_context_options as accel.h declares it, with room after it:
-    acc_context_options_init writes sizeof the library's struct, which
-    grows as fields are appended."""
+    """acc_context_options up to the last field the binding sets.  It is
+    filled by acc_context_options_init_sized with its own size, so the
+    library writes and reads no more than this (the fields appended
+    after plugins keep their defaults)."""
     _fields_ = [("struct_size", c_size_t), ("backend", c_int),
                 ("num_threads", c_int32), ("cache_dir", c_char_p),
                 ("fusion_duplicate_max_ops", c_int32),
                 ("plugin_path", c_char_p), ("cuda_device", c_int32),
-                ("run_deadline_seconds", c_double), ("plugins", c_char_p),
-                ("room", ctypes.c_char * 512)]
+                ("run_deadline_seconds", c_double), ("plugins", c_char_p)]
 
 
 class ExecOptions(ctypes.Structure):
-    """acc_exec_options, with room after it (see ContextOptions)."""
+    """acc_exec_options, filled by acc_exec_options_init_sized with its
+    own size (see ContextOptions)."""
     _fields_ = [("struct_size", c_size_t), ("stream", c_void_p),
-                ("async_", c_int32), ("deadline_seconds", c_double),
-                ("room", ctypes.c_char * 256)]
+                ("async_", c_int32), ("deadline_seconds", c_double)]
 
 
 class PlanSummary(ctypes.Structure):
@@ -123,7 +123,7 @@ _PROTOTYPES = [
     ("acc_status_string", c_char_p, [c_int]),
     ("acc_last_error", c_char_p, []),
     ("acc_backend_name", c_char_p, [c_int]),
-    ("acc_context_options_init", None, [P(ContextOptions)]),
+    ("acc_context_options_init_sized", c_int, [P(ContextOptions), c_size_t]),
     ("acc_context_create", c_int, [P(ContextOptions), P(_H)]),
     ("acc_context_destroy", None, [_H]),
     ("acc_context_last_error", c_char_p, [_H]),
@@ -248,7 +248,7 @@ _PROTOTYPES = [
     ("acc_program_last_run", c_int, [_H, P(RunStats)]),
     # acc_run's arguments are plain integers (addresses) on the call path.
     ("acc_run", c_int, [_H, c_size_t, c_void_p, c_size_t, c_void_p]),
-    ("acc_exec_options_init", None, [P(ExecOptions)]),
+    ("acc_exec_options_init_sized", c_int, [P(ExecOptions), c_size_t]),
     ("acc_exec_create", c_int, [_H, P(ExecOptions), P(_H)]),
     ("acc_exec_destroy", None, [_H]),
     ("acc_run_exec", c_int, [_H, _H, c_size_t, c_void_p, c_size_t,

@@ -52,7 +52,8 @@ class Context:
                  cuda_device=0, fusion_duplicate_max_ops=0):
         self.handle = None
         opts = _lib.ContextOptions()
-        lib.acc_context_options_init(ctypes.byref(opts))
+        errors.check(lib.acc_context_options_init_sized(
+            ctypes.byref(opts), ctypes.sizeof(opts)))
         opts.backend = backend_code(backend)
         opts.num_threads = int(num_threads)
         # The strings must outlive the call only: accel copies them.

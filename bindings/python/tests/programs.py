@@ -3,68 +3,24 @@ text exactly as written there, the same programs as accel.jit functions,
 and plain numpy references that the tests compare both against.  Also the
 deterministic inputs the tests use.
 """
+import os
+
 import numpy as np
 
 import accel
 
-# LANGUAGE.md section 4, exactly as written (and the section 3.6 sieve).
-SECTION4 = r"""
--- dot product
-dotp (xs : Vector f32) (ys : Vector f32) : Scalar f32 =
-  fold (+) 0 (zipWith (*) xs ys)
+# LANGUAGE.md section 4, exactly as written (and the section 3.6 sieve):
+# the files every binding's tests read (tests/programs/ of the repository).
+_PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                         os.pardir, os.pardir, os.pardir, "tests", "programs")
 
--- sparse matrix (CSR, segd = row lengths) times dense vector
-smvm (segd : Vector i64) (inds : Vector i64) (vals : Vector f32) (vec : Vector f32) : Vector f32 =
-  let vecVals = backpermute (shape inds) (\i -> [inds ! i]) vec;
-      products = zipWith (*) vecVals vals
-  in foldSeg (+) 0 products segd
 
--- Black-Scholes option pricing
-cnd d =
-  let k = 1.0 / (1.0 + 0.2316419 * abs d);
-      poly = k * (0.31938153 + k * (-0.356563782 + k * (1.781477937 + k * (-1.821255978 + k * 1.330274429))));
-      c = 0.3989422804014327 * exp (-0.5 * d * d) * poly
-  in if d > 0 then 1.0 - c else c
+def _program_text(name):
+    with open(os.path.join(_PROGRAMS, name), encoding="utf-8") as f:
+        return f.read()
 
-blackscholes (opts : Vector (f32, f32, f32)) : Vector (f32, f32) =
-  map (\(price, strike, years) ->
-         let r = 0.02; v = 0.30;
-             v_sqrtT = v * sqrt years;
-             d1 = (log (price / strike) + (r + 0.5 * v * v) * years) / v_sqrtT;
-             d2 = d1 - v_sqrtT;
-             cndD1 = cnd d1; cndD2 = cnd d2;
-             x_expRT = strike * exp (-r * years)
-         in (price * cndD1 - x_expRT * cndD2, x_expRT * (1.0 - cndD2) - price * (1.0 - cndD1)))
-      opts
 
--- histogram of values in [0, k)
-histogram (k : i64) (xs : Vector i32) : Vector i32 =
-  permute (+) (fill [k] 0) (\[i] -> [i64 (xs ! [i])]) (map (\_ -> 1) xs)
-
--- 3x3 blur with clamped borders
-blur (img : Matrix f32) : Matrix f32 =
-  stencil (\((a, b, c), (d, e, f), (g, h, i)) ->
-             (a + 2*b + c + 2*d + 4*e + 2*f + g + 2*h + i) / 16) clamp img
-
--- Mandelbrot escape counts
-mandelbrot (width : i64) (height : i64) (limit : i32) : Matrix i32 =
-  generate [height, width] (\[y, x] ->
-    let cx = -2.0 + 3.0 * f32 x / f32 width;
-        cy = -1.2 + 2.4 * f32 y / f32 height;
-        (zx, zy, n) = while (\(zx, zy, n) -> n < limit && zx*zx + zy*zy < 4.0)
-                            (\(zx, zy, n) -> (zx*zx - zy*zy + cx, 2.0*zx*zy + cy, n + 1))
-                            (0.0, 0.0, 0)
-    in n)
-
--- dot product through the BLAS plugin when present, pure otherwise
-dotBlas (xs : Vector f32) (ys : Vector f32) : Scalar f32 =
-  foreign "blas.dot" (\(a, b) -> fold (+) 0 (zipWith (*) a b)) (xs, ys)
-
-sieveMarks (ps : Vector i64) (n : i64) : Vector i32 =
-  permute' (+) (fill [n] 0)
-    (expand (\p -> quot (n - p) p)
-            (\p k -> let m = (k + 2) * p in (if m < n then [m] else ignore, 1)) ps)
-"""
+SECTION4 = _program_text("language4.acc") + "\n" + _program_text("sieve.acc")
 
 ENTRIES = ["dotp", "smvm", "blackscholes", "histogram", "blur", "mandelbrot",
            "dotBlas", "sieveMarks"]

@@ -8,6 +8,7 @@
 
 #include "core/backend/cpu/cpu_launch.h"
 #include "core/backend/foreign_call.h"
+#include "core/backend/step_fallback.h"
 #include "core/base/mem.h"
 #include "core/ir/dump.h"
 
@@ -54,10 +55,6 @@ static int is_host_step(const ir_node *n)
     return n->op == IR_RESHAPE || n->op == IR_UNIT;
 }
 
-static const char refusal_fallback[] =
-    "a foreign node's fallback, run only when its implementation refuses "
-    "the arguments";
-
 static int keep_node(backend_program *cp, cpu_node *kn)
 {
     if (cp->n_nodes == cp->cap_nodes) {
@@ -72,36 +69,19 @@ static int keep_node(backend_program *cp, cpu_node *kn)
     return 1;
 }
 
-static char *arena_text(arena *a, const char *s)
-{
-    size_t n = strlen(s);
-    char *c = arena_alloc(a, n + 1);
-    if (c)
-        memcpy(c, s, n + 1);
-    return c;
-}
-
 /* A step without a kernel: a host step, or one the interpreter runs (an
  * error with `strict`). */
 static acc_status no_kernel(backend_program *cp, sched_program *s,
                             sched_step *st, const char *why, int strict,
                             diag *d)
 {
-    char t[128];
     if (is_host_step(st->node)) {
         st->by = SCHED_BY_HOST;
         cp->host_steps++;
         return ACC_OK;
     }
-    if (strict)
-        return diag_fail(d, ACC_ERR_UNSUPPORTED, "acc_compile: strict: the "
-                         "cpu backend has no kernel for the %s step (-> %s): "
-                         "%s", ir_op_name(st->node->op),
-                         ty_format(st->node->type, t, sizeof t), why);
-    st->by = SCHED_BY_INTERP;
-    if (!(st->why = arena_text(s->arena, why)))
-        return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of "
-                         "host memory");
+    if (step_interpreted(s, st, "cpu", why, strict, d) != ACC_OK)
+        return d->status;
     cp->interpreted++;
     return ACC_OK;
 }
@@ -112,11 +92,8 @@ static acc_status compile_step(backend_program *cp, const ir_program *ir,
 {
     char why[256];
     const ir_node *n = st->node;
-    st->by = SCHED_BY_INTERP;
-    if (!st->counted) {
-        st->why = refusal_fallback;
+    if (step_uncounted(st))
         return ACC_OK;
-    }
     cpu_node *kn = mem_calloc(1, sizeof *kn);
     int r = kn ? cg_cpu_kernel(ir, n, &kn->k, why, sizeof why) : -1;
     if (r <= 0) {

@@ -5,6 +5,7 @@
  * launchers by kernel kind (see cuda_internal.h).
  */
 #include "core/backend/cuda/cuda_internal.h"
+#include "core/backend/step_fallback.h"
 
 #include "core/base/mem.h"
 #include "core/ir/dump.h"
@@ -101,10 +102,6 @@ static acc_status load_node(cuda_program *cp, cuda_node *kn,
     return ACC_OK;
 }
 
-static const char refusal_fallback[] =
-    "a foreign node's fallback, run only when its implementation refuses "
-    "the arguments";
-
 static int keep_node(cuda_program *cp, cuda_node *kn)
 {
     if (cp->n_nodes == cp->cap_nodes) {
@@ -125,19 +122,8 @@ static acc_status no_kernel(cuda_program *cp, sched_program *s,
                             sched_step *st, const char *why, int strict,
                             diag *d)
 {
-    char t[128];
-    if (strict)
-        return diag_fail(d, ACC_ERR_UNSUPPORTED, "acc_compile: strict: the "
-                         "cuda backend has no kernel for the %s step (-> %s): "
-                         "%s", ir_op_name(st->node->op),
-                         ty_format(st->node->type, t, sizeof t), why);
-    size_t n = strlen(why);
-    char *copy = arena_alloc(s->arena, n + 1);
-    if (!copy)
-        return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of "
-                         "host memory");
-    memcpy(copy, why, n + 1);
-    st->why = copy;
+    if (step_interpreted(s, st, "cuda", why, strict, d) != ACC_OK)
+        return d->status;
     cp->interpreted++;
     return ACC_OK;
 }
@@ -148,11 +134,8 @@ static acc_status compile_step(cuda_program *cp, const ir_program *ir,
 {
     char why[256];
     const ir_node *n = st->node;
-    st->by = SCHED_BY_INTERP;
-    if (!st->counted) {
-        st->why = refusal_fallback;
+    if (step_uncounted(st))
         return ACC_OK;
-    }
     if (!cg_cuda_has_skeleton(n)) {
         snprintf(why, sizeof why, "%s has no CUDA skeleton", ir_op_name(n->op));
         return no_kernel(cp, s, st, why, strict, d);

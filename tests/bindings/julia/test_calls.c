@@ -7,8 +7,8 @@
  * and this test checks, from C, the call sequences and conventions the
  * package's code depends on (each test names the Julia function it
  * stands for):
- *  - options filled field by field, never by acc_context_options_init
- *    (context.jl);
+ *  - options initialised by acc_context_options_init_sized with the
+ *    mirror's size, then the fields Context() offers set (context.jl);
  *  - a column-major Julia array given as the row-major array of reversed
  *    extents, no copy; results read back the same way (arrays.jl, the
  *    README's layout section);
@@ -64,22 +64,21 @@ static acc_array julia_empty_output(void)
     return a;
 }
 
-/* context.jl: Context(; backend=:interp) — the mirror filled by hand. */
+/* context.jl: Context(; backend=:interp) — Ref{acc_context_options}()
+ * (uninitialised), the sized init, then every field Context() offers. */
 static acc_context *julia_context(void)
 {
     acc_context_options o;
     memset(&o, 0xAB, sizeof o); /* no field may be left to chance */
-    o.struct_size = sizeof o;
+    cr_assert_eq(acc_context_options_init_sized(&o, sizeof o), ACC_OK, "%s",
+                 acc_last_error());
+    cr_assert_eq(o.struct_size, sizeof o);
     o.backend = ACC_BACKEND_INTERP;
     o.num_threads = 0;
     o.cache_dir = NULL;
-    o.fusion_duplicate_max_ops = 0;
-    o.plugin_path = NULL;
     o.cuda_device = 0;
     o.run_deadline_seconds = 0.0;
     o.plugins = NULL;
-    o.mpi_comm = NULL;
-    o.strict = 0;
     acc_context *ctx = NULL;
     acc_status st = acc_context_create(&o, &ctx);
     cr_assert_eq(st, ACC_OK, "acc_context_create: %s", acc_last_error());

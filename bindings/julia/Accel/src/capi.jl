@@ -244,7 +244,7 @@ end
 # so a library that lacks one is refused when the package loads, by name.
 const C_FUNCTIONS = (
     :acc_abi_version, :acc_version_string, :acc_status_string, :acc_last_error,
-    :acc_backend_name, :acc_context_create,
+    :acc_backend_name, :acc_context_options_init_sized, :acc_context_create,
     :acc_context_destroy, :acc_context_backend,
     :acc_type_scalar, :acc_type_shape, :acc_type_tuple, :acc_type_array,
     :acc_type_get_kind, :acc_type_get_scalar, :acc_type_get_rank,
@@ -329,11 +329,14 @@ acc_last_error() = ccall(sym(:acc_last_error), Ptr{UInt8}, ())
 # --- backends and contexts -----------------------------------------------------------
 
 acc_backend_name(backend) = ccall(sym(:acc_backend_name), Ptr{UInt8}, (Cint,), backend)
-# acc_context_options_init is deliberately not wrapped: it writes
-# sizeof(acc_context_options) *of the loaded library*, which may be larger
-# than this mirror once the C struct grows.  Context() fills the mirror
-# itself, with struct_size = sizeof(acc_context_options) as Julia sees it
-# and the defaults accel.h documents.
+# The sized call: accel writes the defaults into exactly `size` bytes (the
+# mirror's sizeof) and sets struct_size to it, so a library whose struct
+# has grown since writes nothing past the mirror.  The plain
+# acc_context_options_init symbol is not wrapped: it cannot know the
+# mirror's size and fills only the first published fields.
+acc_context_options_init_sized(options, size) =
+    ccall(sym(:acc_context_options_init_sized), Cint,
+          (Ptr{acc_context_options}, Csize_t), options, size)
 acc_context_create(options, out) =
     ccall(sym(:acc_context_create), Cint,
           (Ptr{acc_context_options}, Ptr{Ptr{acc_context}}), options, out)

@@ -55,13 +55,16 @@ function Context(; backend::Symbol=:auto, threads::Integer=0, cache_dir=nothing,
     dir = cache_dir === nothing ? nothing : String(cache_dir)
     plugin_list = plugins === nothing ? nothing : String(plugins)
     out = Ref{Ptr{L.acc_context}}(C_NULL)
+    # accel's defaults, written within this mirror's size (see capi.jl),
+    # for the fields not offered here.
+    options = Ref{L.acc_context_options}()
+    check(L.acc_context_options_init_sized(options, sizeof(L.acc_context_options)))
+    d = options[]
     status = GC.@preserve dir plugin_list begin
-        # The defaults of accel.h (acc_context_options_init) for the fields
-        # not offered here; struct_size is this mirror's size (see capi.jl).
-        options = Ref(L.acc_context_options(
-            sizeof(L.acc_context_options), backend_code(backend), threads,
-            cstring_or_null(dir), 0, C_NULL, cuda_device, deadline,
-            cstring_or_null(plugin_list), C_NULL, 0))
+        options[] = L.acc_context_options(
+            d.struct_size, backend_code(backend), threads, cstring_or_null(dir),
+            d.fusion_duplicate_max_ops, d.plugin_path, cuda_device, deadline,
+            cstring_or_null(plugin_list), d.mpi_comm, d.strict)
         L.acc_context_create(options, out)
     end
     check(status)

@@ -274,6 +274,12 @@ fn bindgen_test_layout_acc_context_options() {
     test_field_strict();
 }
 extern "C" {
+    pub fn acc_context_options_init_sized(
+        options: *mut acc_context_options,
+        size: usize,
+    ) -> acc_status;
+}
+extern "C" {
     pub fn acc_context_options_init(options: *mut acc_context_options);
 }
 extern "C" {
@@ -583,6 +589,15 @@ fn bindgen_test_layout_acc_array() {
         );
     }
     test_field_release_state();
+}
+extern "C" {
+    pub fn acc_array_init_sized(
+        array: *mut acc_array,
+        size: usize,
+        type_: *const acc_type,
+        rank: i32,
+        extents: *const i64,
+    ) -> acc_status;
 }
 extern "C" {
     pub fn acc_array_init(
@@ -1827,6 +1842,9 @@ fn bindgen_test_layout_acc_exec_options() {
         );
     }
     test_field_deadline_seconds();
+}
+extern "C" {
+    pub fn acc_exec_options_init_sized(options: *mut acc_exec_options, size: usize) -> acc_status;
 }
 extern "C" {
     pub fn acc_exec_options_init(options: *mut acc_exec_options);

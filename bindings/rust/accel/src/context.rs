@@ -122,10 +122,13 @@ impl ContextOptions {
 
     fn raw(&self) -> sys::acc_context_options {
         // SAFETY: an all-zero acc_context_options is a valid value for
-        // acc_context_options_init to fill.
+        // acc_context_options_init_sized to fill.
         let mut o: sys::acc_context_options = unsafe { std::mem::zeroed() };
-        // SAFETY: o is a valid, writable struct.
-        unsafe { sys::acc_context_options_init(&mut o) };
+        // SAFETY: o is a valid, writable struct of the size given (the
+        // sized call: the plain symbol writes only the first published
+        // fields, accel.h).
+        let st = unsafe { sys::acc_context_options_init_sized(&mut o, std::mem::size_of_val(&o)) };
+        debug_assert_eq!(st, sys::ACC_OK);
         o.backend = self.backend.unwrap_or(Backend::Auto).raw();
         o.num_threads = self.num_threads;
         o.fusion_duplicate_max_ops = self.fusion_duplicate_max_ops;

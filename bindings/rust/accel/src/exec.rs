@@ -122,8 +122,10 @@ impl Exec {
     pub fn with_options(ctx: &Context, options: &ExecOptions) -> Result<Exec> {
         // SAFETY: all-zero is a valid struct for init to fill.
         let mut o: sys::acc_exec_options = unsafe { std::mem::zeroed() };
-        // SAFETY: o is writable.
-        unsafe { sys::acc_exec_options_init(&mut o) };
+        // SAFETY: o is writable and of the size given (the sized call:
+        // the plain symbol writes only the first published fields).
+        let st = unsafe { sys::acc_exec_options_init_sized(&mut o, std::mem::size_of_val(&o)) };
+        debug_assert_eq!(st, sys::ACC_OK);
         if let Some(d) = options.deadline {
             o.deadline_seconds = d.as_secs_f64();
         } else if options.no_deadline {

@@ -10,59 +10,9 @@ mod common;
 use accel::{Acc, Array, ArrayView, Boundary, Exp, Graph, Program, DIM1, DIM2, W};
 use common::{close, contexts, Rng};
 
-/// LANGUAGE.md §4, exactly as written there.
-const SECTION4: &str = r#"
--- dot product
-dotp (xs : Vector f32) (ys : Vector f32) : Scalar f32 =
-  fold (+) 0 (zipWith (*) xs ys)
-
--- sparse matrix (CSR, segd = row lengths) times dense vector
-smvm (segd : Vector i64) (inds : Vector i64) (vals : Vector f32) (vec : Vector f32) : Vector f32 =
-  let vecVals = backpermute (shape inds) (\i -> [inds ! i]) vec;
-      products = zipWith (*) vecVals vals
-  in foldSeg (+) 0 products segd
-
--- Black-Scholes option pricing
-cnd d =
-  let k = 1.0 / (1.0 + 0.2316419 * abs d);
-      poly = k * (0.31938153 + k * (-0.356563782 + k * (1.781477937 + k * (-1.821255978 + k * 1.330274429))));
-      c = 0.3989422804014327 * exp (-0.5 * d * d) * poly
-  in if d > 0 then 1.0 - c else c
-
-blackscholes (opts : Vector (f32, f32, f32)) : Vector (f32, f32) =
-  map (\(price, strike, years) ->
-         let r = 0.02; v = 0.30;
-             v_sqrtT = v * sqrt years;
-             d1 = (log (price / strike) + (r + 0.5 * v * v) * years) / v_sqrtT;
-             d2 = d1 - v_sqrtT;
-             cndD1 = cnd d1; cndD2 = cnd d2;
-             x_expRT = strike * exp (-r * years)
-         in (price * cndD1 - x_expRT * cndD2, x_expRT * (1.0 - cndD2) - price * (1.0 - cndD1)))
-      opts
-
--- histogram of values in [0, k)
-histogram (k : i64) (xs : Vector i32) : Vector i32 =
-  permute (+) (fill [k] 0) (\[i] -> [i64 (xs ! [i])]) (map (\_ -> 1) xs)
-
--- 3x3 blur with clamped borders
-blur (img : Matrix f32) : Matrix f32 =
-  stencil (\((a, b, c), (d, e, f), (g, h, i)) ->
-             (a + 2*b + c + 2*d + 4*e + 2*f + g + 2*h + i) / 16) clamp img
-
--- Mandelbrot escape counts
-mandelbrot (width : i64) (height : i64) (limit : i32) : Matrix i32 =
-  generate [height, width] (\[y, x] ->
-    let cx = -2.0 + 3.0 * f32 x / f32 width;
-        cy = -1.2 + 2.4 * f32 y / f32 height;
-        (zx, zy, n) = while (\(zx, zy, n) -> n < limit && zx*zx + zy*zy < 4.0)
-                            (\(zx, zy, n) -> (zx*zx - zy*zy + cx, 2.0*zx*zy + cy, n + 1))
-                            (0.0, 0.0, 0)
-    in n)
-
--- dot product through the BLAS plugin when present, pure otherwise
-dotBlas (xs : Vector f32) (ys : Vector f32) : Scalar f32 =
-  foreign "blas.dot" (\(a, b) -> fold (+) 0 (zipWith (*) a b)) (xs, ys)
-"#;
+/// LANGUAGE.md §4, exactly as written there: the file every binding's tests
+/// read (tests/programs/).
+const SECTION4: &str = include_str!("../../../../tests/programs/language4.acc");
 
 /// Compiles an entry of SECTION4 and one built with `build`, and checks
 /// both with `check` on every backend.
