@@ -9,6 +9,7 @@
 #include "core/fusion/fusion.h"
 #include "core/ir/dump.h"
 #include "core/sharing/sharing.h"
+#include "core/simplify/simplify.h"
 #include "foreign/resolve.h"
 
 #include <string.h>
@@ -22,6 +23,9 @@ static acc_status run_passes(const compile_target *t, ir_program *ir,
     dump_after_pass(ir, "sharing");
     if (check_program(ir, d) != ACC_OK)
         return d->status;
+    if (!pass_disabled("simplify") && simplify_program(ir, d) != ACC_OK)
+        return d->status;
+    dump_after_pass(ir, "simplify");
     fuse_options fo = {t->fusion_duplicate_max_ops};
     if (!pass_disabled("fusion") &&
         fuse_program(ir, &fo, &ir->duplicated, d) != ACC_OK)
