@@ -13,10 +13,14 @@
  *  - a run (core/exec) begins, runs each array step through run_step,
  *    foreign calls through call_foreign, and ends; the executor itself
  *    runs the control steps and releases values as the schedule says;
- *  - memory: a backend allocates its steps' results itself (rt_array:
- *    host memory, or device memory released through the array's
- *    dev_ops) and delivers a result into a caller's descriptor in its
- *    memory (deliver);
+ *  - memory: alloc, copy and release are the backend's memory
+ *    operations (host memory for interp and cpu, core/backend/
+ *    host_memory.h; device memory over cuMemAlloc/cuMemcpy/cuMemFree for
+ *    cuda).  A step's result is allocated by alloc inside run_step (its
+ *    extents are known only there: an expand's total, a filter's count);
+ *    the executor reads values on the host (a condition, an output)
+ *    through copy and gives its references back through release; deliver
+ *    puts a result into a caller's descriptor in the backend's memory;
  *  - execution handles get a queue from the backend, and wait on it.
  */
 #ifndef ACC_CORE_BACKEND_BACKEND_H
@@ -119,6 +123,22 @@ struct backend_ops {
     void *(*queue_create)(backend *be, void *stream, int async);
     acc_status (*queue_wait)(void *q, diag *d);
     void (*queue_destroy)(void *q);
+
+    /* Memory.  alloc: an array of elem with the given extents in the
+     * backend's memory (refs = 1, contents undefined) for node n's
+     * result (n may be NULL): the caller's buffers when the run's
+     * destinations offer them for n, else new memory; NULL after
+     * recording an error on d naming op (ACC_ERR_SHAPE for bad extents,
+     * out of host or device memory).  copy: makes a's contents valid in
+     * memory `to` (ACC_MEMORY_HOST: a download when a is device-only; the
+     * backend's device memory: an upload, once); 0 after an error.
+     * release: gives back a reference (NULL-safe); the last one frees the
+     * buffers a owns, on the host or the device. */
+    rt_array *(*alloc)(backend_run *r, const ir_node *n, const acc_type *elem,
+                       int32_t rank, const int64_t *extents, const char *op,
+                       diag *d);
+    int (*copy)(backend_run *r, rt_array *a, acc_memory to, diag *d);
+    void (*release)(backend_run *r, rt_array *a);
 };
 
 #endif

@@ -201,7 +201,7 @@ static int deliver_one(executor *ex, acc_array *out, rt_array *r, diag *d)
             in_place = r->data[k] == out->data[k];
         return in_place || rt_copy_to_host(r, out->data, d);
     }
-    return rt_host(r, d) && deliver_owned(out, r, d) == ACC_OK;
+    return exec_to_host(ex, r) && deliver_owned(out, r, d) == ACC_OK;
 }
 
 /* Releases the outputs this run allocated (not those whose buffers the
@@ -336,9 +336,9 @@ acc_status exec_run(const compiled *p, const exec_call *call,
 out:
     /* every array of the run is released before the run ends */
     for (size_t i = 0; i < produced; i++)
-        rt_release(results[i]);
+        exec_release(&ex, results[i]);
     for (size_t i = 0; i < wrapped; i++)
-        rt_release(ins[i]);
+        exec_release(&ex, ins[i]);
     values_free(&ex.values);
     int failed_end = 0;
     if (ex.run && ex.run != ex.host)

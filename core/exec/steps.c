@@ -73,10 +73,25 @@ static rt_array **value_of(executor *ex, const ir_node *t, size_t *n)
     return v;
 }
 
-static void release_all(rt_array **v, size_t n)
+void exec_release(executor *ex, rt_array *a)
+{
+    if (ex->run)
+        ex->ops->release(ex->run, a);
+    else if (a)
+        rt_release(a);
+}
+
+int exec_to_host(executor *ex, rt_array *a)
+{
+    if (ex->run)
+        return ex->ops->copy(ex->run, a, ACC_MEMORY_HOST, ex->env.d);
+    return rt_host(a, ex->env.d);
+}
+
+static void release_all(executor *ex, rt_array **v, size_t n)
 {
     for (size_t i = 0; v && i < n; i++)
-        rt_release(v[i]);
+        exec_release(ex, v[i]);
     free(v);
 }
 
@@ -134,9 +149,9 @@ static int test(executor *ex, const schedule *s, rt_array **v, size_t n,
     size_t count;
     rt_array **c = run_body(ex, s, v, n, first, &count);
     int holds = -1;
-    if (c && rt_host(c[0], ex->env.d))
+    if (c && exec_to_host(ex, c[0]))
         holds = val_load(c[0]->data[0], ACC_BOOL, 0).i != 0;
-    release_all(c, count);
+    release_all(ex, c, count);
     return holds;
 }
 
@@ -159,14 +174,14 @@ static int run_while(executor *ex, const sched_step *st)
             (holds = test(ex, st->body[0], state, n, first)) <= 0)
             break;
         rt_array **next = run_body(ex, st->body[1], state, n, first, &m);
-        release_all(state, n);
+        release_all(ex, state, n);
         state = next;
         first = 0;
     }
     release_once(ex, st->body[0]);
     release_once(ex, st->body[1]);
     if (holds != 0 || !diag_ok(ex->env.d)) {
-        release_all(state, n);
+        release_all(ex, state, n);
         return 0;
     }
     return store(ex, st->node->id, state, n);
@@ -192,13 +207,13 @@ static int run_foreign(executor *ex, const sched_step *st)
             r = NULL;
         }
         if (s != ACC_OK && s != ACC_ERR_UNSUPPORTED) {
-            release_all(arg, n);
+            release_all(ex, arg, n);
             return 0;
         }
     }
     if (!r)
         r = run_body(ex, st->body[0], arg, n, 1, &m);
-    release_all(arg, n);
+    release_all(ex, arg, n);
     return r && store(ex, node->id, r, m);
 }
 

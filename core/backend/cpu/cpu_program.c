@@ -8,6 +8,7 @@
 
 #include "core/backend/cpu/cpu_launch.h"
 #include "core/backend/foreign_call.h"
+#include "core/backend/host_memory.h"
 #include "core/base/mem.h"
 #include "core/ir/dump.h"
 
@@ -244,6 +245,26 @@ static acc_status cpu_end(backend_run *r)
     return s;
 }
 
+/* Host memory, as the interpreter's (core/backend/host_memory.h). */
+static rt_array *cpu_alloc(backend_run *r, const ir_node *n,
+                           const acc_type *elem, int32_t rank,
+                           const int64_t *extents, const char *op, diag *d)
+{
+    return hostmem_alloc(r->env->dests, n, elem, rank, extents, op, d);
+}
+
+static int cpu_copy(backend_run *r, rt_array *a, acc_memory to, diag *d)
+{
+    (void)r;
+    return hostmem_copy(a, to, d);
+}
+
+static void cpu_release(backend_run *r, rt_array *a)
+{
+    (void)r;
+    hostmem_release(a);
+}
+
 /* ---- the context ------------------------------------------------------------------- */
 
 static int cpu_probe(const backend_config *c, char *why, size_t why_size)
@@ -280,4 +301,5 @@ const backend_ops cpu_ops = {
     cpu_build, cpu_program_free, cpu_describe,
     cpu_begin, cpu_step, cpu_foreign, cpu_end, NULL,
     NULL, NULL, NULL,
+    cpu_alloc, cpu_copy, cpu_release,
 };

@@ -91,10 +91,41 @@ static void ops_queue_destroy(void *q)
     cuda_queue_destroy(q);
 }
 
+/* Device memory: cuda_result (cuMemAlloc through the run's pool, or the
+ * caller's device buffers), cuda_device_of (cuMemcpyHtoD), rt_host
+ * (cuMemcpyDtoH through the arrays' dev_ops), and the release of the
+ * device buffers through the dev_ops (cuMemFree via the pool). */
+static rt_array *ops_alloc(backend_run *r, const ir_node *n,
+                           const acc_type *elem, int32_t rank,
+                           const int64_t *extents, const char *op, diag *d)
+{
+    return cuda_result((cuda_run *)r, n, elem, rank, extents, op, d);
+}
+
+static int ops_copy(backend_run *r, rt_array *a, acc_memory to, diag *d)
+{
+    if (to == ACC_MEMORY_HOST)
+        return rt_host(a, d);
+    if (to != ACC_MEMORY_CUDA_DEVICE) {
+        diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "the CUDA backend cannot copy "
+                  "an array to memory kind %d", (int)to);
+        return 0;
+    }
+    return cuda_device_of((cuda_run *)r, a, d);
+}
+
+static void ops_release(backend_run *r, rt_array *a)
+{
+    (void)r;
+    if (a)
+        rt_release(a);
+}
+
 const backend_ops cuda_ops = {
     ACC_BACKEND_CUDA, ACC_MEMORY_CUDA_DEVICE,
     ops_probe, ops_create, ops_destroy, ops_cache_report,
     ops_build, ops_program_free, ops_describe,
     ops_begin, ops_step, ops_foreign, ops_end, ops_deliver,
     ops_queue_create, ops_queue_wait, ops_queue_destroy,
+    ops_alloc, ops_copy, ops_release,
 };
