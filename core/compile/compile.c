@@ -38,7 +38,7 @@ static acc_status run_passes(const compile_target *t, ir_program *ir,
         return d->status;
     dump_after_pass(ir, "foreign");
     if (!ir_program_layout(ir))
-        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "compile: out of host memory");
+        diag_oom(d, "compile");
     return d->status;
 }
 
@@ -52,7 +52,7 @@ acc_status compile_program(const compile_target *t, acc_graph *g,
     if (ir_program_copy(g, n_results, results, &out->ir, d) != ACC_OK)
         return d->status;
     if (run_passes(t, &out->ir, d) == ACC_OK &&
-        sched_build(&out->ir, &out->sched, d))
+        sched_build(&out->ir, &out->sched, d) == ACC_OK)
         t->be->ops->build(t->be, &out->ir, &out->sched, t->strict,
                           &out->bprog, d);
     if (!diag_ok(d))

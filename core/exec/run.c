@@ -175,8 +175,7 @@ static acc_status deliver_owned(acc_array *out, rt_array *r, diag *d)
         fresh.data[k] = mem_alloc(bytes ? bytes : 1);
         if (!fresh.data[k]) {
             release_library_array(&fresh);
-            return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of "
-                             "host memory for an output");
+            return diag_oom(d, "acc_run: an output");
         }
         if (bytes)
             memcpy(fresh.data[k], r->data[k], bytes);
@@ -307,12 +306,11 @@ acc_status exec_run(const compiled *p, const exec_call *call,
     if (check_arguments(p, n_inputs, inputs, n_outputs, outputs, d) != ACC_OK)
         return d->status;
     if (n_inputs > 256 && !(ins = in_heap = mem_calloc(n_inputs, sizeof *ins)))
-        return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of host "
-                         "memory");
+        return diag_oom(d, "acc_run");
     results = mem_calloc(n_outputs ? n_outputs : 1, sizeof *results);
     given = mem_calloc(n_outputs ? n_outputs : 1, 1);
     if (!results || !given) {
-        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of host memory");
+        diag_oom(d, "acc_run");
         goto out;
     }
     for (size_t i = 0; i < n_outputs; i++)

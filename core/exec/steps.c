@@ -62,8 +62,7 @@ static rt_array **value_of(executor *ex, const ir_node *t, size_t *n)
     *n = t->type->n_leaves;
     rt_array **v = mem_calloc(*n ? *n : 1, sizeof *v);
     if (!v) {
-        diag_fail(ex->env.d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of "
-                  "host memory");
+        diag_oom(ex->env.d, "acc_run");
         return NULL;
     }
     if (!interp_value_of(ex->env.host, t, v)) {
@@ -200,8 +199,7 @@ static int run_foreign(executor *ex, const sched_step *st)
     if (node->u.foreign.impl) {
         r = mem_calloc(m ? m : 1, sizeof *r);
         acc_status s = r ? ex->ops->call_foreign(ex->run, node, arg, r)
-                         : diag_fail(ex->env.d, ACC_ERR_OUT_OF_HOST_MEMORY,
-                                     "acc_run: out of host memory");
+                         : diag_oom(ex->env.d, "acc_run");
         if (s != ACC_OK) {
             free(r);
             r = NULL;
@@ -249,8 +247,7 @@ int exec_schedule(executor *ex, const schedule *s, int first)
             ok = values_poison(&ex->values, st->node->id, d);
             diag_clear(d);
             if (!ok)
-                diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of "
-                          "host memory");
+                diag_oom(d, "acc_run");
         } else if (ok && st->kind == SCHED_ARRAY) {
             count_kernel(ex, st);
         }

@@ -220,7 +220,6 @@ acc_status simplify_program(ir_program *p, diag *d)
         p->root = root;
     free(s.done);
     if (s.oom)
-        return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "simplify: out of "
-                         "host memory");
+        return diag_oom(d, "simplify");
     return ACC_OK;
 }
