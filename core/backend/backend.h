@@ -66,11 +66,18 @@ typedef struct run_env {
     diag *d;
 } run_env;
 
-/* What run_step returns besides 1 (done: the step's value is stored) and
- * 0 (failed: the error is on the run's diag): the step's kernel found a
- * runtime error it cannot name, or a value it reads lazily failed; the
- * interpreter runs the step instead, and reports the error with its own
- * message if the error happens (core/exec/run.c). */
+/* Errors.  The operations of a run record their errors on the run's diag
+ * (env->d: a status and a message, set once, the first error wins) and
+ * return its status, or a pointer that is NULL after an error; none
+ * returns 1/0/-1 codes.
+ *
+ * A replay is not an error: run_step sets *replay when the step's kernel
+ * found a runtime error it cannot name, or a value it reads lazily
+ * failed; nothing is recorded, and the interpreter runs the step
+ * instead, reporting the error with its own message if it happens
+ * (core/exec/steps.c).  BACKEND_REPLAY is how the compiling backends'
+ * drivers say so to their run_step (their 1/0/-1 results stay inside
+ * the backend). */
 enum { BACKEND_REPLAY = -1 };
 
 struct backend_ops {
@@ -102,8 +109,10 @@ struct backend_ops {
     backend_run *(*run_begin)(backend *be, backend_program *bp,
                               run_env *env);
     /* Runs array step s (s->by is not SCHED_BY_INTERP unless this is the
-     * interpreter): 1, 0 or BACKEND_REPLAY (see above). */
-    int (*run_step)(backend_run *r, const sched_step *s);
+     * interpreter) and stores its value: ACC_OK, or the error recorded on
+     * env->d; *replay (set to 0 first) asks for the interpreter instead
+     * (above), with ACC_OK returned. */
+    acc_status (*run_step)(backend_run *r, const sched_step *s, int *replay);
     /* Calls the implementation chosen for foreign node n on args (its
      * argument's arrays), into results (new references): ACC_OK,
      * ACC_ERR_UNSUPPORTED when it refuses these extents (nothing
@@ -114,8 +123,9 @@ struct backend_ops {
      * returns env->d's status after recording its own errors there. */
     acc_status (*run_end)(backend_run *r);
     /* Delivers result a into output descriptor out in the backend's
-     * memory (memory != ACC_MEMORY_HOST); 0 after an error. */
-    int (*deliver)(backend_run *r, acc_array *out, rt_array *a);
+     * memory (memory != ACC_MEMORY_HOST): ACC_OK or the error recorded on
+     * env->d. */
+    acc_status (*deliver)(backend_run *r, acc_array *out, rt_array *a);
 
     /* An execution handle's queue (NULL when the backend needs none:
      * runs then complete before acc_run_exec returns); its wait; its
@@ -131,13 +141,14 @@ struct backend_ops {
      * recording an error on d naming op (ACC_ERR_SHAPE for bad extents,
      * out of host or device memory).  copy: makes a's contents valid in
      * memory `to` (ACC_MEMORY_HOST: a download when a is device-only; the
-     * backend's device memory: an upload, once); 0 after an error.
+     * backend's device memory: an upload, once): ACC_OK or the error
+     * recorded on d.
      * release: gives back a reference (NULL-safe); the last one frees the
      * buffers a owns, on the host or the device. */
     rt_array *(*alloc)(backend_run *r, const ir_node *n, const acc_type *elem,
                        int32_t rank, const int64_t *extents, const char *op,
                        diag *d);
-    int (*copy)(backend_run *r, rt_array *a, acc_memory to, diag *d);
+    acc_status (*copy)(backend_run *r, rt_array *a, acc_memory to, diag *d);
     void (*release)(backend_run *r, rt_array *a);
 };
 

@@ -12,14 +12,13 @@ rt_array *hostmem_alloc(exec_dests *dests, const ir_node *n,
     return a ? a : rt_alloc(elem, rank, extents, op, d);
 }
 
-int hostmem_copy(rt_array *a, acc_memory to, diag *d)
+acc_status hostmem_copy(rt_array *a, acc_memory to, diag *d)
 {
-    if (to != ACC_MEMORY_HOST) {
-        diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "a host backend has no "
-                  "device memory to copy an array to");
-        return 0;
-    }
-    return rt_host(a, d);
+    if (to != ACC_MEMORY_HOST)
+        return diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "a host backend has "
+                         "no device memory to copy an array to");
+    rt_host(a, d);
+    return d->status;
 }
 
 void hostmem_release(rt_array *a)

@@ -17,8 +17,9 @@ rt_array *hostmem_alloc(exec_dests *dests, const ir_node *n,
                          const acc_type *elem, int32_t rank,
                          const int64_t *extents, const char *op, diag *d);
 /* Makes a's contents valid in memory `to`; a host backend only has host
- * memory (anything else is ACC_ERR_INVALID_ARGUMENT).  0 after an error. */
-int hostmem_copy(rt_array *a, acc_memory to, diag *d);
+ * memory (anything else is ACC_ERR_INVALID_ARGUMENT).  Returns d's
+ * status. */
+acc_status hostmem_copy(rt_array *a, acc_memory to, diag *d);
 /* Drops a reference (NULL-safe); the last one frees the buffers a owns,
  * device buffers through their dev_ops. */
 void hostmem_release(rt_array *a);

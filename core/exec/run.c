@@ -193,7 +193,7 @@ static acc_status deliver_owned(acc_array *out, rt_array *r, diag *d)
 static int deliver_one(executor *ex, acc_array *out, rt_array *r, diag *d)
 {
     if (out->memory != ACC_MEMORY_HOST)
-        return ex->ops->deliver(ex->run, out, r);
+        return ex->ops->deliver(ex->run, out, r) == ACC_OK;
     if (out->data[0]) {
         int in_place = (r->valid & RT_ON_HOST) != 0;
         for (size_t k = 0; in_place && k < r->elem->n_leaves; k++)

@@ -42,17 +42,17 @@ static void count_kernel(executor *ex, const sched_step *st)
 
 static int run_array(executor *ex, const sched_step *st)
 {
-    int ok;
+    int replay = 0;
     if (st->by == SCHED_BY_KERNEL) {
-        ok = ex->ops->run_step(ex->run, st);
-        if (ok != BACKEND_REPLAY)
-            return ok;
+        acc_status s = ex->ops->run_step(ex->run, st, &replay);
+        if (!replay)
+            return s == ACC_OK;
         /* a kernel stopped by the stop request hands its step back as a
          * failed kernel does: the run stops here */
         if (stopped(ex, ir_op_name(st->node->op)))
             return 0;
     }
-    return ex->host_ops->run_step(ex->host, st) == 1;
+    return ex->host_ops->run_step(ex->host, st, &replay) == ACC_OK;
 }
 
 /* The value of term `t` (of array sort), as new references in a fresh
@@ -83,7 +83,8 @@ void exec_release(executor *ex, rt_array *a)
 int exec_to_host(executor *ex, rt_array *a)
 {
     if (ex->run)
-        return ex->ops->copy(ex->run, a, ACC_MEMORY_HOST, ex->env.d);
+        return ex->ops->copy(ex->run, a, ACC_MEMORY_HOST, ex->env.d) ==
+               ACC_OK;
     return rt_host(a, ex->env.d);
 }
 

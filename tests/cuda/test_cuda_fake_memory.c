@@ -87,11 +87,11 @@ Test(cuda_runtime_fake, memory_operations_use_the_driver)
     cr_expect_eq(c1.live_bytes - c0.live_bytes >= 4000, 1,
                  "device memory for 1000 f32 (%zu bytes more)",
                  c1.live_bytes - c0.live_bytes);
-    cr_expect(h.ops->copy(h.run, a, ACC_MEMORY_HOST, &h.d), "%s",
+    cr_expect_eq(h.ops->copy(h.run, a, ACC_MEMORY_HOST, &h.d), ACC_OK, "%s",
               h.d.message);
     cr_expect_eq(fake_counts().dtoh, c1.dtoh + 1, "one download");
     cr_expect(a->valid & RT_ON_HOST);
-    cr_expect(h.ops->copy(h.run, a, ACC_MEMORY_HOST, &h.d));
+    cr_expect_eq(h.ops->copy(h.run, a, ACC_MEMORY_HOST, &h.d), ACC_OK);
     cr_expect_eq(fake_counts().dtoh, c1.dtoh + 1, "valid on the host: no "
                  "second download");
 
@@ -100,13 +100,14 @@ Test(cuda_runtime_fake, memory_operations_use_the_driver)
     cr_assert(b, "%s", hh.d.message);
     memset(b->data[0], 0, 4000);
     long htod = fake_counts().htod;
-    cr_expect(h.ops->copy(h.run, b, ACC_MEMORY_CUDA_DEVICE, &h.d), "%s",
-              h.d.message);
+    cr_expect_eq(h.ops->copy(h.run, b, ACC_MEMORY_CUDA_DEVICE, &h.d),
+                 ACC_OK, "%s", h.d.message);
     cr_expect(b->valid & RT_ON_DEVICE);
     cr_expect_eq(fake_counts().htod, htod + 1, "one upload");
-    cr_expect(h.ops->copy(h.run, b, ACC_MEMORY_CUDA_DEVICE, &h.d));
+    cr_expect_eq(h.ops->copy(h.run, b, ACC_MEMORY_CUDA_DEVICE, &h.d),
+                 ACC_OK);
     cr_expect_eq(fake_counts().htod, htod + 1, "no second upload");
-    cr_expect(!h.ops->copy(h.run, b, (acc_memory)99, &h.d));
+    cr_expect_neq(h.ops->copy(h.run, b, (acc_memory)99, &h.d), ACC_OK);
     cr_expect_eq(h.d.status, ACC_ERR_INVALID_ARGUMENT);
     diag_clear(&h.d);
 

@@ -72,9 +72,9 @@ static void host_backend(acc_context *ctx)
     cr_expect(a->valid & RT_ON_HOST);
     cr_expect(a->data[0] != NULL);
     ((float *)a->data[0])[999] = 1.5f; /* the buffer is really there */
-    cr_expect(h.ops->copy(h.run, a, ACC_MEMORY_HOST, &h.d), "%s",
+    cr_expect_eq(h.ops->copy(h.run, a, ACC_MEMORY_HOST, &h.d), ACC_OK, "%s",
               h.d.message);
-    cr_expect(!h.ops->copy(h.run, a, ACC_MEMORY_CUDA_DEVICE, &h.d));
+    cr_expect_neq(h.ops->copy(h.run, a, ACC_MEMORY_CUDA_DEVICE, &h.d), ACC_OK);
     cr_expect_eq(h.d.status, ACC_ERR_INVALID_ARGUMENT);
     h.ops->release(h.run, a);
     h.ops->release(h.run, NULL); /* NULL-safe */

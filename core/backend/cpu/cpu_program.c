@@ -217,19 +217,25 @@ static backend_run *cpu_begin(backend *be, backend_program *bp, run_env *env)
     return r;
 }
 
-static int cpu_step(backend_run *r, const sched_step *s)
+/* The drivers' 1/0/BACKEND_REPLAY become the interface's status and
+ * replay request (backend.h). */
+static acc_status cpu_step(backend_run *r, const sched_step *s, int *replay)
 {
     const cpu_node *kn = s->kernel;
     const ir_node *n = s->node;
     rt_array *out[2] = {NULL, NULL};
-    if ((size_t)kn->k.kind >= sizeof drivers / sizeof *drivers ||
-        !drivers[kn->k.kind])
-        return BACKEND_REPLAY;
-    int ok = drivers[kn->k.kind](r->cp->be->pool, kn, r->env->host, n, out);
-    if (ok <= 0)
-        return ok < 0 ? BACKEND_REPLAY : 0;
-    return values_set(r->env->values, n->id, out, n->type->n_leaves,
-                      r->env->d);
+    *replay = (size_t)kn->k.kind >= sizeof drivers / sizeof *drivers ||
+              !drivers[kn->k.kind];
+    int ok = *replay ? BACKEND_REPLAY
+                     : drivers[kn->k.kind](r->cp->be->pool, kn, r->env->host,
+                                           n, out);
+    *replay = ok == BACKEND_REPLAY;
+    if (ok > 0)
+        values_set(r->env->values, n->id, out, n->type->n_leaves, r->env->d);
+    else if (ok == 0 && diag_ok(r->env->d)) /* every failure records it */
+        diag_fail(r->env->d, ACC_ERR_INTERNAL, "cpu: %s failed without an "
+                  "error", ir_op_name(n->op));
+    return *replay ? ACC_OK : r->env->d->status;
 }
 
 static acc_status cpu_foreign(backend_run *r, const ir_node *n,
@@ -253,7 +259,8 @@ static rt_array *cpu_alloc(backend_run *r, const ir_node *n,
     return hostmem_alloc(r->env->dests, n, elem, rank, extents, op, d);
 }
 
-static int cpu_copy(backend_run *r, rt_array *a, acc_memory to, diag *d)
+static acc_status cpu_copy(backend_run *r, rt_array *a, acc_memory to,
+                           diag *d)
 {
     (void)r;
     return hostmem_copy(a, to, d);

@@ -53,9 +53,17 @@ static backend_run *ops_begin(backend *be, backend_program *bp, run_env *env)
     return (backend_run *)cuda_run_begin((cuda_program *)bp, env);
 }
 
-static int ops_step(backend_run *r, const sched_step *s)
+/* cuda_run_step's 1/0/BACKEND_REPLAY as the interface's status and
+ * replay request (backend.h). */
+static acc_status ops_step(backend_run *r, const sched_step *s, int *replay)
 {
-    return cuda_run_step((cuda_run *)r, s);
+    cuda_run *run = (cuda_run *)r;
+    int ok = cuda_run_step(run, s);
+    *replay = ok == BACKEND_REPLAY;
+    if (ok == 0 && diag_ok(run->env->d)) /* every failure records it */
+        diag_fail(run->env->d, ACC_ERR_INTERNAL, "cuda: %s failed without "
+                  "an error", ir_op_name(s->node->op));
+    return *replay ? ACC_OK : run->env->d->status;
 }
 
 static acc_status ops_foreign(backend_run *r, const ir_node *n,
@@ -70,10 +78,11 @@ static acc_status ops_end(backend_run *r)
     return cuda_run_end(run, run->env->d);
 }
 
-static int ops_deliver(backend_run *r, acc_array *out, rt_array *a)
+static acc_status ops_deliver(backend_run *r, acc_array *out, rt_array *a)
 {
     cuda_run *run = (cuda_run *)r;
-    return cuda_deliver_device(run, out, a, run->env->d);
+    cuda_deliver_device(run, out, a, run->env->d);
+    return run->env->d->status;
 }
 
 static void *ops_queue_create(backend *be, void *stream, int async)
@@ -102,16 +111,17 @@ static rt_array *ops_alloc(backend_run *r, const ir_node *n,
     return cuda_result((cuda_run *)r, n, elem, rank, extents, op, d);
 }
 
-static int ops_copy(backend_run *r, rt_array *a, acc_memory to, diag *d)
+static acc_status ops_copy(backend_run *r, rt_array *a, acc_memory to,
+                           diag *d)
 {
     if (to == ACC_MEMORY_HOST)
-        return rt_host(a, d);
-    if (to != ACC_MEMORY_CUDA_DEVICE) {
+        rt_host(a, d);
+    else if (to == ACC_MEMORY_CUDA_DEVICE)
+        cuda_device_of((cuda_run *)r, a, d);
+    else
         diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "the CUDA backend cannot copy "
                   "an array to memory kind %d", (int)to);
-        return 0;
-    }
-    return cuda_device_of((cuda_run *)r, a, d);
+    return d->status;
 }
 
 static void ops_release(backend_run *r, rt_array *a)

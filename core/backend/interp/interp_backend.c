@@ -91,13 +91,18 @@ static backend_run *interp_begin(backend *be, backend_program *bp,
     return (backend_run *)st;
 }
 
-static int interp_step(backend_run *r, const sched_step *s)
+static acc_status interp_step(backend_run *r, const sched_step *s,
+                              int *replay)
 {
     interp *st = (interp *)r;
+    *replay = 0;
     st->current = s->node;
     const run_value *v = interp_eval_array(st, s->node);
     st->current = NULL;
-    return v != NULL;
+    if (!v && diag_ok(st->d)) /* every failure records its error */
+        diag_fail(st->d, ACC_ERR_INTERNAL, "interpreter: %s failed without "
+                  "an error", ir_op_name(s->node->op));
+    return st->d->status;
 }
 
 static acc_status interp_foreign(backend_run *r, const ir_node *n,
@@ -124,7 +129,8 @@ static rt_array *interp_alloc(backend_run *r, const ir_node *n,
     return hostmem_alloc(((interp *)r)->dests, n, elem, rank, extents, op, d);
 }
 
-static int interp_copy(backend_run *r, rt_array *a, acc_memory to, diag *d)
+static acc_status interp_copy(backend_run *r, rt_array *a, acc_memory to,
+                              diag *d)
 {
     (void)r;
     return hostmem_copy(a, to, d);
