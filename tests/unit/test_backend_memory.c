@@ -56,7 +56,8 @@ static const acc_type *f32(void) { return acc_type_scalar(ACC_F32); }
 
 /* ---- host backends ------------------------------------------------------ */
 
-TestSuite(backend_memory, .init = ts_make_cache_dir, .fini = ts_remove_cache_dir);
+TestSuite(backend_memory, .init = ts_make_cache_dir,
+          .fini = ts_remove_cache_dir);
 
 static void host_backend(acc_context *ctx)
 {
