@@ -13,10 +13,14 @@
  *  - a run (core/exec) begins, runs each array step through run_step,
  *    foreign calls through call_foreign, and ends; the executor itself
  *    runs the control steps and releases values as the schedule says;
- *  - memory: a backend allocates its steps' results itself (rt_array:
- *    host memory, or device memory released through the array's
- *    dev_ops) and delivers a result into a caller's descriptor in its
- *    memory (deliver);
+ *  - memory: alloc, copy and release are the backend's memory
+ *    operations (host memory for interp and cpu, core/backend/
+ *    host_memory.h; device memory over cuMemAlloc/cuMemcpy/cuMemFree for
+ *    cuda).  A step's result is allocated by alloc inside run_step (its
+ *    extents are known only there: an expand's total, a filter's count);
+ *    the executor reads values on the host (a condition, an output)
+ *    through copy and gives its references back through release; deliver
+ *    puts a result into a caller's descriptor in the backend's memory;
  *  - execution handles get a queue from the backend, and wait on it.
  */
 #ifndef ACC_CORE_BACKEND_BACKEND_H
@@ -62,11 +66,18 @@ typedef struct run_env {
     diag *d;
 } run_env;
 
-/* What run_step returns besides 1 (done: the step's value is stored) and
- * 0 (failed: the error is on the run's diag): the step's kernel found a
- * runtime error it cannot name, or a value it reads lazily failed; the
- * interpreter runs the step instead, and reports the error with its own
- * message if the error happens (core/exec/run.c). */
+/* Errors.  The operations of a run record their errors on the run's diag
+ * (env->d: a status and a message, set once, the first error wins) and
+ * return its status, or a pointer that is NULL after an error; none
+ * returns 1/0/-1 codes.
+ *
+ * A replay is not an error: run_step sets *replay when the step's kernel
+ * found a runtime error it cannot name, or a value it reads lazily
+ * failed; nothing is recorded, and the interpreter runs the step
+ * instead, reporting the error with its own message if it happens
+ * (core/exec/steps.c).  BACKEND_REPLAY is how the compiling backends'
+ * drivers say so to their run_step (their 1/0/-1 results stay inside
+ * the backend). */
 enum { BACKEND_REPLAY = -1 };
 
 struct backend_ops {
@@ -98,8 +109,10 @@ struct backend_ops {
     backend_run *(*run_begin)(backend *be, backend_program *bp,
                               run_env *env);
     /* Runs array step s (s->by is not SCHED_BY_INTERP unless this is the
-     * interpreter): 1, 0 or BACKEND_REPLAY (see above). */
-    int (*run_step)(backend_run *r, const sched_step *s);
+     * interpreter) and stores its value: ACC_OK, or the error recorded on
+     * env->d; *replay (set to 0 first) asks for the interpreter instead
+     * (above), with ACC_OK returned. */
+    acc_status (*run_step)(backend_run *r, const sched_step *s, int *replay);
     /* Calls the implementation chosen for foreign node n on args (its
      * argument's arrays), into results (new references): ACC_OK,
      * ACC_ERR_UNSUPPORTED when it refuses these extents (nothing
@@ -110,8 +123,9 @@ struct backend_ops {
      * returns env->d's status after recording its own errors there. */
     acc_status (*run_end)(backend_run *r);
     /* Delivers result a into output descriptor out in the backend's
-     * memory (memory != ACC_MEMORY_HOST); 0 after an error. */
-    int (*deliver)(backend_run *r, acc_array *out, rt_array *a);
+     * memory (memory != ACC_MEMORY_HOST): ACC_OK or the error recorded on
+     * env->d. */
+    acc_status (*deliver)(backend_run *r, acc_array *out, rt_array *a);
 
     /* An execution handle's queue (NULL when the backend needs none:
      * runs then complete before acc_run_exec returns); its wait; its
@@ -119,6 +133,23 @@ struct backend_ops {
     void *(*queue_create)(backend *be, void *stream, int async);
     acc_status (*queue_wait)(void *q, diag *d);
     void (*queue_destroy)(void *q);
+
+    /* Memory.  alloc: an array of elem with the given extents in the
+     * backend's memory (refs = 1, contents undefined) for node n's
+     * result (n may be NULL): the caller's buffers when the run's
+     * destinations offer them for n, else new memory; NULL after
+     * recording an error on d naming op (ACC_ERR_SHAPE for bad extents,
+     * out of host or device memory).  copy: makes a's contents valid in
+     * memory `to` (ACC_MEMORY_HOST: a download when a is device-only; the
+     * backend's device memory: an upload, once): ACC_OK or the error
+     * recorded on d.
+     * release: gives back a reference (NULL-safe); the last one frees the
+     * buffers a owns, on the host or the device. */
+    rt_array *(*alloc)(backend_run *r, const ir_node *n, const acc_type *elem,
+                       int32_t rank, const int64_t *extents, const char *op,
+                       diag *d);
+    acc_status (*copy)(backend_run *r, rt_array *a, acc_memory to, diag *d);
+    void (*release)(backend_run *r, rt_array *a);
 };
 
 #endif

@@ -21,3 +21,9 @@ acc_status diag_fail(diag *d, acc_status status, const char *fmt, ...)
     va_end(ap);
     return status;
 }
+
+acc_status diag_oom(diag *d, const char *where)
+{
+    return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
+                     where);
+}

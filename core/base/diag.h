@@ -22,6 +22,10 @@ void diag_clear(diag *d);
  * the diag afterwards (the first error's), for `return diag_fail(...)`. */
 acc_status diag_fail(diag *d, acc_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Out of host memory: the one place the internal code records it
+ * (ACC_ERR_OUT_OF_HOST_MEMORY, "WHERE: out of host memory"; the first
+ * error still wins).  Returns the diag's status afterwards. */
+acc_status diag_oom(diag *d, const char *where);
 static inline int diag_ok(const diag *d) { return d->status == ACC_OK; }
 
 #endif

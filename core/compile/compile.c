@@ -9,6 +9,7 @@
 #include "core/fusion/fusion.h"
 #include "core/ir/dump.h"
 #include "core/sharing/sharing.h"
+#include "core/simplify/simplify.h"
 #include "foreign/resolve.h"
 
 #include <string.h>
@@ -22,6 +23,9 @@ static acc_status run_passes(const compile_target *t, ir_program *ir,
     dump_after_pass(ir, "sharing");
     if (check_program(ir, d) != ACC_OK)
         return d->status;
+    if (!pass_disabled("simplify") && simplify_program(ir, d) != ACC_OK)
+        return d->status;
+    dump_after_pass(ir, "simplify");
     fuse_options fo = {t->fusion_duplicate_max_ops};
     if (!pass_disabled("fusion") &&
         fuse_program(ir, &fo, &ir->duplicated, d) != ACC_OK)
@@ -34,7 +38,7 @@ static acc_status run_passes(const compile_target *t, ir_program *ir,
         return d->status;
     dump_after_pass(ir, "foreign");
     if (!ir_program_layout(ir))
-        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "compile: out of host memory");
+        diag_oom(d, "compile");
     return d->status;
 }
 
@@ -48,7 +52,7 @@ acc_status compile_program(const compile_target *t, acc_graph *g,
     if (ir_program_copy(g, n_results, results, &out->ir, d) != ACC_OK)
         return d->status;
     if (run_passes(t, &out->ir, d) == ACC_OK &&
-        sched_build(&out->ir, &out->sched, d))
+        sched_build(&out->ir, &out->sched, d) == ACC_OK)
         t->be->ops->build(t->be, &out->ir, &out->sched, t->strict,
                           &out->bprog, d);
     if (!diag_ok(d))

@@ -35,8 +35,8 @@ typedef struct compiled {
     backend_program *bprog;
 } compiled;
 
-/* The pipeline: copy of the graph, sharing recovery, check, fusion,
- * check, foreign resolution, schedule, backend build.  On failure
+/* The pipeline: copy of the graph, sharing recovery, check, simplify,
+ * fusion, check, foreign resolution, schedule, backend build.  On failure
  * records the first error on d and leaves *out empty. */
 acc_status compile_program(const compile_target *t, acc_graph *g,
                            size_t n_results, acc_node *const *results,

@@ -175,8 +175,7 @@ static acc_status deliver_owned(acc_array *out, rt_array *r, diag *d)
         fresh.data[k] = mem_alloc(bytes ? bytes : 1);
         if (!fresh.data[k]) {
             release_library_array(&fresh);
-            return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of "
-                             "host memory for an output");
+            return diag_oom(d, "acc_run: an output");
         }
         if (bytes)
             memcpy(fresh.data[k], r->data[k], bytes);
@@ -194,14 +193,14 @@ static acc_status deliver_owned(acc_array *out, rt_array *r, diag *d)
 static int deliver_one(executor *ex, acc_array *out, rt_array *r, diag *d)
 {
     if (out->memory != ACC_MEMORY_HOST)
-        return ex->ops->deliver(ex->run, out, r);
+        return ex->ops->deliver(ex->run, out, r) == ACC_OK;
     if (out->data[0]) {
         int in_place = (r->valid & RT_ON_HOST) != 0;
         for (size_t k = 0; in_place && k < r->elem->n_leaves; k++)
             in_place = r->data[k] == out->data[k];
         return in_place || rt_copy_to_host(r, out->data, d);
     }
-    return rt_host(r, d) && deliver_owned(out, r, d) == ACC_OK;
+    return exec_to_host(ex, r) && deliver_owned(out, r, d) == ACC_OK;
 }
 
 /* Releases the outputs this run allocated (not those whose buffers the
@@ -307,12 +306,11 @@ acc_status exec_run(const compiled *p, const exec_call *call,
     if (check_arguments(p, n_inputs, inputs, n_outputs, outputs, d) != ACC_OK)
         return d->status;
     if (n_inputs > 256 && !(ins = in_heap = mem_calloc(n_inputs, sizeof *ins)))
-        return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of host "
-                         "memory");
+        return diag_oom(d, "acc_run");
     results = mem_calloc(n_outputs ? n_outputs : 1, sizeof *results);
     given = mem_calloc(n_outputs ? n_outputs : 1, 1);
     if (!results || !given) {
-        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of host memory");
+        diag_oom(d, "acc_run");
         goto out;
     }
     for (size_t i = 0; i < n_outputs; i++)
@@ -336,9 +334,9 @@ acc_status exec_run(const compiled *p, const exec_call *call,
 out:
     /* every array of the run is released before the run ends */
     for (size_t i = 0; i < produced; i++)
-        rt_release(results[i]);
+        exec_release(&ex, results[i]);
     for (size_t i = 0; i < wrapped; i++)
-        rt_release(ins[i]);
+        exec_release(&ex, ins[i]);
     values_free(&ex.values);
     int failed_end = 0;
     if (ex.run && ex.run != ex.host)

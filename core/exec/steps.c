@@ -42,17 +42,17 @@ static void count_kernel(executor *ex, const sched_step *st)
 
 static int run_array(executor *ex, const sched_step *st)
 {
-    int ok;
+    int replay = 0;
     if (st->by == SCHED_BY_KERNEL) {
-        ok = ex->ops->run_step(ex->run, st);
-        if (ok != BACKEND_REPLAY)
-            return ok;
+        acc_status s = ex->ops->run_step(ex->run, st, &replay);
+        if (!replay)
+            return s == ACC_OK;
         /* a kernel stopped by the stop request hands its step back as a
          * failed kernel does: the run stops here */
         if (stopped(ex, ir_op_name(st->node->op)))
             return 0;
     }
-    return ex->host_ops->run_step(ex->host, st) == 1;
+    return ex->host_ops->run_step(ex->host, st, &replay) == ACC_OK;
 }
 
 /* The value of term `t` (of array sort), as new references in a fresh
@@ -62,8 +62,7 @@ static rt_array **value_of(executor *ex, const ir_node *t, size_t *n)
     *n = t->type->n_leaves;
     rt_array **v = mem_calloc(*n ? *n : 1, sizeof *v);
     if (!v) {
-        diag_fail(ex->env.d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of "
-                  "host memory");
+        diag_oom(ex->env.d, "acc_run");
         return NULL;
     }
     if (!interp_value_of(ex->env.host, t, v)) {
@@ -73,10 +72,26 @@ static rt_array **value_of(executor *ex, const ir_node *t, size_t *n)
     return v;
 }
 
-static void release_all(rt_array **v, size_t n)
+void exec_release(executor *ex, rt_array *a)
+{
+    if (ex->run)
+        ex->ops->release(ex->run, a);
+    else if (a)
+        rt_release(a);
+}
+
+int exec_to_host(executor *ex, rt_array *a)
+{
+    if (ex->run)
+        return ex->ops->copy(ex->run, a, ACC_MEMORY_HOST, ex->env.d) ==
+               ACC_OK;
+    return rt_host(a, ex->env.d);
+}
+
+static void release_all(executor *ex, rt_array **v, size_t n)
 {
     for (size_t i = 0; v && i < n; i++)
-        rt_release(v[i]);
+        exec_release(ex, v[i]);
     free(v);
 }
 
@@ -134,9 +149,9 @@ static int test(executor *ex, const schedule *s, rt_array **v, size_t n,
     size_t count;
     rt_array **c = run_body(ex, s, v, n, first, &count);
     int holds = -1;
-    if (c && rt_host(c[0], ex->env.d))
+    if (c && exec_to_host(ex, c[0]))
         holds = val_load(c[0]->data[0], ACC_BOOL, 0).i != 0;
-    release_all(c, count);
+    release_all(ex, c, count);
     return holds;
 }
 
@@ -159,14 +174,14 @@ static int run_while(executor *ex, const sched_step *st)
             (holds = test(ex, st->body[0], state, n, first)) <= 0)
             break;
         rt_array **next = run_body(ex, st->body[1], state, n, first, &m);
-        release_all(state, n);
+        release_all(ex, state, n);
         state = next;
         first = 0;
     }
     release_once(ex, st->body[0]);
     release_once(ex, st->body[1]);
     if (holds != 0 || !diag_ok(ex->env.d)) {
-        release_all(state, n);
+        release_all(ex, state, n);
         return 0;
     }
     return store(ex, st->node->id, state, n);
@@ -185,20 +200,19 @@ static int run_foreign(executor *ex, const sched_step *st)
     if (node->u.foreign.impl) {
         r = mem_calloc(m ? m : 1, sizeof *r);
         acc_status s = r ? ex->ops->call_foreign(ex->run, node, arg, r)
-                         : diag_fail(ex->env.d, ACC_ERR_OUT_OF_HOST_MEMORY,
-                                     "acc_run: out of host memory");
+                         : diag_oom(ex->env.d, "acc_run");
         if (s != ACC_OK) {
             free(r);
             r = NULL;
         }
         if (s != ACC_OK && s != ACC_ERR_UNSUPPORTED) {
-            release_all(arg, n);
+            release_all(ex, arg, n);
             return 0;
         }
     }
     if (!r)
         r = run_body(ex, st->body[0], arg, n, 1, &m);
-    release_all(arg, n);
+    release_all(ex, arg, n);
     return r && store(ex, node->id, r, m);
 }
 
@@ -234,8 +248,7 @@ int exec_schedule(executor *ex, const schedule *s, int first)
             ok = values_poison(&ex->values, st->node->id, d);
             diag_clear(d);
             if (!ok)
-                diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of "
-                          "host memory");
+                diag_oom(d, "acc_run");
         } else if (ok && st->kind == SCHED_ARRAY) {
             count_kernel(ex, st);
         }

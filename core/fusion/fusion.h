@@ -8,7 +8,11 @@
  * collapse into one by composing their functions (beta reduction through
  * lets, so no argument is computed twice).  A let-bound producer with one
  * data use is inlined at that use; uses that only read its shape do not
- * count and are rewritten to its shape term.  What remains:
+ * count and are rewritten to its shape term.  core/simplify, which runs
+ * first, already floats the program's lets, binds the sources of
+ * producers and rewrites shape-only uses; fusion keeps those rules for
+ * the lets and producers it makes itself and for ACC_DISABLE=simplify.
+ * What remains:
  *
  *  - a consumer (fold, scans, permute, stencil, expand, ...) whose array
  *    argument is a generate node has that producer embedded: it computes

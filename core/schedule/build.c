@@ -78,7 +78,8 @@ typedef struct builder {
     ids all;               /* every step, in emission order */
     uint32_t *mark;        /* per node: a stamp, for sets without repeats */
     uint32_t stamp;
-    int oom;
+    diag *d;               /* out of memory is recorded here (the first
+                              error wins); every walk stops once it is */
 } builder;
 
 static void push(builder *b, ids *l, uint32_t v)
@@ -87,7 +88,7 @@ static void push(builder *b, ids *l, uint32_t v)
         uint32_t cap = l->cap ? 2 * l->cap : 8;
         uint32_t *grown = mem_realloc(l->v, cap * sizeof *grown);
         if (!grown) {
-            b->oom = 1;
+            diag_oom(b->d, "compile: scheduling the program");
             return;
         }
         l->v = grown;
@@ -159,7 +160,7 @@ static int scalar_function(const ir_node *n, uint32_t i)
 
 static void order_from(builder *b, const ir_node *n)
 {
-    if (b->state[n->id] || b->oom)
+    if (b->state[n->id] || !diag_ok(b->d))
         return;
     b->state[n->id] = 1;
     uint32_t arg;
@@ -178,7 +179,7 @@ static int32_t new_scope(builder *b, int32_t parent, const ir_node *control,
         uint32_t cap = b->cap_scopes ? 2 * b->cap_scopes : 8;
         scope_info *grown = mem_realloc(b->scopes, cap * sizeof *grown);
         if (!grown) {
-            b->oom = 1;
+            diag_oom(b->d, "compile: scheduling the program");
             return 0;
         }
         b->scopes = grown;
@@ -230,7 +231,7 @@ static void spread(builder *b, const ir_node *n)
                                                     (uint32_t)k);
     int step = is_step_node(b, n);
     uint32_t arg;
-    for (uint32_t k = 0; k < n_edges(b, n) && !b->oom; k++) {
+    for (uint32_t k = 0; k < n_edges(b, n) && diag_ok(b->d); k++) {
         const ir_node *c = edge(b, n, k, &arg);
         int body = step && n->op != IR_VAR ? body_of(n, arg) : -1;
         int32_t where = body >= 0 ? b->body_scope[n->id][body]
@@ -266,7 +267,7 @@ static void mark_outputs(builder *b, const ir_node *n)
 
 static void emit_from(builder *b, const ir_node *n)
 {
-    if (b->state[n->id] == 3 || b->oom)
+    if (b->state[n->id] == 3 || !diag_ok(b->d))
         return;
     b->state[n->id] = 3;
     uint32_t arg;
@@ -313,7 +314,7 @@ static int depends(builder *b, const ir_node *lam, const ir_node *n,
 static void reads_of(builder *b, const ir_node *n, const ir_node *top,
                      ids *l)
 {
-    if (b->mark[n->id] == b->stamp || b->oom)
+    if (b->mark[n->id] == b->stamp || !diag_ok(b->d))
         return;
     b->mark[n->id] = b->stamp;
     if (n != top && b->sp->is_step[n->id]) {
@@ -416,7 +417,7 @@ static int fill_step(builder *b, uint32_t si, sched_step *st, uint32_t id)
     }
     ids l = {0};
     step_reads(b, n, &l);
-    int ok = !b->oom && copy_ids(b, &l, &st->reads, &st->n_reads);
+    int ok = diag_ok(b->d) && copy_ids(b, &l, &st->reads, &st->n_reads);
     free(l.v);
     return ok;
 }
@@ -445,7 +446,7 @@ static int last_uses(builder *b, schedule *s, const ids *values)
     for (size_t i = 0; ok && i < s->n_steps; i++)
         ok = copy_ids(b, &after[i], &s->steps[i].release,
                       &s->steps[i].n_release);
-    ok = ok && !b->oom && copy_ids(b, &end, &s->release_end,
+    ok = ok && diag_ok(b->d) && copy_ids(b, &end, &s->release_end,
                                    &s->n_release_end);
     for (size_t i = 0; after && i < s->n_steps; i++)
         free(after[i].v);
@@ -489,7 +490,7 @@ static int fill_scope(builder *b, uint32_t si)
         }
     }
     free(dep);
-    ok = ok && !b->oom && copy_ids(b, &once, &s->once_values, &s->n_once) &&
+    ok = ok && diag_ok(b->d) && copy_ids(b, &once, &s->once_values, &s->n_once) &&
          last_uses(b, s, &end);
     free(once.v);
     free(end.v);
@@ -566,13 +567,14 @@ static int finish(builder *b)
     return 1;
 }
 
-int sched_build(const ir_program *ir, sched_program *out, diag *d)
+acc_status sched_build(const ir_program *ir, sched_program *out, diag *d)
 {
     builder b;
     memset(&b, 0, sizeof b);
     memset(out, 0, sizeof *out);
     b.ir = ir;
     b.sp = out;
+    b.d = d;
     b.n = ir->n_nodes;
     out->n_nodes = ir->n_nodes;
     out->duplicated = ir->duplicated;
@@ -584,19 +586,19 @@ int sched_build(const ir_program *ir, sched_program *out, diag *d)
         b.eager[ir->root->id] = 1;
         mark_outputs(&b, ir->root);
         /* parents before children: the reverse of the post-order */
-        for (uint32_t i = b.order.n; i-- > 0 && !b.oom;)
+        for (uint32_t i = b.order.n; i-- > 0 && diag_ok(b.d);)
             spread(&b, ir->nodes[b.order.v[i]]);
         for (uint32_t i = 0; i < b.order.n; i++)
             out->is_step[b.order.v[i]] =
                 (uint8_t)is_step_node(&b, ir->nodes[b.order.v[i]]);
-        ok = !b.oom;
+        ok = diag_ok(b.d);
     }
     for (uint32_t si = 0; ok && si < b.n_scopes; si++)
         ok = (b.scopes[si].out = arena_alloc(out->arena,
                                              sizeof(schedule))) != NULL;
     if (ok) {
         emit_from(&b, ir->root);
-        ok = !b.oom;
+        ok = diag_ok(b.d);
     }
     for (uint32_t si = 0; ok && si < b.n_scopes; si++)
         ok = fill_scope(&b, si);
@@ -608,10 +610,9 @@ int sched_build(const ir_program *ir, sched_program *out, diag *d)
     free_builder(&b);
     if (!ok) {
         sched_free(out);
-        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "compile: out of host memory "
-                  "while scheduling the program");
+        diag_oom(d, "compile: scheduling the program");
     }
-    return ok;
+    return d->status;
 }
 
 void sched_free(sched_program *s)

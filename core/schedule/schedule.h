@@ -106,9 +106,9 @@ typedef struct sched_program {
     size_t kernels, intermediates, foreign_calls, duplicated;
 } sched_program;
 
-/* Builds the schedule of program ir (after every pass).  0 after
- * recording an error (out of memory) on d. */
-int sched_build(const ir_program *ir, sched_program *out, diag *d);
+/* Builds the schedule of program ir (after every pass).  Its errors
+ * (only out of memory) are recorded on d, whose status it returns. */
+acc_status sched_build(const ir_program *ir, sched_program *out, diag *d);
 void sched_free(sched_program *s);
 
 /* Whether an array operation is a step of its own (and a kernel when a

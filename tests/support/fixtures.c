@@ -19,7 +19,7 @@ void ts_fixture_open(acc_context **ctx, acc_graph **g)
 
 void ts_fixture_open_unfused(acc_context **ctx, acc_graph **g)
 {
-    setenv("ACC_DISABLE", "fusion", 1);
+    setenv("ACC_DISABLE", "simplify,fusion", 1);
     ts_fixture_open(ctx, g);
 }
 

@@ -24,7 +24,7 @@ static acc_context *context_for(ts_ref_target target)
     cr_assert_eq(acc_context_create(&o, &ctx), ACC_OK, "%s",
                  acc_last_error());
     if (target == TS_REF_UNFUSED)
-        setenv("ACC_DISABLE", "fusion", 1);
+        setenv("ACC_DISABLE", "simplify,fusion", 1);
     return ctx;
 }
 

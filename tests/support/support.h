@@ -59,7 +59,8 @@ acc_array ts_host_array(const acc_type *elem, int32_t rank,
 
 /* Opens an interpreter context into *ctx and, unless g is NULL, a graph. */
 void ts_fixture_open(acc_context **ctx, acc_graph **g);
-/* ts_fixture_open with ACC_DISABLE=fusion set (IR as sharing leaves it). */
+/* ts_fixture_open with ACC_DISABLE=simplify,fusion set (IR as sharing
+ * leaves it). */
 void ts_fixture_open_unfused(acc_context **ctx, acc_graph **g);
 /* Frees *g (unless g is NULL), destroys *ctx, and resets both to NULL. */
 void ts_fixture_close(acc_context **ctx, acc_graph **g);

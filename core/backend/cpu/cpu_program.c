@@ -8,6 +8,7 @@
 
 #include "core/backend/cpu/cpu_launch.h"
 #include "core/backend/foreign_call.h"
+#include "core/backend/host_memory.h"
 #include "core/backend/step_fallback.h"
 #include "core/base/mem.h"
 #include "core/ir/dump.h"
@@ -193,19 +194,25 @@ static backend_run *cpu_begin(backend *be, backend_program *bp, run_env *env)
     return r;
 }
 
-static int cpu_step(backend_run *r, const sched_step *s)
+/* The drivers' 1/0/BACKEND_REPLAY become the interface's status and
+ * replay request (backend.h). */
+static acc_status cpu_step(backend_run *r, const sched_step *s, int *replay)
 {
     const cpu_node *kn = s->kernel;
     const ir_node *n = s->node;
     rt_array *out[2] = {NULL, NULL};
-    if ((size_t)kn->k.kind >= sizeof drivers / sizeof *drivers ||
-        !drivers[kn->k.kind])
-        return BACKEND_REPLAY;
-    int ok = drivers[kn->k.kind](r->cp->be->pool, kn, r->env->host, n, out);
-    if (ok <= 0)
-        return ok < 0 ? BACKEND_REPLAY : 0;
-    return values_set(r->env->values, n->id, out, n->type->n_leaves,
-                      r->env->d);
+    *replay = (size_t)kn->k.kind >= sizeof drivers / sizeof *drivers ||
+              !drivers[kn->k.kind];
+    int ok = *replay ? BACKEND_REPLAY
+                     : drivers[kn->k.kind](r->cp->be->pool, kn, r->env->host,
+                                           n, out);
+    *replay = ok == BACKEND_REPLAY;
+    if (ok > 0)
+        values_set(r->env->values, n->id, out, n->type->n_leaves, r->env->d);
+    else if (ok == 0 && diag_ok(r->env->d)) /* every failure records it */
+        diag_fail(r->env->d, ACC_ERR_INTERNAL, "cpu: %s failed without an "
+                  "error", ir_op_name(n->op));
+    return *replay ? ACC_OK : r->env->d->status;
 }
 
 static acc_status cpu_foreign(backend_run *r, const ir_node *n,
@@ -219,6 +226,27 @@ static acc_status cpu_end(backend_run *r)
     acc_status s = r->env->d->status;
     free(r);
     return s;
+}
+
+/* Host memory, as the interpreter's (core/backend/host_memory.h). */
+static rt_array *cpu_alloc(backend_run *r, const ir_node *n,
+                           const acc_type *elem, int32_t rank,
+                           const int64_t *extents, const char *op, diag *d)
+{
+    return hostmem_alloc(r->env->dests, n, elem, rank, extents, op, d);
+}
+
+static acc_status cpu_copy(backend_run *r, rt_array *a, acc_memory to,
+                           diag *d)
+{
+    (void)r;
+    return hostmem_copy(a, to, d);
+}
+
+static void cpu_release(backend_run *r, rt_array *a)
+{
+    (void)r;
+    hostmem_release(a);
 }
 
 /* ---- the context ------------------------------------------------------------------- */
@@ -257,4 +285,5 @@ const backend_ops cpu_ops = {
     cpu_build, cpu_program_free, cpu_describe,
     cpu_begin, cpu_step, cpu_foreign, cpu_end, NULL,
     NULL, NULL, NULL,
+    cpu_alloc, cpu_copy, cpu_release,
 };

@@ -53,9 +53,17 @@ static backend_run *ops_begin(backend *be, backend_program *bp, run_env *env)
     return (backend_run *)cuda_run_begin((cuda_program *)bp, env);
 }
 
-static int ops_step(backend_run *r, const sched_step *s)
+/* cuda_run_step's 1/0/BACKEND_REPLAY as the interface's status and
+ * replay request (backend.h). */
+static acc_status ops_step(backend_run *r, const sched_step *s, int *replay)
 {
-    return cuda_run_step((cuda_run *)r, s);
+    cuda_run *run = (cuda_run *)r;
+    int ok = cuda_run_step(run, s);
+    *replay = ok == BACKEND_REPLAY;
+    if (ok == 0 && diag_ok(run->env->d)) /* every failure records it */
+        diag_fail(run->env->d, ACC_ERR_INTERNAL, "cuda: %s failed without "
+                  "an error", ir_op_name(s->node->op));
+    return *replay ? ACC_OK : run->env->d->status;
 }
 
 static acc_status ops_foreign(backend_run *r, const ir_node *n,
@@ -70,10 +78,11 @@ static acc_status ops_end(backend_run *r)
     return cuda_run_end(run, run->env->d);
 }
 
-static int ops_deliver(backend_run *r, acc_array *out, rt_array *a)
+static acc_status ops_deliver(backend_run *r, acc_array *out, rt_array *a)
 {
     cuda_run *run = (cuda_run *)r;
-    return cuda_deliver_device(run, out, a, run->env->d);
+    cuda_deliver_device(run, out, a, run->env->d);
+    return run->env->d->status;
 }
 
 static void *ops_queue_create(backend *be, void *stream, int async)
@@ -91,10 +100,42 @@ static void ops_queue_destroy(void *q)
     cuda_queue_destroy(q);
 }
 
+/* Device memory: cuda_result (cuMemAlloc through the run's pool, or the
+ * caller's device buffers), cuda_device_of (cuMemcpyHtoD), rt_host
+ * (cuMemcpyDtoH through the arrays' dev_ops), and the release of the
+ * device buffers through the dev_ops (cuMemFree via the pool). */
+static rt_array *ops_alloc(backend_run *r, const ir_node *n,
+                           const acc_type *elem, int32_t rank,
+                           const int64_t *extents, const char *op, diag *d)
+{
+    return cuda_result((cuda_run *)r, n, elem, rank, extents, op, d);
+}
+
+static acc_status ops_copy(backend_run *r, rt_array *a, acc_memory to,
+                           diag *d)
+{
+    if (to == ACC_MEMORY_HOST)
+        rt_host(a, d);
+    else if (to == ACC_MEMORY_CUDA_DEVICE)
+        cuda_device_of((cuda_run *)r, a, d);
+    else
+        diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "the CUDA backend cannot copy "
+                  "an array to memory kind %d", (int)to);
+    return d->status;
+}
+
+static void ops_release(backend_run *r, rt_array *a)
+{
+    (void)r;
+    if (a)
+        rt_release(a);
+}
+
 const backend_ops cuda_ops = {
     ACC_BACKEND_CUDA, ACC_MEMORY_CUDA_DEVICE,
     ops_probe, ops_create, ops_destroy, ops_cache_report,
     ops_build, ops_program_free, ops_describe,
     ops_begin, ops_step, ops_foreign, ops_end, ops_deliver,
     ops_queue_create, ops_queue_wait, ops_queue_destroy,
+    ops_alloc, ops_copy, ops_release,
 };

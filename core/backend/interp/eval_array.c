@@ -4,6 +4,7 @@
  * reading of its definition in LANGUAGE.md.
  */
 #include "core/backend/interp/interp_state.h"
+#include "core/backend/host_memory.h"
 
 #include "core/base/mem.h"
 #include "core/ir/value.h"
@@ -333,8 +334,7 @@ static int eval_structural(interp *st, const ir_node *n, rt_array **out)
 rt_array *interp_result(interp *st, const ir_node *n, const acc_type *elem,
                         int32_t rank, const int64_t *extents, const char *op)
 {
-    rt_array *a = exec_dests_take(st->dests, n, elem, rank, extents);
-    return a ? a : rt_alloc(elem, rank, extents, op, st->d);
+    return hostmem_alloc(st->dests, n, elem, rank, extents, op, st->d);
 }
 
 /* Why a value is missing that this step may not compute: the step that

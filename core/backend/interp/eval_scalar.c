@@ -3,7 +3,7 @@
  */
 #include "core/backend/interp/interp_state.h"
 
-#include "core/backend/interp/prims.h"
+#include "core/ir/prim_eval.h"
 #include "core/ir/value.h"
 
 #include <string.h>

@@ -7,6 +7,7 @@
 #include "core/backend/interp/interp_state.h"
 
 #include "core/backend/foreign_call.h"
+#include "core/backend/host_memory.h"
 #include "core/base/mem.h"
 
 #include <stdio.h>
@@ -90,13 +91,18 @@ static backend_run *interp_begin(backend *be, backend_program *bp,
     return (backend_run *)st;
 }
 
-static int interp_step(backend_run *r, const sched_step *s)
+static acc_status interp_step(backend_run *r, const sched_step *s,
+                              int *replay)
 {
     interp *st = (interp *)r;
+    *replay = 0;
     st->current = s->node;
     const run_value *v = interp_eval_array(st, s->node);
     st->current = NULL;
-    return v != NULL;
+    if (!v && diag_ok(st->d)) /* every failure records its error */
+        diag_fail(st->d, ACC_ERR_INTERNAL, "interpreter: %s failed without "
+                  "an error", ir_op_name(s->node->op));
+    return st->d->status;
 }
 
 static acc_status interp_foreign(backend_run *r, const ir_node *n,
@@ -115,10 +121,32 @@ static acc_status interp_end(backend_run *r)
     return s;
 }
 
+static rt_array *interp_alloc(backend_run *r, const ir_node *n,
+                              const acc_type *elem, int32_t rank,
+                              const int64_t *extents, const char *op,
+                              diag *d)
+{
+    return hostmem_alloc(((interp *)r)->dests, n, elem, rank, extents, op, d);
+}
+
+static acc_status interp_copy(backend_run *r, rt_array *a, acc_memory to,
+                              diag *d)
+{
+    (void)r;
+    return hostmem_copy(a, to, d);
+}
+
+static void interp_release(backend_run *r, rt_array *a)
+{
+    (void)r;
+    hostmem_release(a);
+}
+
 const backend_ops interp_ops = {
     ACC_BACKEND_INTERP, ACC_MEMORY_HOST,
     interp_probe, interp_create, interp_destroy, NULL,
     interp_build, NULL, NULL,
     interp_begin, interp_step, interp_foreign, interp_end, NULL,
     NULL, NULL, NULL,
+    interp_alloc, interp_copy, interp_release,
 };

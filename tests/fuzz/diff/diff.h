@@ -233,7 +233,7 @@ void dz_data_free(dz_data *d);
  * program is the reference for the backends; the unfused interpreter
  * checks fusion itself. */
 typedef enum dz_config {
-    DZ_UNFUSED, /* interp, ACC_DISABLE=fusion */
+    DZ_UNFUSED, /* interp, ACC_DISABLE=simplify,fusion */
     DZ_INTERP,  /* interp: the reference */
     DZ_CPU,
     DZ_CUDA,

@@ -148,7 +148,7 @@ static acc_status compile_in(seed_state *s, dz_config c)
     char saved[256];
     snprintf(saved, sizeof saved, "%s", old ? old : "");
     if (c == DZ_UNFUSED)
-        setenv("ACC_DISABLE", "fusion", 1);
+        setenv("ACC_DISABLE", "simplify,fusion", 1);
     const dz_program *pr = &s->prog[c];
     acc_status st = acc_compile(s->r->ctx[c], s->g[c], pr->n_out, pr->out, &s->p[c]);
     if (c == DZ_UNFUSED) {

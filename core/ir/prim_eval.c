@@ -1,10 +1,10 @@
 /*
- * prims.c — scalar primitives.  Integer arithmetic is done on uint64_t and
+ * prim_eval.c — scalar primitives.  Integer arithmetic is done on uint64_t and
  * wrapped to the operand width, so overflow wraps as LANGUAGE.md requires
  * and never invokes C's undefined behaviour.  f32 results are rounded to
  * float after each operation; f32 library functions are the float ones.
  */
-#include "core/backend/interp/prims.h"
+#include "core/ir/prim_eval.h"
 
 #include "core/ir/value.h"
 

@@ -1,9 +1,11 @@
 /*
- * prims.h — the reference semantics of scalar primitives on canonical
- * values (LANGUAGE.md §2).  Every other backend is tested against these.
+ * prim_eval.h — the reference semantics of scalar primitives on canonical
+ * values (LANGUAGE.md §2).  Every other backend is tested against these;
+ * the interpreter evaluates with them and simplify folds constants with
+ * them (in core/ir so that both layers share the one definition).
  */
-#ifndef ACC_CORE_BACKEND_INTERP_PRIMS_H
-#define ACC_CORE_BACKEND_INTERP_PRIMS_H
+#ifndef ACC_CORE_IR_PRIM_EVAL_H
+#define ACC_CORE_IR_PRIM_EVAL_H
 
 #include "core/ir/ir.h"
 

@@ -1,0 +1,28 @@
+/*
+ * host_memory.c — host memory for the backend interface (host_memory.h).
+ */
+#include "core/backend/host_memory.h"
+
+rt_array *hostmem_alloc(exec_dests *dests, const ir_node *n,
+                         const acc_type *elem, int32_t rank,
+                         const int64_t *extents, const char *op, diag *d)
+{
+    rt_array *a = dests && n ? exec_dests_take(dests, n, elem, rank, extents)
+                             : NULL;
+    return a ? a : rt_alloc(elem, rank, extents, op, d);
+}
+
+acc_status hostmem_copy(rt_array *a, acc_memory to, diag *d)
+{
+    if (to != ACC_MEMORY_HOST)
+        return diag_fail(d, ACC_ERR_INVALID_ARGUMENT, "a host backend has "
+                         "no device memory to copy an array to");
+    rt_host(a, d);
+    return d->status;
+}
+
+void hostmem_release(rt_array *a)
+{
+    if (a)
+        rt_release(a);
+}
