@@ -130,9 +130,13 @@ static acc_status stream_wait(acc_foreign_call *c, const dev_driver *d)
 
 /* ---- copies inside a call ------------------------------------------------- */
 
+/* The arguments' descriptors say where the call's arrays are (the
+ * results' say it only from execute on: result_shape sees them before
+ * accel allocates them); rank and size have no argument and write in
+ * execute. */
 static int on_device(const acc_foreign_call *c)
 {
-    const acc_array *a = c->n_results ? &c->results[0] : &c->args[0];
+    const acc_array *a = c->n_args ? &c->args[0] : &c->results[0];
     return a->memory == ACC_MEMORY_CUDA_DEVICE;
 }
 

@@ -228,6 +228,23 @@ static void check_copies(const char *name, size_t bytes)
           "host and the result's copy back", name);
 }
 
+/* The broadcast's root (a Scalar i32 in device memory) is read with a
+ * copy to the host by result_shape, then by execute (direct) or staged
+ * with the arguments (staged): 2 copies of 4 bytes either way. */
+static void check_root_read(void)
+{
+    fake_event ev[512];
+    if (!recording())
+        return;
+    size_t n = fake_events(ev, 512);
+    long reads = 0;
+    for (size_t i = 0; i < n && i < 512; i++)
+        reads += ev[i].kind == FAKE_DTOH && ev[i].bytes == 4;
+    long want = 2;
+    CHECK(reads == want, "bcast: %ld copies of the root to the host, "
+          "expected %ld", reads, want);
+}
+
 /* ---- element values ------------------------------------------------------- */
 
 static void put(acc_scalar s, void *buf, int64_t i, double v)
@@ -463,8 +480,11 @@ static void test_bcast(void)
     int64_t ext[1] = {my_rank == root ? n_ranks + 2 : 1};
     acc_array in, out;
     make(&in, ACC_I64, 1, ext, my_rank, bcast_value);
+    copies_begin();
     acc_status st = p ? run1(p, &in, &out) : ACC_ERR_INTERNAL;
     CHECK(st == ACC_OK, "bcast: %s", acc_last_error());
+    if (st == ACC_OK)
+        check_root_read();
     if (st == ACC_OK) {
         CHECK(out.extents[0] == n_ranks + 2, "bcast: %lld elements, expected "
               "the root's %d", (long long)out.extents[0], n_ranks + 2);
