@@ -260,6 +260,26 @@ static acc_status staging_move(acc_foreign_call *c, const dev_driver *d,
     return s == ACC_OK ? stream_wait(c, d) : s;
 }
 
+/* A device error before the collective is this rank's local failure.  The
+ * collectives that agree in execute (all-reduce, all-to-all, halo) enter
+ * it failed, so that with ACC_MPI_CHECK=1 every rank stops there at once
+ * ("rank R failed before it"); without the check the others find out at
+ * the time limit, as for any failure before a collective.  All-gather and
+ * broadcast agreed in result_shape, before the device was waited for; rank
+ * and size do not communicate. */
+static acc_status failed_before(acc_foreign_call *c, acc_status s)
+{
+    const mpi_impl_user *u = c->user;
+    mpi_op_kind k = u->op->kind;
+    if ((k >= MOP_SUM && k <= MOP_MAX) || k == MOP_ALLTOALL ||
+        k == MOP_HALO_CHAIN || k == MOP_HALO_RING) {
+        mpi_lock();
+        (void)mpi_enter(u->st, u->op->name, c, s); /* s, or a broken comm */
+        mpi_unlock();
+    }
+    return s;
+}
+
 acc_status mpi_staged_execute(acc_foreign_call *c)
 {
     const mpi_impl_user *u = c->user;
@@ -269,12 +289,14 @@ acc_status mpi_staged_execute(acc_foreign_call *c)
     /* the stream's kernels wrote the arguments: the copies follow them */
     if (s == ACC_OK)
         s = staging_move(c, d, c->args, h.arrays, c->n_args, 1);
-    if (s == ACC_OK) {
-        acc_foreign_call hc = *c;
-        hc.args = h.arrays;
-        hc.results = h.arrays + c->n_args;
-        s = u->op->execute(&hc); /* its message: the buffer c shares */
+    if (s != ACC_OK) {
+        staging_free(&h);
+        return failed_before(c, s);
     }
+    acc_foreign_call hc = *c;
+    hc.args = h.arrays;
+    hc.results = h.arrays + c->n_args;
+    s = u->op->execute(&hc); /* its message: the buffer c shares */
     if (s == ACC_OK)
         s = staging_move(c, d, c->results, h.arrays + c->n_args,
                          c->n_results, 0);
@@ -289,7 +311,7 @@ acc_status mpi_direct_execute(acc_foreign_call *c)
     /* MPI does not know the stream: the kernels that wrote the arguments
      * must be done before it reads them */
     acc_status s = d ? stream_wait(c, d) : ACC_ERR_DEVICE;
-    return s == ACC_OK ? u->op->execute(c) : s;
+    return s == ACC_OK ? u->op->execute(c) : failed_before(c, s);
 }
 
 /* ---- which path ------------------------------------------------------------ */
