@@ -61,7 +61,7 @@ endfunction()
 
 if(ACC_BUILD_TESTS)
   add_executable(mpi_driver "${PROJECT_SOURCE_DIR}/tests/mpi/mpi_driver.c")
-  target_link_libraries(mpi_driver PRIVATE accel m)
+  target_link_libraries(mpi_driver PRIVATE accel m ${CMAKE_DL_LIBS})
   set_target_properties(mpi_driver PROPERTIES
     RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/tests/mpi")
   add_dependencies(mpi_driver accel_plugin_mpi)
@@ -85,6 +85,51 @@ if(ACC_BUILD_TESTS)
     ENV ACC_MPI_TIMEOUT=2)
   acc_mpi_test(mpi.failure.np4 4 60 COMMAND ${drv} failure
     ENV ACC_MPI_TIMEOUT=2)
+
+  # The collectives on the cuda backend (device arrays staged through host
+  # memory, or device pointers to MPI), on the driver ACC_MPI_CUDA_DRIVER
+  # names: by default the fake (tests/cuda/fake_driver.c), whose records
+  # the driver checks; it computes no kernel, so only programs made of
+  # collectives run on it.  Point ACC_MPI_CUDA_DRIVER at a driver that
+  # computes to run them all.  Exit 77 (skipped): no CUDA context here.
+  if(TARGET accel_fake_cuda)
+    set(ACC_MPI_CUDA_DRIVER "$<TARGET_FILE:accel_fake_cuda>" CACHE STRING
+        "the CUDA driver of the mpi.cuda tests")
+    foreach(path staged direct)
+      if(path STREQUAL "staged")
+        set(aware 0)
+      else()
+        set(aware 1)
+      endif()
+      # staged with leak checks (its host buffers)
+      if(path STREQUAL "staged")
+        set(leaks LEAKS)
+      else()
+        set(leaks "")
+      endif()
+      acc_mpi_test(mpi.cuda.${path}.np2 2 60 ${leaks}
+        COMMAND ${drv} collectives cuda
+        ENV ACC_CUDA_DRIVER=${ACC_MPI_CUDA_DRIVER} ACC_MPI_CUDA_AWARE=${aware})
+      set_tests_properties(mpi.cuda.${path}.np2 PROPERTIES
+                           SKIP_RETURN_CODE 77)
+    endforeach()
+    # every message split (device copies of the split paths) and checked
+    # (a rank's device error agreed on at once)
+    foreach(path staged direct)
+      if(path STREQUAL "staged")
+        set(aware 0)
+      else()
+        set(aware 1)
+      endif()
+      acc_mpi_test(mpi.cuda.${path}.np3_split_checked 3 60
+        COMMAND ${drv} collectives cuda
+        ENV ACC_CUDA_DRIVER=${ACC_MPI_CUDA_DRIVER} ACC_MPI_CUDA_AWARE=${aware}
+            ACC_MPI_CHUNK=1 ACC_MPI_CHECK=1)
+      set_tests_properties(mpi.cuda.${path}.np3_split_checked PROPERTIES
+                           SKIP_RETURN_CODE 77)
+    endforeach()
+    add_dependencies(mpi_driver accel_fake_cuda)
+  endif()
 endif()
 
 # The examples (examples/mpi/): a C driver that passes its own
@@ -108,6 +153,21 @@ if(ACC_BUILD_TESTS)
                 "${PROJECT_SOURCE_DIR}/examples/mpi/run_examples.py"
                 $<TARGET_FILE:accel_cli> ${np} ${MPIEXEC_EXECUTABLE})
     endforeach()
+    # text programs of collectives alone through `accel run --backend
+    # cuda`, staged and direct (tests/mpi/cuda_cli.py), on the driver of
+    # the mpi.cuda tests above
+    if(ACC_MPI_CUDA_DRIVER)
+      foreach(aware 0 1)
+        acc_mpi_test(mpi.cuda.cli_aware${aware}.np2 alone 120
+          COMMAND ${ACC_SYSTEM_PYTHON}
+                  "${PROJECT_SOURCE_DIR}/tests/mpi/cuda_cli.py"
+                  $<TARGET_FILE:accel_cli> 2 ${MPIEXEC_EXECUTABLE}
+          ENV ACC_CUDA_DRIVER=${ACC_MPI_CUDA_DRIVER}
+              ACC_MPI_CUDA_AWARE=${aware})
+        set_tests_properties(mpi.cuda.cli_aware${aware}.np2 PROPERTIES
+                             SKIP_RETURN_CODE 77)
+      endforeach()
+    endif()
   endif()
 endif()
 

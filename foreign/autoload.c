@@ -19,7 +19,8 @@
 typedef struct builtin_plugin {
     const char *name;
     const char *prefix; /* the foreign names it implements start so */
-    int cuda;           /* serves the cuda backend (else the host ones) */
+    int cuda;           /* serves the cuda backend (1), the host ones (0),
+                           or every backend (2) */
 } builtin_plugin;
 
 static const builtin_plugin builtins[] = {
@@ -27,7 +28,7 @@ static const builtin_plugin builtins[] = {
     {"fftw", "fft.", 0},
     {"cublas", "blas.", 1},
     {"cufft", "fft.", 1},
-    {"mpi", "mpi.", 0},
+    {"mpi", "mpi.", 2}, /* host memory, and device memory staged or direct */
 };
 enum { N_BUILTINS = sizeof builtins / sizeof builtins[0] };
 
@@ -214,7 +215,7 @@ static void load_one(reg_autoload *a, const char *name)
 
 static int serves(const builtin_plugin *b, acc_backend backend)
 {
-    return b->cuda == (backend == ACC_BACKEND_CUDA);
+    return b->cuda == 2 || b->cuda == (backend == ACC_BACKEND_CUDA);
 }
 
 /* Why a built-in plugin of the default set is not loaded on this

@@ -2,7 +2,7 @@
 """Runs the examples of examples/mpi/ on NP ranks and compares each with
 the one-process result (docs/DISTRIBUTED.md).
 
-    run_examples.py ACCEL NP [MPIRUN] [--keep DIR]
+    run_examples.py ACCEL NP [MPIRUN] [--keep DIR] [--backend B]
 
 For each example it makes the whole input with numpy, splits it into one
 part per rank (part%r.npy), runs `accel run` alone on the whole input (the
@@ -12,7 +12,9 @@ results that every rank gets whole (dot, smvm, histogram) on every rank,
 the heat grid's row blocks concatenated in rank order.  Integer results
 must be equal, floating-point ones equal to 1e-12 relative (a sum split
 over ranks is added in another order).  Prints one line per example and
-exits 1 on the first difference.
+exits 1 on the first difference.  --backend B runs the distributed side
+on backend B (cuda: the device arrays' path, on a driver that computes),
+the one-process result on the default backend.
 """
 import os
 import subprocess
@@ -89,6 +91,10 @@ def main():
     if "--keep" in args:
         keep = args[args.index("--keep") + 1]
         del args[args.index("--keep"):args.index("--keep") + 2]
+    backend = []
+    if "--backend" in args:
+        backend = ["--backend", args[args.index("--backend") + 1]]
+        del args[args.index("--backend"):args.index("--backend") + 2]
     accel, np_ = os.path.abspath(args[0]), int(args[1])
     mpirun = args[2] if len(args) > 2 else "mpirun"
     work = keep or tempfile.mkdtemp(prefix="accel-mpi-")
@@ -110,8 +116,9 @@ def main():
                 np.save(os.path.join(work, "%s_in%d_%d.npy" % (name, k, r)),
                         parts[r][k])
             ins += ["--in", "%s_in%d_%%r.npy" % (name, k)]
-        run(launch + [accel, "run", prog] + ["--in=" + l for l in lits] +
-            ins + ["--out", name + "_out%r.npy"], work)
+        run(launch + [accel, "run", prog] + backend +
+            ["--in=" + l for l in lits] + ins +
+            ["--out", name + "_out%r.npy"], work)
         ref = np.load(os.path.join(work, name + "_ref.npy"))
         outs = [np.load(os.path.join(work, "%s_out%d.npy" % (name, r)))
                 for r in range(np_)]

@@ -8,6 +8,11 @@
  * lock; result_shape of allgather and bcast communicates (the extents come
  * from other ranks) and hands what execute needs over in thread-local
  * storage: accel calls the two back to back on one thread.
+ *
+ * The arrays are in host memory, or (the direct path of the cuda backend,
+ * mpi_device.c) in device memory that MPI reads and writes itself: the
+ * copies made here besides MPI's go through mpi_copy, mpi_get and mpi_put,
+ * which copy on the device when the descriptors say so.
  */
 #include "mpi_plugin.h"
 
@@ -92,14 +97,14 @@ static acc_status scalar_shape(acc_foreign_call *c)
 
 static acc_status rank_execute(acc_foreign_call *c)
 {
-    *(int32_t *)c->results[0].data[0] = state_of(c)->rank;
-    return ACC_OK;
+    int32_t rank = state_of(c)->rank;
+    return mpi_put(c, c->results[0].data[0], &rank, sizeof rank);
 }
 
 static acc_status size_execute(acc_foreign_call *c)
 {
-    *(int32_t *)c->results[0].data[0] = state_of(c)->size;
-    return ACC_OK;
+    int32_t size = state_of(c)->size;
+    return mpi_put(c, c->results[0].data[0], &size, sizeof size);
 }
 
 /* ---- all-reduce --------------------------------------------------------- */
@@ -289,9 +294,9 @@ static acc_status gather_leaf(mpi_state *st, const acc_array *a,
     for (int r = 0; r < st->rank; r++)
         mine += counts[r] * row;
     if (total > mpi_chunk_elems()) {
-        memcpy((char *)out->data[leaf] + mine * (int64_t)es, a->data[leaf],
-               (size_t)(counts[st->rank] * row) * es);
-        acc_status s = ACC_OK;
+        acc_status s = mpi_copy(c, (char *)out->data[leaf] +
+                                       mine * (int64_t)es, a->data[leaf],
+                                (size_t)(counts[st->rank] * row) * es);
         for (int64_t r = 0, at = 0; s == ACC_OK && r < st->size;
              at += counts[r] * row, r++)
             s = bcast_bytes(st, (char *)out->data[leaf] + at * (int64_t)es,
@@ -333,9 +338,14 @@ static acc_status allgather_execute(acc_foreign_call *c)
 
 /* ---- broadcast from a root: (Scalar i32 root, xs) -------------------------- */
 
-static int root_of(const acc_foreign_call *c)
+/* The root argument (a Scalar i32, on the device on the cuda backend);
+ * -1, not a rank, when it cannot be read (the message says why). */
+static int root_of(acc_foreign_call *c)
 {
-    return *(const int32_t *)c->args[0].data[0];
+    int32_t root = -1;
+    if (mpi_get(c, &root, c->args[0].data[0], sizeof root) != ACC_OK)
+        return -1;
+    return root;
 }
 
 static acc_status bcast_shape(acc_foreign_call *c)
@@ -343,6 +353,7 @@ static acc_status bcast_shape(acc_foreign_call *c)
     mpi_state *st = state_of(c);
     int root = root_of(c);
     acc_status local = root >= 0 && root < st->size ? ACC_OK
+                       : c->message[0] ? ACC_ERR_DEVICE /* root_of's */
                        : mpi_fail(c, ACC_ERR_RUNTIME, "%s: the root %d is not "
                                   "a rank of the communicator (0..%d)",
                                   name_of(c), root, st->size - 1);
@@ -363,8 +374,8 @@ static acc_status bcast_shape(acc_foreign_call *c)
 static acc_status bcast_execute(acc_foreign_call *c)
 {
     mpi_state *st = state_of(c);
-    int root = root_of(c);
-    acc_status s = ACC_OK;
+    int root = root_of(c); /* result_shape checked it is a rank */
+    acc_status s = root >= 0 ? ACC_OK : ACC_ERR_DEVICE;
     mpi_lock();
     for (size_t i = 1; s == ACC_OK && i < c->n_args; i++)
         for (size_t j = 0; s == ACC_OK && j < leaves(&c->args[i]); j++) {
@@ -372,9 +383,11 @@ static acc_status bcast_execute(acc_foreign_call *c)
             size_t es;
             MPI_Datatype t = move_type(out, j, &es);
             int64_t n = acc_array_size(out);
-            if (st->rank == root && n)
-                memcpy(out->data[j], c->args[i].data[j], (size_t)n * es);
-            s = bcast_bytes(st, out->data[j], n, t, es, root, c);
+            if (st->rank == root)
+                s = mpi_copy(c, out->data[j], c->args[i].data[j],
+                             (size_t)n * es);
+            if (s == ACC_OK)
+                s = bcast_bytes(st, out->data[j], n, t, es, root, c);
         }
     mpi_unlock();
     return s;
@@ -450,11 +463,16 @@ static acc_status halo_leaf(mpi_state *st, int ring, const acc_array *a,
     int p = st->rank, P = st->size;
     int prev = ring ? (p - 1 + P) % P : p > 0 ? p - 1 : MPI_PROC_NULL;
     int next = ring ? (p + 1) % P : p < P - 1 ? p + 1 : MPI_PROC_NULL;
-    memcpy(o + rb, x, (size_t)n * rb);
-    memcpy(o, x, rb);
-    memcpy(o + (size_t)(n + 1) * rb, x + (size_t)(n - 1) * rb, rb);
-    acc_status s = exchange(st, x, prev, o + (size_t)(n + 1) * rb, next, row,
-                            t, es, 10, c);
+    /* the copies are done (waited for) before MPI receives into o */
+    acc_status s = mpi_copy(c, o + rb, x, (size_t)n * rb);
+    if (s == ACC_OK)
+        s = mpi_copy(c, o, x, rb);
+    if (s == ACC_OK)
+        s = mpi_copy(c, o + (size_t)(n + 1) * rb, x + (size_t)(n - 1) * rb,
+                     rb);
+    if (s == ACC_OK)
+        s = exchange(st, x, prev, o + (size_t)(n + 1) * rb, next, row, t, es,
+                     10, c);
     if (s == ACC_OK)
         s = exchange(st, x + (size_t)(n - 1) * rb, next, o, prev, row, t, es,
                      11, c);

@@ -2,7 +2,12 @@
  * mpi_plugin.c — the mpi plugin (docs/DISTRIBUTED.md): Open MPI behind
  * the foreign names "mpi.rank", "mpi.size", "mpi.allreduce.{sum,product,
  * min,max}", "mpi.allgather", "mpi.bcast", "mpi.alltoall", "mpi.halo.chain"
- * and "mpi.halo.ring", host implementations of priority 10.
+ * and "mpi.halo.ring": for each, a host implementation of priority 10
+ * and two for the cuda backend (mpi_device.c): device arrays staged
+ * through host memory (priority 10), or device pointers passed to a
+ * CUDA-aware MPI (priority 11, accepted only when MPI is CUDA-aware, or
+ * ACC_MPI_CUDA_AWARE=1 says so; the staged one is then refused), so that
+ * the plan names the path.
  *
  * One mpi_state per accel context (the plugin's entry runs once per
  * context that loads it) holds the communicator; the implementations
@@ -83,13 +88,31 @@ static const char *shape_problem(const acc_foreign_query *q, mpi_op_kind k)
     return NULL;
 }
 
+/* The cuda implementations: the one of the path MPI takes. */
+static int accepts_path(acc_foreign_query *q, mpi_memory memory)
+{
+    char how[256], why[400];
+    int aware = mpi_cuda_aware(how, sizeof how);
+    if (memory == MPI_MEM_DIRECT && !aware)
+        snprintf(why, sizeof why, "MPI is not CUDA-aware (%s): device "
+                 "arrays are staged through host memory", how);
+    else if (memory == MPI_MEM_STAGED && aware)
+        snprintf(why, sizeof why, "MPI is CUDA-aware (%s): device pointers "
+                 "are passed directly", how);
+    else
+        return 1;
+    return refuse(q, why);
+}
+
 static int accepts(acc_foreign_query *q)
 {
     mpi_impl_user *u = q->user;
     const char *problem = shape_problem(q, u->op->kind);
     if (problem)
         return refuse(q, problem);
-    return mpi_state_ready(u->st, q->reason, q->reason_size);
+    if (!mpi_state_ready(u->st, q->reason, q->reason_size))
+        return 0;
+    return u->memory == MPI_MEM_HOST || accepts_path(q, u->memory);
 }
 
 #define TEXT_(x) #x
@@ -97,33 +120,54 @@ static int accepts(acc_foreign_query *q)
 #ifdef OMPI_MAJOR_VERSION
 #define NOTE "MPI " TEXT(MPI_VERSION) "." TEXT(MPI_SUBVERSION) ", Open MPI " \
     TEXT(OMPI_MAJOR_VERSION) "." TEXT(OMPI_MINOR_VERSION) "." \
-    TEXT(OMPI_RELEASE_VERSION) "; host memory"
+    TEXT(OMPI_RELEASE_VERSION) "; "
 #else
-#define NOTE "MPI " TEXT(MPI_VERSION) "." TEXT(MPI_SUBVERSION) "; host memory"
+#define NOTE "MPI " TEXT(MPI_VERSION) "." TEXT(MPI_SUBVERSION) "; "
 #endif
 
+/* Per memory: the note's end, what the plan's implementation name adds,
+ * the backend, the priority and the execute (NULL: the operation's). */
+static const struct {
+    const char *note, *suffix;
+    acc_backend backend;
+    int32_t priority;
+    acc_status (*execute)(acc_foreign_call *c);
+} memories[MPI_MEM_COUNT] = {
+    {NOTE "host memory", "", ACC_BACKEND_CPU, 10, NULL},
+    {NOTE "device arrays staged through host memory",
+     " [device, staged through host]", ACC_BACKEND_CUDA, 10,
+     mpi_staged_execute},
+    {NOTE "device pointers to a CUDA-aware MPI",
+     " [device, CUDA-aware MPI]", ACC_BACKEND_CUDA, 11, mpi_direct_execute},
+};
+
 static acc_status add(acc_plugin_registrar *reg, mpi_state *st,
-                      const mpi_op_def *op)
+                      const mpi_op_def *op, mpi_memory memory)
 {
+    char impl_name[128];
     mpi_impl_user *u = malloc(sizeof *u);
     if (!u)
         return ACC_ERR_OUT_OF_HOST_MEMORY;
     u->op = op;
     u->st = st;
+    u->memory = memory;
     st->refs++;
+    snprintf(impl_name, sizeof impl_name, "%s%s", op->impl_name,
+             memories[memory].suffix);
     acc_foreign_impl impl;
     memset(&impl, 0, sizeof impl);
     impl.struct_size = sizeof impl;
     impl.name = op->name;
-    impl.impl_name = op->impl_name;
-    impl.backend = ACC_BACKEND_CPU;
-    impl.priority = 10;
+    impl.impl_name = impl_name; /* copied by the registry */
+    impl.backend = memories[memory].backend;
+    impl.priority = memories[memory].priority;
     impl.accepts = accepts;
-    impl.result_shape = op->result_shape;
-    impl.execute = op->execute;
+    impl.result_shape = op->result_shape; /* extents only, or mpi_get */
+    impl.execute = memories[memory].execute ? memories[memory].execute
+                                            : op->execute;
     impl.user = u;
     impl.release = release;
-    impl.note = NOTE;
+    impl.note = memories[memory].note;
     acc_status s = reg->add(reg, &impl);
     if (s != ACC_OK) /* not registered: nobody else releases it */
         release(u);
@@ -156,7 +200,8 @@ acc_status acc_plugin_entry(acc_plugin_registrar *reg, uint32_t abi_version)
     take_option(reg, st);
     st->refs = 1; /* ours, while adding */
     for (int i = 0; s == ACC_OK && i < MOP_COUNT; i++)
-        s = add(reg, st, &mpi_ops()[i]);
+        for (int m = 0; s == ACC_OK && m < MPI_MEM_COUNT; m++)
+            s = add(reg, st, &mpi_ops()[i], (mpi_memory)m);
     state_unref(st);
     return s;
 }

@@ -2,7 +2,8 @@
  * mpi_plugin.h — what the mpi plugin's files share (docs/DISTRIBUTED.md):
  * the per-context state (the communicator, whether MPI is usable), the
  * life cycle of MPI (mpi_comm.c), waiting with a time limit and the
- * ACC_MPI_CHECK agreement (mpi_sync.c), and the collectives (mpi_ops.c).
+ * ACC_MPI_CHECK agreement (mpi_sync.c), the collectives (mpi_ops.c) and
+ * the cuda backend's device arrays (mpi_device.c).
  *
  * Every MPI call of the plugin is made under one process-wide lock, so the
  * plugin asks MPI for MPI_THREAD_SERIALIZED only.
@@ -83,10 +84,19 @@ typedef struct mpi_op_def {
 /* The table of operations, MOP_COUNT entries. */
 const mpi_op_def *mpi_ops(void);
 
-/* What every callback receives as `user`: the operation and the state. */
+/* Where an implementation's arrays live and how MPI reaches them: host
+ * memory (the interp and cpu backends), or device memory of the cuda
+ * backend, staged through host buffers or passed to a CUDA-aware MPI. */
+typedef enum mpi_memory {
+    MPI_MEM_HOST, MPI_MEM_STAGED, MPI_MEM_DIRECT, MPI_MEM_COUNT
+} mpi_memory;
+
+/* What every callback receives as `user`: the operation, the state and
+ * the memory the implementation serves. */
 typedef struct mpi_impl_user {
     const mpi_op_def *op;
     mpi_state *st;
+    mpi_memory memory;
 } mpi_impl_user;
 
 /* The MPI datatype of an accel scalar type (MPI_DATATYPE_NULL for none). */
@@ -97,5 +107,31 @@ acc_status mpi_fail(acc_foreign_call *c, acc_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/* ---- device arrays (mpi_device.c) ------------------------------------------ */
+
+/* Whether device pointers go to MPI directly: ACC_MPI_CUDA_AWARE=0|1 when
+ * set, else what the MPI library reports at run time
+ * (MPIX_Query_cuda_support, Open MPI); 0 for an MPI that cannot say.
+ * `how` receives the sentence the plans show.  Call after MPI is ready. */
+int mpi_cuda_aware(char *how, size_t size);
+/* The execute of the cuda implementations: the device arguments are copied
+ * to host buffers after the run's stream is synchronised, the host
+ * collective runs, the results are copied back into accel's device
+ * results (staged); or the stream is synchronised and the device pointers
+ * go to MPI (direct). */
+acc_status mpi_staged_execute(acc_foreign_call *c);
+acc_status mpi_direct_execute(acc_foreign_call *c);
+/* Copies inside one call's arrays, wherever they live (a device array's
+ * descriptor says ACC_MEMORY_CUDA_DEVICE): dst and src are both in the
+ * call's memory (copy), or one is a host variable (get: to the host, put:
+ * from it).  Device copies are made on the call's stream and waited for,
+ * so that MPI, which does not know the stream, sees them done. */
+acc_status mpi_copy(acc_foreign_call *c, void *dst, const void *src,
+                    size_t bytes);
+acc_status mpi_get(acc_foreign_call *c, void *host, const void *src,
+                   size_t bytes);
+acc_status mpi_put(acc_foreign_call *c, void *dst, const void *host,
+                   size_t bytes);
 
 #endif

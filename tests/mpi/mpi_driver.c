@@ -8,8 +8,17 @@
  * expected rank and size come from the launcher's environment (0 and 1
  * when started alone: then the fallbacks must give the same results).
  *
- * (a second argument "cpu" runs the programs on the cpu backend, else the
- * interpreter)
+ * (a second argument "cpu" runs the programs on the cpu backend, "cuda"
+ * on the cuda backend, else the interpreter)
+ *
+ * On cuda the driver is the one ACC_CUDA_DRIVER names (ctest: the fake of
+ * tests/cuda/fake_driver.c, ACC_MPI_CUDA_DRIVER in CMake to point it at
+ * another).  The fake computes no kernel, so with it only the programs
+ * whose results come from the collectives alone run, and each run is
+ * checked against the copies the fake recorded: staged through host
+ * memory (ACC_MPI_CUDA_AWARE=0) or device pointers passed to MPI (=1).
+ * A driver that computes (one without the fake's records, or
+ * ACC_MPI_TEST_COMPUTES=1) runs every program.
  *
  *   mpi_driver collectives   every collective, every op, several types,
  *                            ranks and shapes; the plan names the plugin
@@ -24,7 +33,9 @@
  * Prints "rank R: ok (N checks)" and exits 0, or names each failed check.
  */
 #include "accel.h"
+#include "../cuda/fake_driver.h" /* the fake's records: types only */
 
+#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +43,13 @@
 
 static int my_rank, n_ranks, launched, checks, failures;
 static acc_context *ctx;
+static int on_cuda;  /* the programs run on the cuda backend */
+static int computes; /* kernels compute (not the fake driver) */
+static fake_cuda_counters_fn fake_get_counters; /* the fake's, or NULL */
+static fake_cuda_events_fn fake_events;
+static fake_cuda_clear_events_fn fake_clear;
+static fake_cuda_get_config_fn fake_get_config;
+static fake_cuda_configure_fn fake_configure;
 
 #define CHECK(cond, ...)                                                   \
     do {                                                                   \
@@ -87,17 +105,144 @@ static int plan_mentions(acc_program *p, const char *what)
     return yes;
 }
 
-/* The plan names the plugin under mpirun and the fallback alone. */
+/* The path of device arrays the tests expect: ACC_MPI_CUDA_AWARE's
+ * (-1 when unset: either). */
+static int expect_aware(void)
+{
+    const char *v = getenv("ACC_MPI_CUDA_AWARE");
+    return v && strcmp(v, "1") == 0 ? 1 : v && strcmp(v, "0") == 0 ? 0 : -1;
+}
+
+/* The plan names the plugin under mpirun and the fallback alone; on cuda
+ * the plugin's implementation of the path taken. */
 static void check_plan(acc_program *p, const char *name)
 {
-    char want[128];
+    char want[128], other[128];
     snprintf(want, sizeof want, "uses: %s (plugin mpi", name);
-    if (launched)
+    if (launched && on_cuda) {
+        int aware = expect_aware();
+        snprintf(want, sizeof want, "uses: %s [device, %s] (plugin mpi", name,
+                 aware == 1 ? "CUDA-aware MPI" : "staged through host");
+        snprintf(other, sizeof other, "uses: %s [device, CUDA-aware MPI] "
+                 "(plugin mpi", name);
+        CHECK(plan_mentions(p, want) ||
+                  (aware == -1 && plan_mentions(p, other)),
+              "the plan of %s on cuda does not use the plugin's %s path",
+              name, aware == 1 ? "CUDA-aware" : "staged");
+    } else if (launched)
         CHECK(plan_mentions(p, want), "the plan of %s does not use the "
               "plugin", name);
     else
         CHECK(plan_mentions(p, "uses: fallback"), "the plan of %s does not "
               "use the fallback", name);
+}
+
+/* ---- the fake driver's records (cuda) -------------------------------------- */
+
+static void *fake_lib;
+
+/* The fake's functions when ACC_CUDA_DRIVER names it (the library loaded
+ * the same file: dlopen returns that instance). */
+static void find_fake(void)
+{
+    const char *path = getenv("ACC_CUDA_DRIVER");
+    const char *comp = getenv("ACC_MPI_TEST_COMPUTES");
+    fake_lib = path && *path ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
+    void *f[5] = {NULL, NULL, NULL, NULL, NULL};
+    if (fake_lib) {
+        f[0] = dlsym(fake_lib, "fake_cuda_counters");
+        f[1] = dlsym(fake_lib, "fake_cuda_events");
+        f[2] = dlsym(fake_lib, "fake_cuda_clear_events");
+        f[3] = dlsym(fake_lib, "fake_cuda_get_config");
+        f[4] = dlsym(fake_lib, "fake_cuda_configure");
+    }
+    if (f[0] && f[1] && f[2] && f[3] && f[4]) {
+        memcpy(&fake_get_counters, &f[0], sizeof f[0]);
+        memcpy(&fake_events, &f[1], sizeof f[1]);
+        memcpy(&fake_clear, &f[2], sizeof f[2]);
+        memcpy(&fake_get_config, &f[3], sizeof f[3]);
+        memcpy(&fake_configure, &f[4], sizeof f[4]);
+    }
+    computes = !fake_get_counters || (comp && strcmp(comp, "1") == 0);
+}
+
+static int recording(void)
+{
+    return on_cuda && launched && fake_events;
+}
+
+static void copies_begin(void)
+{
+    if (recording())
+        fake_clear();
+}
+
+/* The index of the first event of `kind` at or after `from` (n: none). */
+static size_t next_event(const fake_event *ev, size_t n, size_t from,
+                         fake_kind kind)
+{
+    while (from < n && ev[from].kind != kind)
+        from++;
+    return from;
+}
+
+/* After one run of a program whose one step is the collective on its one
+ * input of `bytes` bytes (uploaded by acc_run, the result downloaded):
+ * staged, the argument is copied to the host, the stream waited for, the
+ * result copied back; direct, no copy but the run's own, and the stream is
+ * waited for before the collective (before the output's download). */
+static void check_copies(const char *name, size_t bytes)
+{
+    fake_event ev[512];
+    if (!recording() || bytes == 0)
+        return;
+    size_t n = fake_events(ev, 512);
+    long htod = 0, dtoh = 0;
+    for (size_t i = 0; i < n && i < 512; i++) {
+        htod += ev[i].kind == FAKE_HTOD;
+        dtoh += ev[i].kind == FAKE_DTOH;
+    }
+    n = n < 512 ? n : 512;
+    size_t up = next_event(ev, n, 0, FAKE_HTOD); /* the input */
+    size_t down = next_event(ev, n, up, FAKE_DTOH);
+    size_t wait = next_event(ev, n, up, FAKE_SYNC);
+    if (expect_aware() == 1) {
+        CHECK(htod == 1 && dtoh == 1, "%s, direct: %ld copies to the device "
+              "and %ld to the host, expected 1 and 1 (the run's own)", name,
+              htod, dtoh);
+        CHECK(wait < down && ev[wait].stream == ev[up].stream,
+              "%s, direct: the run's stream is not waited for before the "
+              "collective", name);
+        return;
+    }
+    size_t back = next_event(ev, n, down, FAKE_HTOD);
+    wait = next_event(ev, n, down, FAKE_SYNC);
+    CHECK(htod == 2 && dtoh == 2, "%s, staged: %ld copies to the device and "
+          "%ld to the host, expected 2 and 2", name, htod, dtoh);
+    CHECK(down < n && ev[down].bytes == bytes &&
+              ev[down].stream == ev[up].stream,
+          "%s, staged: the argument (%zu bytes) is not copied to the host on "
+          "the run's stream", name, bytes);
+    CHECK(wait < back && back < n && ev[back].stream == ev[up].stream,
+          "%s, staged: the stream is not waited for between the copy to the "
+          "host and the result's copy back", name);
+}
+
+/* The broadcast's root (a Scalar i32 in device memory) is read with a
+ * copy to the host by result_shape, then by execute (direct) or staged
+ * with the arguments (staged): 2 copies of 4 bytes either way. */
+static void check_root_read(void)
+{
+    fake_event ev[512];
+    if (!recording())
+        return;
+    size_t n = fake_events(ev, 512);
+    long reads = 0;
+    for (size_t i = 0; i < n && i < 512; i++)
+        reads += ev[i].kind == FAKE_DTOH && ev[i].bytes == 4;
+    long want = 2;
+    CHECK(reads == want, "bcast: %ld copies of the root to the host, "
+          "expected %ld", reads, want);
 }
 
 /* ---- element values ------------------------------------------------------- */
@@ -181,6 +326,11 @@ static acc_node *b_allreduce(acc_graph *g, acc_node *x)
     return acc_mpi_allreduce(g, the_op, x);
 }
 
+static acc_node *b_allreduce_sum(acc_graph *g, acc_node *x)
+{
+    return acc_mpi_allreduce(g, ACC_MPI_SUM, x);
+}
+
 static double reduce_value(int r, int64_t i)
 {
     return (double)((r * 7 + i * 3) % 5 + 1); /* 1..5: products stay small */
@@ -197,9 +347,13 @@ static void test_allreduce_one(acc_mpi_op op, acc_scalar s, int32_t rank,
     acc_program *p = compile1(acc_type_scalar(s), rank, b_allreduce);
     acc_array in, out;
     make(&in, s, rank, ext, my_rank, reduce_value);
+    copies_begin();
     acc_status st = p ? run1(p, &in, &out) : ACC_ERR_INTERNAL;
     CHECK(st == ACC_OK, "%s %s: %s", names[op], acc_scalar_name(s),
           acc_last_error());
+    if (st == ACC_OK)
+        check_copies(names[op], (size_t)acc_array_size(&in) *
+                                    acc_scalar_size(s));
     for (int64_t i = 0; st == ACC_OK && i < acc_array_size(&in); i++) {
         double want = reduce_value(0, i);
         for (int r = 1; r < n_ranks; r++) {
@@ -326,8 +480,11 @@ static void test_bcast(void)
     int64_t ext[1] = {my_rank == root ? n_ranks + 2 : 1};
     acc_array in, out;
     make(&in, ACC_I64, 1, ext, my_rank, bcast_value);
+    copies_begin();
     acc_status st = p ? run1(p, &in, &out) : ACC_ERR_INTERNAL;
     CHECK(st == ACC_OK, "bcast: %s", acc_last_error());
+    if (st == ACC_OK)
+        check_root_read();
     if (st == ACC_OK) {
         CHECK(out.extents[0] == n_ranks + 2, "bcast: %lld elements, expected "
               "the root's %d", (long long)out.extents[0], n_ranks + 2);
@@ -360,7 +517,10 @@ static void test_alltoall(void)
     int64_t ext[2] = {2 * n_ranks, 2}; /* two rows per destination */
     acc_array in, out;
     make(&in, ACC_I32, 2, ext, my_rank, a2a_value);
+    copies_begin();
     acc_status st = p ? run1(p, &in, &out) : ACC_ERR_INTERNAL;
+    if (st == ACC_OK)
+        check_copies("alltoall", (size_t)acc_array_size(&in) * 4);
     CHECK(st == ACC_OK, "alltoall: %s", acc_last_error());
     for (int k = 0; st == ACC_OK && k < n_ranks; k++)
         for (int64_t j = 0; j < 4; j++) /* block k comes from rank k */
@@ -414,8 +574,11 @@ static void test_halo(int ring)
     int64_t ext[2] = {3, 2};
     acc_array in, out;
     make(&in, ACC_F64, 2, ext, my_rank, halo_value);
+    copies_begin();
     acc_status st = p ? run1(p, &in, &out) : ACC_ERR_INTERNAL;
     CHECK(st == ACC_OK, "halo: %s", acc_last_error());
+    if (st == ACC_OK)
+        check_copies(ring ? "halo ring" : "halo chain", 6 * sizeof(double));
     if (st == ACC_OK) {
         CHECK(out.extents[0] == 5 && out.extents[1] == 2, "halo: extents "
               "[%lld, %lld], expected [5, 2]", (long long)out.extents[0],
@@ -500,6 +663,51 @@ static void test_chain(void)
                   get(ACC_F64, out.data[0], i), ys[i] * t + chain_value(0, i));
         acc_array_release(&out);
     }
+    free(in.data[0]);
+    acc_program_free(p);
+}
+
+/* ---- a device error before the collective (the fake) ---------------------------- */
+
+/* The stream fails when it is waited for (as after a failed kernel): the
+ * wait before the collective reports it.  Without ACC_MPI_CHECK on every
+ * rank (none waits for the others); with it on the last rank only, and
+ * the others stop at once, told that it failed. */
+static void test_device_error(void)
+{
+    fake_config cfg;
+    const char *check = getenv("ACC_MPI_CHECK");
+    int agree = check && strcmp(check, "1") == 0;
+    int fails = !agree || my_rank == n_ranks - 1;
+    if (!recording())
+        return;
+    acc_program *p = compile1(acc_type_scalar(ACC_F64), 1, b_allreduce_sum);
+    int64_t ext[1] = {4};
+    acc_array in, out;
+    make(&in, ACC_F64, 1, ext, my_rank, reduce_value);
+    fake_get_config(&cfg);
+    cfg.sync_error = fails ? 700 : 0; /* CUDA_ERROR_ILLEGAL_ADDRESS */
+    fake_configure(&cfg);
+    acc_status st = p ? run1(p, &in, &out) : ACC_ERR_INTERNAL;
+    const char *m = acc_last_error();
+    if (fails)
+        CHECK(st == ACC_ERR_PLUGIN && strstr(m, "mpi.allreduce.sum") &&
+                  strstr(m, "ACC_ERR_DEVICE") && strstr(m, "CUDA error 700"),
+              "a failed stream before the collective: %s: %s",
+              acc_status_string(st), m);
+    else
+        CHECK(st == ACC_ERR_PLUGIN && strstr(m, "failed before it"),
+              "rank %d failed on the device, seen from rank %d: %s: %s",
+              n_ranks - 1, my_rank, acc_status_string(st), m);
+    cfg.sync_error = 0;
+    fake_configure(&cfg);
+    if (st == ACC_OK)
+        acc_array_release(&out);
+    /* the communicator is still in step: the next collective works */
+    st = p ? run1(p, &in, &out) : ACC_ERR_INTERNAL;
+    CHECK(st == ACC_OK, "after the device error: %s", acc_last_error());
+    if (st == ACC_OK)
+        acc_array_release(&out);
     free(in.data[0]);
     acc_program_free(p);
 }
@@ -604,22 +812,32 @@ int main(int argc, char **argv)
     n_ranks = env_int("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", 1);
     acc_context_options o;
     acc_context_options_init(&o);
-    o.backend = argc > 2 && strcmp(argv[2], "cpu") == 0 ? ACC_BACKEND_CPU
-                                                      : ACC_BACKEND_INTERP;
+    const char *backend = argc > 2 ? argv[2] : "interp";
+    on_cuda = strcmp(backend, "cuda") == 0;
+    o.backend = strcmp(backend, "cpu") == 0 ? ACC_BACKEND_CPU
+                : on_cuda ? ACC_BACKEND_CUDA : ACC_BACKEND_INTERP;
     if (acc_context_create(&o, &ctx) != ACC_OK) {
         fprintf(stderr, "rank %d: context: %s\n", my_rank, acc_last_error());
-        return 1;
+        /* no CUDA here (no NVRTC, say): skipped (ctest SKIP_RETURN_CODE) */
+        return on_cuda ? 77 : 1;
     }
+    if (on_cuda)
+        find_fake();
+    else
+        computes = 1;
     if (strcmp(mode, "collectives") == 0) {
         test_rank_size();
         test_allreduce();
         test_allgather();
-        test_allgather_tuple();
+        if (computes) /* the pairs come from a map */
+            test_allgather_tuple();
         test_bcast();
         test_alltoall();
         test_halo(0);
         test_halo(1);
-        test_chain();
+        if (computes) /* sums and maps around the collectives */
+            test_chain();
+        test_device_error();
     } else if (strcmp(mode, "mismatch") == 0 && n_ranks > 1) {
         test_mismatch();
     } else if (strcmp(mode, "failure") == 0 && n_ranks > 1) {
@@ -630,6 +848,8 @@ int main(int argc, char **argv)
         failures++;
     }
     acc_context_destroy(ctx);
+    if (fake_lib)
+        dlclose(fake_lib);
     if (failures)
         fprintf(stderr, "rank %d: %d of %d checks FAILED\n", my_rank,
                 failures, checks);
