@@ -115,9 +115,23 @@ if(ACC_CUDA_INCLUDE_DIR AND ACC_EMU_CXX AND TARGET accel_fake_cuda)
     get_filename_component(stem "${rel}" NAME_WE)
     string(REPLACE "/" "." test_name "${dir}.${stem}")
     string(REPLACE "." "_" target "test.${test_name}")
-    if(dir STREQUAL "lang" OR dir STREQUAL "gpu" OR
+    # (not yet gpu.test_cuda_plugins_device: the plugins need driver
+    # functions the emulating driver lacks, and a fake cuFFT)
+    if(dir STREQUAL "lang" OR test_name STREQUAL "gpu.test_cuda_device" OR
        test_name STREQUAL "e2e.test_fusion")
       acc_emu_test(${test_name} ${target} ${dir})
     endif()
   endforeach()
+endif()
+
+# The emulator's own test (tests/cuda/emu/test_emu_paths.c: every launch
+# path taken, on both shapes) sets its environment itself from these.
+if(TARGET accel_emu_cuda AND TARGET test_cuda_emu_test_emu_paths)
+  target_compile_definitions(test_cuda_emu_test_emu_paths PRIVATE
+    "ACC_EMU_DRIVER=\"$<TARGET_FILE:accel_emu_cuda>\""
+    "ACC_EMU_NVRTC=\"$<TARGET_FILE:accel_emu_nvrtc>\"")
+  add_dependencies(test_cuda_emu_test_emu_paths accel_emu_cuda accel_emu_nvrtc)
+  set_property(TEST cuda.emu.test_emu_paths APPEND PROPERTY LABELS cuda-emu)
+  set_property(TEST cuda.emu.test_emu_paths APPEND PROPERTY ENVIRONMENT
+    "XDG_CACHE_HOME=${PROJECT_BINARY_DIR}/test-kernel-cache-emu")
 endif()

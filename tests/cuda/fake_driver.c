@@ -78,17 +78,20 @@ typedef struct device_shape {
                       config.occupancy_block when 0) */
     int min_grid;  /* the occupancy minimum grid */
     int max_block; /* threads per block */
+    size_t memory; /* bytes of device memory (0: as much as the host's) */
 } device_shape;
 
 static device_shape shape(void)
 {
 #ifdef FAKE_EMU
-    static const device_shape small = {"small", 2, 64, 64, 1024};
-    static const device_shape large = {"large", 24, 512, 96, 1024};
+    static const device_shape small = {"small", 2, 64, 64, 1024,
+                                       (size_t)512 << 20};
+    static const device_shape large = {"large", 24, 512, 96, 1024,
+                                       (size_t)1 << 30};
     const char *e = getenv("ACC_EMU_DEVICE");
     return e && strcmp(e, "small") == 0 ? small : large;
 #else
-    static const device_shape fixed = {"fake", 132, 0, 264, 1024};
+    static const device_shape fixed = {"fake", 132, 0, 264, 1024, 0};
     return fixed;
 #endif
 }
@@ -442,7 +445,9 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr *ptr, size_t bytes)
     allocation *a = NULL;
     if (r == CUDA_SUCCESS && (!ptr || bytes == 0))
         r = misuse(CUDA_ERROR_INVALID_VALUE, "cuMemAlloc of 0 bytes");
-    if (r == CUDA_SUCCESS && alloc_should_fail()) {
+    if (r == CUDA_SUCCESS &&
+        (alloc_should_fail() ||
+         (shape().memory && bytes > shape().memory - counters.live_bytes))) {
         counters.alloc_failures++;
         r = CUDA_ERROR_OUT_OF_MEMORY;
     }

@@ -247,7 +247,10 @@ Test(cuda_device, callers_stream_and_asynchronous_run)
     for (int i = 0; i < N; i++)
         xs[i] = 1.0f / (float)(1 + i % 100), ys[i] = (float)(i % 3);
     int64_t n = N;
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    /* the driver the library loads (ACC_CUDA_DRIVER: the emulated device) */
+    const char *driver = getenv("ACC_CUDA_DRIVER");
+    void *lib = dlopen(driver && *driver ? driver : "libcuda.so.1",
+                       RTLD_NOW | RTLD_LOCAL);
     cr_assert_not_null(lib);
     void *f;
     init_fn init; device_get_fn get; retain_fn retain; push_fn push;
