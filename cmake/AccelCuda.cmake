@@ -97,9 +97,14 @@ if(ACC_CUDA_INCLUDE_DIR AND ACC_EMU_CXX AND TARGET accel_fake_cuda)
     "ACC_NVRTC=$<TARGET_FILE:accel_emu_nvrtc>"
     "XDG_CACHE_HOME=${PROJECT_BINARY_DIR}/test-kernel-cache-emu")
 
-  # A test executable again on the emulated device, once per shape.
+  # A test executable again on the emulated device, once per shape (the
+  # device suite, slower, on the small one only).
   function(acc_emu_test name target dir)
-    foreach(shape small large)
+    set(shapes small large)
+    if(dir STREQUAL "gpu")
+      set(shapes small)
+    endif()
+    foreach(shape IN LISTS shapes)
       add_test(NAME ${name}.emu-${shape} COMMAND ${target}
                WORKING_DIRECTORY "${PROJECT_BINARY_DIR}/tests/${dir}")
       acc_test_properties(${name}.emu-${shape} LABELS cuda-emu)

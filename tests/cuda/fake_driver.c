@@ -824,7 +824,7 @@ static void record_args(fake_event *e, void **params)
 }
 
 #ifdef FAKE_EMU
-enum { EMU_STACK_BYTES = 128 * 1024 };
+enum { EMU_STACK_BYTES = 128 * 1024, EMU_FIBER_BYTES = 1024 * 2048 };
 
 /* Executes a launch (the lock held: one launch at a time). */
 static CUresult emu_run(const struct CUfunc_st *f, unsigned gx, unsigned gy,
@@ -832,7 +832,10 @@ static CUresult emu_run(const struct CUfunc_st *f, unsigned gx, unsigned gy,
                         unsigned shared_bytes, void **params)
 {
     static unsigned char *stacks;
+    static void *fibers;
     char why[512] = "";
+    if (!fibers && !(fibers = malloc(EMU_FIBER_BYTES)))
+        return CUDA_ERROR_OUT_OF_MEMORY;
     if (!stacks) {
         void *p = mmap(NULL, (size_t)1024 * EMU_STACK_BYTES,
                        PROT_READ | PROT_WRITE,
@@ -842,7 +845,8 @@ static CUresult emu_run(const struct CUfunc_st *f, unsigned gx, unsigned gy,
         stacks = p;
     }
     acc_emu_launch_args L = {{gx, gy, gz}, {bx, by, bz}, shared_bytes, params,
-                             stacks, EMU_STACK_BYTES, why, sizeof why};
+                             stacks, EMU_STACK_BYTES, fibers,
+                             EMU_FIBER_BYTES, why, sizeof why};
     if (f->entry(&L) == 0)
         return CUDA_SUCCESS;
     fprintf(stderr, "emulated device: kernel %s failed: %s\n", f->name, why);

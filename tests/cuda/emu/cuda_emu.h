@@ -85,7 +85,7 @@ static const char *const op_names[] = {
     "__syncthreads", "__syncthreads_and", "__syncthreads_or",
     "__syncthreads_count"};
 
-static fiber *fibers; /* MAX_THREADS of them, allocated at the first launch */
+static fiber *fibers; /* the driver's (acc_emu_launch_args) */
 static unsigned char *stacks;
 static size_t stack_bytes;
 static ucontext_t scheduler;
@@ -323,10 +323,13 @@ static int launch(void (*k)(void **), const acc_emu_launch_args *L)
         snprintf(fail_text, fail_size, "a block of %u threads", nt);
         return 1;
     }
-    if (!fibers && !(fibers = (fiber *)calloc(MAX_THREADS, sizeof *fibers))) {
-        snprintf(fail_text, fail_size, "no memory for the fibers");
+    if (L->fiber_bytes < MAX_THREADS * sizeof(fiber)) {
+        snprintf(fail_text, fail_size, "the driver's room for the fibers "
+                 "(%zu bytes) is too small (%zu)", L->fiber_bytes,
+                 MAX_THREADS * sizeof(fiber));
         return 1;
     }
+    fibers = (fiber *)L->fibers;
     stacks = L->stacks;
     stack_bytes = L->stack_bytes;
     thunk = k;

@@ -15,6 +15,10 @@ typedef struct acc_emu_launch_args {
     unsigned char *stacks; /* the fibers' stacks: stack_bytes per thread of a
                               block, the driver's (shared by every module) */
     size_t stack_bytes;
+    void *fibers;          /* fiber_bytes of room for the state of 1024
+                              fibers (the driver's, likewise: a module
+                              allocates nothing it would have to free) */
+    size_t fiber_bytes;
     char *error;           /* why the launch failed (the entry returns 1) */
     size_t error_size;
 } acc_emu_launch_args;
