@@ -129,14 +129,18 @@ if(ACC_CUDA_INCLUDE_DIR AND ACC_EMU_CXX AND TARGET accel_fake_cuda)
   endforeach()
 endif()
 
-# The emulator's own test (tests/cuda/emu/test_emu_paths.c: every launch
-# path taken, on both shapes) sets its environment itself from these.
-if(TARGET accel_emu_cuda AND TARGET test_cuda_emu_test_emu_paths)
-  target_compile_definitions(test_cuda_emu_test_emu_paths PRIVATE
-    "ACC_EMU_DRIVER=\"$<TARGET_FILE:accel_emu_cuda>\""
-    "ACC_EMU_NVRTC=\"$<TARGET_FILE:accel_emu_nvrtc>\"")
-  add_dependencies(test_cuda_emu_test_emu_paths accel_emu_cuda accel_emu_nvrtc)
-  set_property(TEST cuda.emu.test_emu_paths APPEND PROPERTY LABELS cuda-emu)
-  set_property(TEST cuda.emu.test_emu_paths APPEND PROPERTY ENVIRONMENT
-    "XDG_CACHE_HOME=${PROJECT_BINARY_DIR}/test-kernel-cache-emu")
-endif()
+# The emulator's own tests (tests/cuda/emu/test_emu_paths.c: every launch
+# path taken, on both shapes; test_emu_device.c: the device model through
+# the driver API) set their environment themselves from these.
+foreach(emu_test emu_paths emu_device)
+  if(TARGET accel_emu_cuda AND TARGET test_cuda_emu_test_${emu_test})
+    target_compile_definitions(test_cuda_emu_test_${emu_test} PRIVATE
+      "ACC_EMU_DRIVER=\"$<TARGET_FILE:accel_emu_cuda>\""
+      "ACC_EMU_NVRTC=\"$<TARGET_FILE:accel_emu_nvrtc>\"")
+    add_dependencies(test_cuda_emu_test_${emu_test} accel_emu_cuda
+                     accel_emu_nvrtc)
+    set_property(TEST cuda.emu.test_${emu_test} APPEND PROPERTY LABELS cuda-emu)
+    set_property(TEST cuda.emu.test_${emu_test} APPEND PROPERTY ENVIRONMENT
+      "XDG_CACHE_HOME=${PROJECT_BINARY_DIR}/test-kernel-cache-emu")
+  endif()
+endforeach()
