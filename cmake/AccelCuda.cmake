@@ -98,11 +98,15 @@ if(ACC_CUDA_INCLUDE_DIR AND ACC_EMU_CXX AND TARGET accel_fake_cuda)
     "XDG_CACHE_HOME=${PROJECT_BINARY_DIR}/test-kernel-cache-emu")
 
   # A test executable again on the emulated device, once per shape (the
-  # device suite, slower, on the small one only).
+  # device suite, slower, on the small one only, and not under the
+  # sanitizers, where it takes minutes).
   function(acc_emu_test name target dir)
     set(shapes small large)
     if(dir STREQUAL "gpu")
       set(shapes small)
+      if(ACC_SANITIZE)
+        set(shapes "")
+      endif()
     endif()
     foreach(shape IN LISTS shapes)
       add_test(NAME ${name}.emu-${shape} COMMAND ${target}

@@ -79,19 +79,20 @@ typedef struct device_shape {
     int min_grid;  /* the occupancy minimum grid */
     int max_block; /* threads per block */
     size_t memory; /* bytes of device memory (0: as much as the host's) */
+    int reverse;   /* a block's threads run last to first */
 } device_shape;
 
 static device_shape shape(void)
 {
 #ifdef FAKE_EMU
     static const device_shape small = {"small", 2, 64, 64, 1024,
-                                       (size_t)512 << 20};
+                                       (size_t)512 << 20, 0};
     static const device_shape large = {"large", 24, 512, 96, 1024,
-                                       (size_t)1 << 30};
+                                       (size_t)1 << 30, 1};
     const char *e = getenv("ACC_EMU_DEVICE");
     return e && strcmp(e, "small") == 0 ? small : large;
 #else
-    static const device_shape fixed = {"fake", 132, 0, 264, 1024, 0};
+    static const device_shape fixed = {"fake", 132, 0, 264, 1024, 0, 0};
     return fixed;
 #endif
 }
@@ -846,7 +847,8 @@ static CUresult emu_run(const struct CUfunc_st *f, unsigned gx, unsigned gy,
     }
     acc_emu_launch_args L = {{gx, gy, gz}, {bx, by, bz}, shared_bytes, params,
                              stacks, EMU_STACK_BYTES, fibers,
-                             EMU_FIBER_BYTES, why, sizeof why};
+                             EMU_FIBER_BYTES, shape().reverse, why,
+                             sizeof why};
     if (f->entry(&L) == 0)
         return CUDA_SUCCESS;
     fprintf(stderr, "emulated device: kernel %s failed: %s\n", f->name, why);

@@ -8,7 +8,8 @@
  * A launch runs the blocks of the grid one after another (CUDA lets
  * blocks run in any order; nothing of accel's waits on a later block),
  * and the threads of a block as fibers (ucontext) on one OS thread,
- * switched only at a barrier or a warp collective, so the collectives
+ * switched only at a barrier or a warp collective (first to last, or
+ * last to first: acc_emu_launch_args.reverse), so the collectives
  * have their CUDA meaning: __syncthreads waits for every thread of the
  * block that has not exited; a warp shuffle, vote or __syncwarp waits for
  * every lane its mask names, and it is an error (the launch fails, saying
@@ -89,7 +90,7 @@ static fiber *fibers; /* the driver's (acc_emu_launch_args) */
 static unsigned char *stacks;
 static size_t stack_bytes;
 static ucontext_t scheduler;
-static int current, nthreads, live, failed;
+static int current, nthreads, live, failed, reverse;
 static char *fail_text;
 static size_t fail_size;
 static void (*thunk)(void **);
@@ -292,13 +293,15 @@ static int run_block(void)
     }
     while (live > 0 && !failed) {
         int ran = 0;
-        for (int t = 0; t < nthreads && !failed; t++)
+        for (int i = 0; i < nthreads && !failed; i++) {
+            int t = reverse ? nthreads - 1 - i : i;
             if (fibers[t].state == RUN) {
                 current = t;
                 set_thread(t);
                 swapcontext(&scheduler, &fibers[t].ctx);
                 ran = 1;
             }
+        }
         if (!ran && !failed) {
             char what[200];
             int t = 0;
@@ -330,6 +333,7 @@ static int launch(void (*k)(void **), const acc_emu_launch_args *L)
         return 1;
     }
     fibers = (fiber *)L->fibers;
+    reverse = L->reverse;
     stacks = L->stacks;
     stack_bytes = L->stack_bytes;
     thunk = k;

@@ -19,6 +19,9 @@ typedef struct acc_emu_launch_args {
                               fibers (the driver's, likewise: a module
                               allocates nothing it would have to free) */
     size_t fiber_bytes;
+    int reverse;           /* run a block's threads last to first (between
+                              two collectives, each thread runs alone, so
+                              the two orders expose a missing barrier) */
     char *error;           /* why the launch failed (the entry returns 1) */
     size_t error_size;
 } acc_emu_launch_args;
