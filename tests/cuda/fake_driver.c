@@ -878,7 +878,10 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
         snprintf(e->function, sizeof e->function, "%s", f->name);
         e->grid[0] = gx, e->grid[1] = gy, e->grid[2] = gz;
         e->block[0] = bx, e->block[1] = by, e->block[2] = bz;
-        record_args(e, params);
+        /* only accel's kernels take an acc_kargs first (a user kernel's
+         * parameters may be smaller than what record_args reads) */
+        if (strncmp(f->name, "accel_", 6) == 0)
+            record_args(e, params);
         counters.launches++;
 #ifdef FAKE_EMU
         r = emu_run(f, gx, gy, gz, bx, by, bz, shared_bytes, params);
