@@ -49,6 +49,8 @@ typedef int (*create_fn)(void **, const char *, const char *, int,
 typedef int (*compile_fn)(void *, int, const char *const *);
 typedef int (*size_fn)(void *, size_t *);
 typedef int (*text_fn)(void *, char *);
+typedef int (*destroy_fn)(void **);
+typedef int (*unload_fn)(void *);
 
 static struct {
     void *drv, *nv;
@@ -111,7 +113,10 @@ static void *module_of(const char *source)
     compile_fn compile;
     size_fn ptx_size;
     text_fn ptx;
-    void *p = sym(cu.nv, "nvrtcCreateProgram");
+    destroy_fn destroy;
+    void *p = sym(cu.nv, "nvrtcDestroyProgram");
+    memcpy(&destroy, &p, sizeof p);
+    p = sym(cu.nv, "nvrtcCreateProgram");
     memcpy(&create, &p, sizeof p);
     p = sym(cu.nv, "nvrtcCompileProgram");
     memcpy(&compile, &p, sizeof p);
@@ -127,6 +132,7 @@ static void *module_of(const char *source)
     char *image = malloc(n);
     cr_assert_not_null(image);
     cr_assert_eq(ptx(prog, image), 0);
+    cr_assert_eq(destroy(&prog), 0);
     cr_assert_eq(cu.load(&mod, image), 0);
     free(image);
     return mod;
@@ -147,6 +153,10 @@ static int run(const char *source, const char *name, unsigned gx,
     int r = cu.launch(f, gx, gy, 1, bx, 1, 1, 0, NULL, params, NULL);
     cr_assert_eq(cu.dtoh(io, buf, words * 8, NULL), 0);
     cu.free(buf);
+    unload_fn unload;
+    void *u = sym(cu.drv, "cuModuleUnload");
+    memcpy(&unload, &u, sizeof u);
+    cr_assert_eq(unload(mod), 0);
     return r;
 }
 
