@@ -112,8 +112,8 @@ test-gpu: bootstrap
 	    -DACC_ALLOC_FAIL=ON \
 	    -DACC_GPU_TESTS=ON
 	$(CMAKE) --build $(BUILD) -j$(JOBS)
-	$(call banner,"tests: ctest -L cuda in $(BUILD)/ (no device needed)")
-	cd $(BUILD) && $(CTEST) -L cuda --output-on-failure
+	$(call banner,"tests: ctest -L '^cuda$$' in $(BUILD)/ (no device needed)")
+	cd $(BUILD) && $(CTEST) -L '^cuda$$' --output-on-failure
 	@line=$$($(BUILD)/bin/accel info 2>/dev/null | grep '^  cuda '); \
 	reason=$$(printf '%s' "$$line" | sed -n 's/^  cuda *[a-z]*: *//p'); \
 	case "$$line" in \

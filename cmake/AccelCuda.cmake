@@ -57,3 +57,94 @@ if(ACC_CUDA_INCLUDE_DIR AND ACC_FAKE_CUDA_TESTS)
     target_link_libraries(${target} PRIVATE accel_fake_support)
   endforeach()
 endif()
+
+# The emulated device (tests/cuda/emu/, docs/CUDA.md "The emulated
+# device"): the fake driver again, built with FAKE_EMU so that it executes
+# kernels, and a test NVRTC whose "PTX" is the CUDA source; both in
+# emu-cuda/.  Kernels are built with the host C++ compiler after
+# tests/cuda/emu/cuda_emu.h, cached by content in cuda-emu-cache/.  The
+# language and fusion suites, the device suite and the emulator's own
+# tests run on it (ctest label cuda-emu), on two device shapes
+# (ACC_EMU_DEVICE small and large), with the interpreter as the
+# reference; they are never skipped (no SKIP_RETURN_CODE).
+find_program(ACC_EMU_CXX NAMES c++ g++ clang++)
+if(ACC_CUDA_INCLUDE_DIR AND ACC_EMU_CXX AND TARGET accel_fake_cuda)
+  set(ACC_EMU_DIR "${PROJECT_BINARY_DIR}/emu-cuda")
+  set(ACC_EMU_DEFS
+    "ACC_EMU_INCLUDE=\"${PROJECT_SOURCE_DIR}/tests/cuda/emu\""
+    "ACC_EMU_CACHE=\"${PROJECT_BINARY_DIR}/cuda-emu-cache\"")
+  add_library(accel_emu_cuda SHARED
+    "${PROJECT_SOURCE_DIR}/tests/cuda/fake_driver.c"
+    "${PROJECT_SOURCE_DIR}/tests/cuda/emu/emu_build.c")
+  set_target_properties(accel_emu_cuda PROPERTIES
+    PREFIX "lib" OUTPUT_NAME "cuda" SUFFIX ".so.1"
+    LIBRARY_OUTPUT_DIRECTORY "${ACC_EMU_DIR}")
+  target_include_directories(accel_emu_cuda SYSTEM PRIVATE
+                             "${ACC_CUDA_INCLUDE_DIR}")
+  target_compile_definitions(accel_emu_cuda PRIVATE ${ACC_POSIX_DEFS}
+                             FAKE_EMU ${ACC_EMU_DEFS})
+  target_link_libraries(accel_emu_cuda PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+  add_library(accel_emu_nvrtc SHARED
+    "${PROJECT_SOURCE_DIR}/tests/cuda/emu/emu_nvrtc.c"
+    "${PROJECT_SOURCE_DIR}/tests/cuda/emu/emu_build.c")
+  set_target_properties(accel_emu_nvrtc PROPERTIES
+    PREFIX "lib" OUTPUT_NAME "nvrtc-emu" LIBRARY_OUTPUT_DIRECTORY "${ACC_EMU_DIR}")
+  target_compile_definitions(accel_emu_nvrtc PRIVATE ${ACC_POSIX_DEFS}
+                             ${ACC_EMU_DEFS})
+  set(ACC_EMU_ENV
+    "ACC_TEST_BACKEND=cuda"
+    "ACC_CUDA_DRIVER=$<TARGET_FILE:accel_emu_cuda>"
+    "ACC_NVRTC=$<TARGET_FILE:accel_emu_nvrtc>"
+    "XDG_CACHE_HOME=${PROJECT_BINARY_DIR}/test-kernel-cache-emu")
+
+  # A test executable again on the emulated device, once per shape (the
+  # device suite, slower, on the small one only, and not under the
+  # sanitizers, where it takes minutes).
+  function(acc_emu_test name target dir)
+    set(shapes small large)
+    if(dir STREQUAL "gpu")
+      set(shapes small)
+      if(ACC_SANITIZE)
+        set(shapes "")
+      endif()
+    endif()
+    foreach(shape IN LISTS shapes)
+      add_test(NAME ${name}.emu-${shape} COMMAND ${target}
+               WORKING_DIRECTORY "${PROJECT_BINARY_DIR}/tests/${dir}")
+      acc_test_properties(${name}.emu-${shape} LABELS cuda-emu)
+      set_property(TEST ${name}.emu-${shape} APPEND PROPERTY ENVIRONMENT
+                   ${ACC_EMU_ENV} "ACC_EMU_DEVICE=${shape}")
+    endforeach()
+    add_dependencies(${target} accel_emu_cuda accel_emu_nvrtc)
+  endfunction()
+
+  foreach(src IN LISTS ACC_TEST_SOURCES)
+    file(RELATIVE_PATH rel "${ACC_TESTS_DIR}" "${src}")
+    get_filename_component(dir "${rel}" DIRECTORY)
+    get_filename_component(stem "${rel}" NAME_WE)
+    string(REPLACE "/" "." test_name "${dir}.${stem}")
+    string(REPLACE "." "_" target "test.${test_name}")
+    # (not yet gpu.test_cuda_plugins_device: the plugins need driver
+    # functions the emulating driver lacks, and a fake cuFFT)
+    if(dir STREQUAL "lang" OR test_name STREQUAL "gpu.test_cuda_device" OR
+       test_name STREQUAL "e2e.test_fusion")
+      acc_emu_test(${test_name} ${target} ${dir})
+    endif()
+  endforeach()
+endif()
+
+# The emulator's own tests (tests/cuda/emu/test_emu_paths.c: every launch
+# path taken, on both shapes; test_emu_device.c: the device model through
+# the driver API) set their environment themselves from these.
+foreach(emu_test emu_paths emu_device)
+  if(TARGET accel_emu_cuda AND TARGET test_cuda_emu_test_${emu_test})
+    target_compile_definitions(test_cuda_emu_test_${emu_test} PRIVATE
+      "ACC_EMU_DRIVER=\"$<TARGET_FILE:accel_emu_cuda>\""
+      "ACC_EMU_NVRTC=\"$<TARGET_FILE:accel_emu_nvrtc>\"")
+    add_dependencies(test_cuda_emu_test_${emu_test} accel_emu_cuda
+                     accel_emu_nvrtc)
+    set_property(TEST cuda.emu.test_${emu_test} APPEND PROPERTY LABELS cuda-emu)
+    set_property(TEST cuda.emu.test_${emu_test} APPEND PROPERTY ENVIRONMENT
+      "XDG_CACHE_HOME=${PROJECT_BINARY_DIR}/test-kernel-cache-emu")
+  endif()
+endforeach()

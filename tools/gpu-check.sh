@@ -4,7 +4,8 @@
 # every core, then runs the device-free CUDA tests, the device suite
 # (`make test-gpu`) and the GPU benchmarks (`make bench-gpu`), each step to
 # the end even when an earlier one failed, logging every step into
-# $OUT (the device tool's return folder) or build/gpu-check.  It ends with a
+# $ACC_GPU_CHECK_OUT, else $OUT (the device tool's return folder), else
+# build/gpu-check.  It ends with a
 # summary naming each step ok/FAILED.  Exit status: 0 when every step
 # passed and the device suite ran on a GPU, 1 when a step failed, 2 when
 # nothing failed but the device suite was SKIPPED (no usable GPU): a GPU
@@ -12,7 +13,7 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-out=${OUT:-build/gpu-check}
+out=${ACC_GPU_CHECK_OUT:-${OUT:-build/gpu-check}}
 mkdir -p "$out"
 jobs=$(nproc 2>/dev/null || echo 2)
 summary="$out/summary.txt"

@@ -13,11 +13,27 @@
  * machine nor PTX text, functions absent from their module, launch
  * dimensions beyond the device's limits.  Each refusal counts as misuse.
  * What it cannot do: run a kernel.
+ *
+ * Built with FAKE_EMU (build/emu-cuda/libcuda.so.1), it is the emulated
+ * device instead (docs/CUDA.md, "The emulated device"): the images are
+ * those of the test NVRTC (tests/cuda/emu/emu_nvrtc.c), the CUDA source
+ * itself, which a module load builds for the host (emu_build.c) and
+ * dlopens, and a launch executes the kernel (tests/cuda/emu/cuda_emu.h),
+ * every block of the grid, a block's threads as fibers.  The device's
+ * shape (multiprocessors, occupancy block size) is ACC_EMU_DEVICE's:
+ * "small" or "large" (the default).
  */
 #include <cuda.h>
 
 #include "fake_driver.h"
 
+#ifdef FAKE_EMU
+#include "emu/emu_build.h"
+#include "emu/emu_launch.h"
+
+#include <dlfcn.h>
+#include <sys/mman.h>
+#endif
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,12 +56,46 @@ struct CUmod_st {
     unsigned char *image;
     size_t size;
     int ptx;
+#ifdef FAKE_EMU
+    void *so; /* the module built for the host */
+#endif
 };
 
 struct CUfunc_st {
     char name[64];
     struct CUfunc_st *next;
+#ifdef FAKE_EMU
+    acc_emu_entry_fn entry;
+#endif
 };
+
+/* The device's shape: the emulated device's from ACC_EMU_DEVICE, the
+ * plain fake's fixed one. */
+typedef struct device_shape {
+    const char *name;
+    int sms;       /* multiprocessors */
+    int block;     /* the occupancy block size (at most; the fake's
+                      config.occupancy_block when 0) */
+    int min_grid;  /* the occupancy minimum grid */
+    int max_block; /* threads per block */
+    size_t memory; /* bytes of device memory (0: as much as the host's) */
+    int reverse;   /* a block's threads run last to first */
+} device_shape;
+
+static device_shape shape(void)
+{
+#ifdef FAKE_EMU
+    static const device_shape small = {"small", 2, 64, 64, 1024,
+                                       (size_t)512 << 20, 0};
+    static const device_shape large = {"large", 24, 512, 96, 1024,
+                                       (size_t)1 << 30, 1};
+    const char *e = getenv("ACC_EMU_DEVICE");
+    return e && strcmp(e, "small") == 0 ? small : large;
+#else
+    static const device_shape fixed = {"fake", 132, 0, 264, 1024, 0, 0};
+    return fixed;
+#endif
+}
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static fake_config config = FAKE_CONFIG_DEFAULTS;
@@ -272,7 +322,12 @@ CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev)
 {
     if (!name || len <= 0)
         return CUDA_ERROR_INVALID_VALUE;
+#ifdef FAKE_EMU
+    snprintf(name, (size_t)len, "accel emulated CUDA device %d (%s)",
+             (int)dev, shape().name);
+#else
     snprintf(name, (size_t)len, "accel fake CUDA device %d", (int)dev);
+#endif
     return CUDA_SUCCESS;
 }
 
@@ -287,7 +342,8 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *value, CUdevice_attribute attr,
     switch (attr) {
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *value = config.cc_major; break;
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *value = config.cc_minor; break;
-    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *value = 132; break;
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *value = shape().sms; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = shape().max_block; break;
     case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: *value = 2147483647; break;
     case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: *value = 65535; break;
     default: r = misuse(CUDA_ERROR_INVALID_VALUE, "unexpected attribute");
@@ -390,7 +446,9 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr *ptr, size_t bytes)
     allocation *a = NULL;
     if (r == CUDA_SUCCESS && (!ptr || bytes == 0))
         r = misuse(CUDA_ERROR_INVALID_VALUE, "cuMemAlloc of 0 bytes");
-    if (r == CUDA_SUCCESS && alloc_should_fail()) {
+    if (r == CUDA_SUCCESS &&
+        (alloc_should_fail() ||
+         (shape().memory && bytes > shape().memory - counters.live_bytes))) {
         counters.alloc_failures++;
         r = CUDA_ERROR_OUT_OF_MEMORY;
     }
@@ -545,6 +603,11 @@ CUresult CUDAAPI cuStreamSynchronize(CUstream stream)
  * ".target" directives, NUL-terminated). */
 static int image_kind(const unsigned char *p, size_t *size)
 {
+#ifdef FAKE_EMU
+    /* only the test NVRTC's images (PTX-like text) */
+    if (!emu_image_source((const char *)p))
+        return -1;
+#endif
     if (memcmp(p, "\177ELF", 4) == 0) {
         unsigned machine = (unsigned)p[18] | (unsigned)p[19] << 8;
         uint64_t shoff = 0;
@@ -564,6 +627,29 @@ static int image_kind(const unsigned char *p, size_t *size)
     return 1;
 }
 
+#ifdef FAKE_EMU
+/* Builds the image's source for the host (cached) and loads it; the lock
+ * is held, so one module is built at a time in a process. */
+static CUresult emu_load(struct CUmod_st *m, const void *image)
+{
+    char so[1200], *log = NULL;
+    if (!emu_build(emu_image_source(image), so, sizeof so, &log)) {
+        fprintf(stderr, "emulated device: the module does not build: %s\n",
+                log ? log : "out of memory");
+        free(log);
+        return misuse(CUDA_ERROR_INVALID_IMAGE, "an emulated module that "
+                      "does not build");
+    }
+    m->so = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+    if (!m->so) {
+        fprintf(stderr, "emulated device: %s\n", dlerror());
+        return misuse(CUDA_ERROR_INVALID_IMAGE, "an emulated module that "
+                      "does not load");
+    }
+    return CUDA_SUCCESS;
+}
+#endif
+
 CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
 {
     pthread_mutex_lock(&lock);
@@ -579,6 +665,12 @@ CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
         free(m);
         r = CUDA_ERROR_OUT_OF_MEMORY;
     }
+#ifdef FAKE_EMU
+    if (r == CUDA_SUCCESS && (r = emu_load(m, image)) != CUDA_SUCCESS) {
+        free(m->image);
+        free(m);
+    }
+#endif
     if (r == CUDA_SUCCESS) {
         memcpy(m->image, image, size);
         m->size = size;
@@ -601,6 +693,9 @@ CUresult CUDAAPI cuModuleUnload(CUmodule module)
         r = misuse(CUDA_ERROR_INVALID_HANDLE, "unload of NULL");
     if (r == CUDA_SUCCESS) {
         counters.modules_unloaded++;
+#ifdef FAKE_EMU
+        dlclose(module->so);
+#endif
         free(module->image);
         free(module);
     }
@@ -614,6 +709,11 @@ static int has_entry(const struct CUmod_st *m, const char *name)
 {
     char want[96];
     size_t n = strlen(name);
+#ifdef FAKE_EMU
+    snprintf(want, sizeof want, "acc_emu_defined_%s", name);
+    const int *defined = dlsym(m->so, want);
+    return defined && *defined;
+#endif
     if (m->ptx) {
         snprintf(want, sizeof want, ".entry %s(", name);
         return strstr((const char *)m->image, want) != NULL;
@@ -640,6 +740,11 @@ CUresult CUDAAPI cuModuleGetFunction(CUfunction *fn, CUmodule module,
         r = CUDA_ERROR_OUT_OF_MEMORY;
     if (r == CUDA_SUCCESS) {
         snprintf(f->name, sizeof f->name, "%s", name);
+#ifdef FAKE_EMU
+        char sym[96];
+        snprintf(sym, sizeof sym, "acc_emu_launch_%s", name);
+        *(void **)&f->entry = dlsym(module->so, sym);
+#endif
         f->next = functions;
         functions = f;
         *fn = f;
@@ -659,9 +764,9 @@ CUresult CUDAAPI cuOccupancyMaxPotentialBlockSize(
     if (r == CUDA_SUCCESS && (!min_grid || !block || !f))
         r = misuse(CUDA_ERROR_INVALID_VALUE, "bad occupancy arguments");
     if (r == CUDA_SUCCESS) {
-        *block = block_limit > 0 && block_limit < config.occupancy_block
-                     ? block_limit : config.occupancy_block;
-        *min_grid = 2 * 132;
+        int most = shape().block > 0 ? shape().block : config.occupancy_block;
+        *block = block_limit > 0 && block_limit < most ? block_limit : most;
+        *min_grid = shape().min_grid;
     }
     pthread_mutex_unlock(&lock);
     return r;
@@ -719,6 +824,40 @@ static void record_args(fake_event *e, void **params)
         memcpy(&e->arg1, params[1], sizeof e->arg1);
 }
 
+#ifdef FAKE_EMU
+enum { EMU_STACK_BYTES = 128 * 1024, EMU_FIBER_BYTES = 1024 * 2048 };
+
+/* Executes a launch (the lock held: one launch at a time). */
+static CUresult emu_run(const struct CUfunc_st *f, unsigned gx, unsigned gy,
+                        unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                        unsigned shared_bytes, void **params)
+{
+    static unsigned char *stacks;
+    static void *fibers;
+    char why[512] = "";
+    if (!fibers && !(fibers = malloc(EMU_FIBER_BYTES)))
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    if (!stacks) {
+        void *p = mmap(NULL, (size_t)1024 * EMU_STACK_BYTES,
+                       PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED)
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        stacks = p;
+    }
+    acc_emu_launch_args L = {{gx, gy, gz}, {bx, by, bz}, shared_bytes, params,
+                             stacks, EMU_STACK_BYTES, fibers,
+                             EMU_FIBER_BYTES, shape().reverse, why,
+                             sizeof why};
+    if (f->entry(&L) == 0)
+        return CUDA_SUCCESS;
+    fprintf(stderr, "emulated device: kernel %s failed: %s\n", f->name, why);
+    char what[160];
+    snprintf(what, sizeof what, "kernel %s: %s", f->name, why);
+    return misuse(CUDA_ERROR_LAUNCH_FAILED, what);
+}
+#endif
+
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
                                 unsigned int gz, unsigned int bx,
                                 unsigned int by, unsigned int bz,
@@ -730,7 +869,8 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
     CUresult r = copy_checks(stream);
     if (r == CUDA_SUCCESS &&
         (!f || !params || extra || gx == 0 || gy == 0 || gz == 0 || bx == 0 ||
-         by == 0 || bz == 0 || bx * by * bz > 1024 || gy > 65535 ||
+         by == 0 || bz == 0 || bx * by * bz > (unsigned)shape().max_block ||
+         gy > 65535 ||
          gz > 65535))
         r = misuse(CUDA_ERROR_INVALID_VALUE, "bad launch configuration");
     if (r == CUDA_SUCCESS) {
@@ -738,8 +878,14 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
         snprintf(e->function, sizeof e->function, "%s", f->name);
         e->grid[0] = gx, e->grid[1] = gy, e->grid[2] = gz;
         e->block[0] = bx, e->block[1] = by, e->block[2] = bz;
-        record_args(e, params);
+        /* only accel's kernels take an acc_kargs first (a user kernel's
+         * parameters may be smaller than what record_args reads) */
+        if (strncmp(f->name, "accel_", 6) == 0)
+            record_args(e, params);
         counters.launches++;
+#ifdef FAKE_EMU
+        r = emu_run(f, gx, gy, gz, bx, by, bz, shared_bytes, params);
+#endif
         if (config.fail_launches > 0)
             fail_launch(params);
         if (config.poke_function[0] &&

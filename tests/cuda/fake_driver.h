@@ -28,7 +28,8 @@ typedef struct fake_event {
     size_t bytes;        /* allocations and copies */
     char function[64];   /* launches: the kernel's name */
     unsigned grid[3], block[3];
-    /* launches: acc_kargs.out_size and .inner (read from the argument at
+    /* launches of accel's kernels (named accel_*; zero for a user
+     * kernel): acc_kargs.out_size and .inner (read from the argument at
      * FAKE_KARGS_OUT_SIZE_OFFSET and FAKE_KARGS_INNER_OFFSET), and the
      * int64_t second parameter when the launch passes one (has_arg1):
      * accel's launches always pass two parameter pointers, the second

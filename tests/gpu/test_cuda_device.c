@@ -50,6 +50,25 @@ static const char programs[] =
     "big (n : i64) : Vector f64 =\n"
     "  generate [n] (\\[i] -> f64 i)\n";
 
+/* A problem size: n on a GPU, n / 16 (at least 1000, at most n) on the
+ * emulated device (ACC_EMU_DEVICE set: docs/CUDA.md, "The emulated
+ * device"), where every thread runs on one CPU core and the reference
+ * interpreter too; the launch paths these sizes choose on a GPU are each
+ * taken on the emulator by tests/cuda/emu/test_emu_paths.c. */
+static int64_t emu_scaled(int64_t n)
+{
+    const char *e = getenv("ACC_EMU_DEVICE");
+    int64_t m = n / 16 < 1000 ? 1000 : n / 16;
+    return e && *e && m < n ? m : n;
+}
+
+/* gpu on a GPU, emu on the emulated device. */
+static int64_t on_emu(int64_t gpu, int64_t emu)
+{
+    const char *e = getenv("ACC_EMU_DEVICE");
+    return e && *e ? emu : gpu;
+}
+
 static acc_program *compile_from(acc_context *ctx, const char *src,
                                  const char *entry)
 {
@@ -150,7 +169,8 @@ Test(cuda_device, fold_short_and_long_rows)
     static int64_t m[3 * 1000000];
     for (int64_t i = 0; i < 3 * 1000000; i++)
         m[i] = (i * 7919) % 1000 - 500;
-    int64_t shapes[3][2] = {{300000, 10}, {3, 1000000}, {1, 0}};
+    int64_t shapes[3][2] = {{emu_scaled(300000), 10},
+                            {3, emu_scaled(1000000)}, {1, 0}};
     for (int k = 0; k < 3; k++) {
         acc_array in = ts_host(ACC_I64, 2, shapes[k], m);
         same_as_interpreter("rowSums", 1, &in, 0);
@@ -246,8 +266,11 @@ Test(cuda_device, callers_stream_and_asynchronous_run)
     static float xs[N], ys[N];
     for (int i = 0; i < N; i++)
         xs[i] = 1.0f / (float)(1 + i % 100), ys[i] = (float)(i % 3);
-    int64_t n = N;
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    int64_t n = emu_scaled(N);
+    /* the driver the library loads (ACC_CUDA_DRIVER: the emulated device) */
+    const char *driver = getenv("ACC_CUDA_DRIVER");
+    void *lib = dlopen(driver && *driver ? driver : "libcuda.so.1",
+                       RTLD_NOW | RTLD_LOCAL);
     cr_assert_not_null(lib);
     void *f;
     init_fn init; device_get_fn get; retain_fn retain; push_fn push;
@@ -304,7 +327,9 @@ Test(cuda_device, out_of_device_memory)
 {
     enum { MAX = 4096 };
     static acc_array held[MAX];
-    int64_t n = (int64_t)1 << 28; /* 2 GiB of f64 */
+    /* 2 GiB of f64 (64 MiB on the emulated device, which has 512 MiB or
+     * 1 GiB) */
+    int64_t n = getenv("ACC_EMU_DEVICE") ? (int64_t)1 << 23 : (int64_t)1 << 28;
     acc_array size = ts_host(ACC_I64, 0, NULL, &n);
     acc_context *ctx = cuda();
     acc_program *p = compile(ctx, "big");
@@ -367,7 +392,9 @@ Test(cuda_device, stencil_blur)
     static float img[1000 * 777];
     fill_f32(img, 1000 * 777);
     for (int k = 0; k < 5; k++) {
-        acc_array in = ts_host(ACC_F32, 2, image_sizes[k], img);
+        int64_t ext[2] = {k == 0 ? on_emu(1000, 100) : image_sizes[k][0],
+                          image_sizes[k][1]};
+        acc_array in = ts_host(ACC_F32, 2, ext, img);
         identical_to_interpreter("blur", 1, &in);
     }
 }
@@ -380,7 +407,9 @@ Test(cuda_device, stencil_every_boundary)
     fill_f64(xs, 1000 * 777);
     for (int b = 0; b < 5; b++)
         for (int k = 0; k < 5; k++) {
-            acc_array in = ts_host(ACC_F64, 2, image_sizes[k], xs);
+            int64_t ext[2] = {k == 0 ? on_emu(1000, 100) : image_sizes[k][0],
+                              image_sizes[k][1]};
+            acc_array in = ts_host(ACC_F64, 2, ext, xs);
             identical_to_interpreter(entries[b], 1, &in);
         }
 }
@@ -392,7 +421,7 @@ Test(cuda_device, stencil_width_9_and_rank_3)
     for (int64_t i = 0; i < 100003; i++)
         xs[i] = (i * 7919) % 1000 - 300;
     fill_f32(cube, 40 * 50 * 60);
-    static const int64_t lines[3] = {100003, 5, 1};
+    const int64_t lines[3] = {emu_scaled(100003), 5, 1};
     for (int k = 0; k < 3; k++) {
         acc_array in = ts_host(ACC_I64, 1, &lines[k], xs);
         identical_to_interpreter("line9", 1, &in);
@@ -506,7 +535,7 @@ Test(cuda_device, histograms)
     for (int64_t i = 0; i < N; i++)
         x[i] = (int32_t)(v[i] % 10), u[i] = (uint32_t)v[i] * 2654435761u,
         w[i] = (uint64_t)v[i] * 0x9e3779b97f4a7c15ull;
-    int64_t n = N, ks[3] = {10, 3000, 100000};
+    int64_t n = emu_scaled(N), ks[3] = {10, 3000, 100000};
     for (int i = 0; i < 3; i++) {
         acc_array in[2] = {ts_host(ACC_I64, 0, NULL, &ks[i]),
                            ts_host(ACC_I32, 1, &n, x)};
@@ -601,7 +630,7 @@ Test(cuda_device, ignore_ranks_and_maps)
 Test(cuda_device, sieve_and_pairs_over_expand)
 {
     static int64_t ps[1000], xs[30000];
-    int64_t np = 0, n = 2000000;
+    int64_t np = 0, n = emu_scaled(2000000);
     for (int64_t c = 2; np < 1000; c++) {
         int prime = 1;
         for (int64_t j = 0; j < np && ps[j] * ps[j] <= c; j++)
@@ -717,7 +746,8 @@ static acc_array matrix_i64(int64_t *data, int64_t rows, int64_t cols)
  * elements in every row.  Returns the matrix's data, to be freed. */
 static int64_t *segmented_inputs(int long_ones, int64_t *seg, acc_array *in)
 {
-    int64_t cols = long_ones ? 250000 : 1000, rows = long_ones ? 2 : 300;
+    int64_t cols = long_ones ? emu_scaled(250000) : 1000;
+    int64_t rows = long_ones ? 2 : 300;
     int64_t *xs = test_values(rows * cols);
     int64_t k = segment_lengths(seg, 4096, cols - 17, long_ones);
     in[0] = matrix_i64(xs, rows, cols);
@@ -852,7 +882,7 @@ Test(cuda_device, every_scan_kind_short_and_long_rows)
 {
     static const int64_t shapes[3][2] = {{300, 37}, {2, 300001}, {5, 0}};
     for (int sh = 0; sh < 3; sh++) {
-        int64_t rows = shapes[sh][0], cols = shapes[sh][1];
+        int64_t rows = shapes[sh][0], cols = emu_scaled(shapes[sh][1]);
         int64_t *xs = test_values(rows * cols);
         acc_array in = matrix_i64(xs, rows, cols);
         every_kind(0, 1, &in);
@@ -885,7 +915,7 @@ Test(cuda_device, float_scans)
         d[i] = (double)(i % 1000) / 7.0;
     for (int i = 0; i < 300 * 1000; i++)
         f[i] = (float)(i % 16);
-    int64_t ext[2] = {2, 300001}, fext[2] = {300, 1000};
+    int64_t ext[2] = {2, emu_scaled(300001)}, fext[2] = {300, 1000};
     acc_array in = ts_host(ACC_F64, 2, ext, d);
     matches_interpreter(scan_source(), "plainF64", 1, &in, 1e-9);
     int64_t k = segment_lengths(seg, 4096, 1000, 0);
