@@ -354,43 +354,189 @@ static void bench_blur(bench *b)
     free(got);
 }
 
-/* ---- histogram (permute) ----------------------------------------------------- */
+/* ---- histogram and sieve (permute) -------------------------------------------- */
+
+static acc_context *new_context(const bench *b, const char *cache_dir);
+
+/* One timed call of a baseline or of accel (bench_permute_rows). */
+typedef void (*timed_fn)(void *ctx);
+
+/* Medians of `runs` rounds, each round timing every fn once in turn (the
+ * order rotating per round), so that the machine's load drifts fall on
+ * all of them alike. */
+static void interleaved(const bench *b, size_t n, timed_fn *fn, void **ctx,
+                        double *median)
+{
+    double t[8][64];
+    for (int r = 0; r < b->runs; r++)
+        for (size_t j = 0; j < n; j++) {
+            size_t k = (j + (size_t)r) % n;
+            double s = bench_now_ms();
+            fn[k](ctx[k]);
+            t[k][r] = bench_now_ms() - s;
+        }
+    for (size_t k = 0; k < n; k++)
+        median[k] = bench_median(t[k], b->runs);
+}
+
+typedef struct hist_run {
+    const bench *b;
+    acc_program *p;
+    acc_array in[2], out;
+    int64_t n, k;
+    const int32_t *xs;
+    int32_t *atomics, *tables;
+} hist_run;
+
+static void hist_accel(void *c)
+{
+    hist_run *h = c;
+    bench_run(h->b, h->p, 2, h->in, 1, &h->out);
+}
+
+static void hist_atomics(void *c)
+{
+    hist_run *h = c;
+    bl_histogram(h->b->threads, h->n, h->xs, h->k, h->atomics);
+}
+
+static void hist_tables(void *c)
+{
+    hist_run *h = c;
+    bl_histogram_private(h->b->threads, h->n, h->xs, h->k, h->tables);
+}
 
 static void bench_histogram(bench *b, int64_t k)
 {
     int64_t n = (int64_t)(20e6 * b->scale);
     int32_t *xs = bench_alloc(b, (size_t)n * 4);
-    int32_t *mine = bench_alloc(b, (size_t)k * 4);
+    int32_t *atomics = output_buffer(b, (size_t)k * 4);
+    int32_t *tables = output_buffer(b, (size_t)k * 4);
     int32_t *got = output_buffer(b, (size_t)k * 4);
     uint64_t seed = 987654321;
     for (int64_t i = 0; i < n; i++) {
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;
         xs[i] = (int32_t)((seed >> 33) % (uint64_t)k);
     }
-    acc_program *p = bench_compile(b, "histogram");
-    acc_array in[2] = {scalar(ACC_I64, &k), vec(ACC_I32, n, xs)};
-    double t[64], tb[64];
-    acc_array out = vec(ACC_I32, k, got);
-    for (int r = 0; r < b->runs; r++) {
-        double s = bench_now_ms();
-        bench_run(b, p, 2, in, 1, &out);
-        t[r] = bench_now_ms() - s;
-    }
-    for (int r = 0; r < b->runs; r++) {
-        double s = bench_now_ms();
-        bl_histogram(b->threads, n, xs, k, mine);
-        tb[r] = bench_now_ms() - s;
-    }
-    int agree = memcmp(got, mine, (size_t)k * 4) == 0;
+    hist_run h = {b, bench_compile(b, "histogram"),
+                  {scalar(ACC_I64, &k), vec(ACC_I32, n, xs)},
+                  vec(ACC_I32, k, got), n, k, xs, atomics, tables};
+    timed_fn fn[3] = {hist_accel, hist_atomics, hist_tables};
+    void *ctx[3] = {&h, &h, &h};
+    double med[3];
+    interleaved(b, 3, fn, ctx, med);
     char size[48];
     snprintf(size, sizeof size, "%lld i32, %lld bins", (long long)n,
              (long long)k);
-    bench_report(b, "histogram", size, bench_median(t, b->runs),
-                 "C atomics (threads)", bench_median(tb, b->runs), agree);
-    acc_program_free(p);
+    bench_report(b, "histogram", size, med[0], "C atomics (threads)", med[1],
+                 memcmp(got, atomics, (size_t)k * 4) == 0);
+    bench_report(b, "histogram", size, med[0], "C per-thread tables",
+                 med[2], memcmp(got, tables, (size_t)k * 4) == 0);
+    acc_program_free(h.p);
     free(xs);
+    free(atomics);
+    free(tables);
+    free(got);
+}
+
+typedef struct sieve_run {
+    const bench *b;
+    acc_program *p, *unfused;
+    acc_array in[2], out;
+    const int64_t *ps;
+    int64_t n_ps, n;
+    int32_t *mine;
+} sieve_run;
+
+static void sieve_accel(void *c)
+{
+    sieve_run *s = c;
+    bench_run(s->b, s->p, 2, s->in, 1, &s->out);
+}
+
+static void sieve_unfused(void *c)
+{
+    sieve_run *s = c;
+    bench_run(s->b, s->unfused, 2, s->in, 1, &s->out);
+}
+
+static void sieve_c(void *c)
+{
+    sieve_run *s = c;
+    bl_sieve_marks(s->b->threads, s->ps, s->n_ps, s->n, s->mine);
+}
+
+/* The primes below sqrt(n) (at least 2), into a new vector. */
+static int64_t *small_primes(const bench *b, int64_t n, int64_t *count)
+{
+    int64_t r = 2;
+    while ((r + 1) * (r + 1) <= n)
+        r++;
+    char *comp = bench_alloc(b, (size_t)r + 1);
+    int64_t *ps = bench_alloc(b, ((size_t)r + 1) * sizeof *ps), k = 0;
+    memset(comp, 0, (size_t)r + 1);
+    for (int64_t i = 2; i <= r; i++)
+        if (!comp[i]) {
+            ps[k++] = i;
+            for (int64_t j = i * i; j <= r; j += i)
+                comp[j] = 1;
+        }
+    free(comp);
+    *count = k;
+    return ps;
+}
+
+/* sieveMarks (LANGUAGE.md §3.6) over the primes below sqrt(n): fused
+ * (permute' over expand, one kernel) and compiled with fusion off
+ * (ACC_DISABLE=fusion while compiling: the expansion's pairs go through
+ * an intermediate array), against C splitting the target range. */
+static void bench_sieve(bench *b)
+{
+    int64_t n = (int64_t)(1e7 * b->scale), n_ps;
+    if (n < 16)
+        n = 16;
+    int64_t *ps = small_primes(b, n, &n_ps);
+    int32_t *mine = output_buffer(b, (size_t)n * 4);
+    int32_t *got = output_buffer(b, (size_t)n * 4);
+    int32_t *got_unfused = output_buffer(b, (size_t)n * 4);
+    sieve_run s = {b, bench_compile(b, "sieveMarks"), NULL,
+                   {vec(ACC_I64, n_ps, ps), scalar(ACC_I64, &n)},
+                   vec(ACC_I32, n, got), ps, n_ps, n, mine};
+    const char *was = getenv("ACC_DISABLE");
+    char *saved = was ? strdup(was) : NULL;
+    setenv("ACC_DISABLE", "fusion", 1);
+    acc_context *plain = new_context(b, NULL);
+    if (acc_compile_text(plain, bench_programs, (size_t)-1, "sieveMarks",
+                         &s.unfused) != ACC_OK) {
+        fprintf(stderr, "%s: cannot compile sieveMarks unfused: %s\n",
+                b->tool, acc_last_error());
+        exit(1);
+    }
+    if (saved)
+        setenv("ACC_DISABLE", saved, 1);
+    else
+        unsetenv("ACC_DISABLE");
+    free(saved);
+    sieve_run su = s;
+    su.out = vec(ACC_I32, n, got_unfused);
+    timed_fn fn[3] = {sieve_accel, sieve_c, sieve_unfused};
+    void *ctx[3] = {&s, &s, &su};
+    double med[3];
+    interleaved(b, 3, fn, ctx, med);
+    char size[48];
+    snprintf(size, sizeof size, "n=%lld, %lld primes", (long long)n,
+             (long long)n_ps);
+    bench_report(b, "sieve (permute')", size, med[0], "C split target (thr.)",
+                 med[1], memcmp(got, mine, (size_t)n * 4) == 0);
+    bench_report(b, "sieve (permute')", size, med[0], "accel, fusion off",
+                 med[2], memcmp(got, got_unfused, (size_t)n * 4) == 0);
+    acc_program_free(s.p);
+    acc_program_free(s.unfused);
+    acc_context_destroy(plain);
+    free(ps);
     free(mine);
     free(got);
+    free(got_unfused);
 }
 
 /* ---- foreign functions: a plugin against the pure fallback ----------------- */
@@ -632,6 +778,8 @@ int main(int argc, char **argv)
         bench_histogram(&b, 256);
         bench_histogram(&b, 1 << 20);
     }
+    if (bench_selected("sieve"))
+        bench_sieve(&b);
     if (bench_selected("foreign"))
         bench_foreign(&b);
     if (bench_selected("compile")) {

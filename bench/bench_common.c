@@ -84,7 +84,13 @@ const char bench_programs[] =
     "\n"
     "histogram (k : i64) (xs : Vector i32) : Vector i32 =\n"
     "  permute (+) (fill [k] 0) (\\[i] -> [i64 (xs ! [i])]) "
-    "(map (\\_ -> 1) xs)\n";
+    "(map (\\_ -> 1) xs)\n"
+    "\n"
+    "sieveMarks (ps : Vector i64) (n : i64) : Vector i32 =\n"
+    "  permute' (+) (fill [n] 0)\n"
+    "    (expand (\\p -> quot (n - p) p)\n"
+    "            (\\p k -> let m = (k + 2) * p in (if m < n then [m] else "
+    "ignore, 1)) ps)\n";
 
 double bench_now_ms(void)
 {
