@@ -354,11 +354,11 @@ static void bench_blur(bench *b)
     free(got);
 }
 
-/* ---- histogram and sieve (permute) -------------------------------------------- */
-
 static acc_context *new_context(const bench *b, const char *cache_dir);
 
-/* One timed call of a baseline or of accel (bench_permute_rows). */
+/* ---- runs interleaved --------------------------------------------------------- */
+
+/* One timed call (or batch of calls) of a baseline or of accel. */
 typedef void (*timed_fn)(void *ctx);
 
 /* Medians of `runs` rounds, each round timing every fn once in turn (the
@@ -378,6 +378,82 @@ static void interleaved(const bench *b, size_t n, timed_fn *fn, void **ctx,
     for (size_t k = 0; k < n; k++)
         median[k] = bench_median(t[k], b->runs);
 }
+
+/* ---- dotp on small inputs (the calling thread alone) ----------------------- */
+
+typedef struct small_dotp {
+    const bench *b;
+    acc_program *p, *one; /* one: compiled in a one-thread context */
+    acc_array in[2];
+    const float *x, *y;
+    int64_t n;
+    int calls;
+    float got, got_one, want;
+} small_dotp;
+
+static void small_accel(void *c)
+{
+    small_dotp *s = c;
+    for (int k = 0; k < s->calls; k++) {
+        acc_array out = scalar(ACC_F32, &s->got);
+        bench_run(s->b, s->p, 2, s->in, 1, &out);
+    }
+}
+
+static void small_accel_one(void *c)
+{
+    small_dotp *s = c;
+    for (int k = 0; k < s->calls; k++) {
+        acc_array out = scalar(ACC_F32, &s->got_one);
+        bench_run(s->b, s->one, 2, s->in, 1, &out);
+    }
+}
+
+static void small_c(void *c)
+{
+    small_dotp *s = c;
+    for (int k = 0; k < s->calls; k++)
+        s->want = bl_sdot(1, s->n, s->x, s->y);
+}
+
+/* dotp of n elements, called `calls` times per sample, against C on one
+ * thread, and accel in a one-thread context (where the threads stop
+ * paying: how CPU_SERIAL_BELOW was chosen). */
+static void bench_dotp_small(bench *b, int64_t n, acc_context *one_ctx)
+{
+    float *x = bench_alloc(b, (size_t)n * sizeof *x);
+    float *y = bench_alloc(b, (size_t)n * sizeof *y);
+    for (int64_t i = 0; i < n; i++) {
+        x[i] = (float)(i % 1000) * 0.001f;
+        y[i] = (float)(i % 7) - 3.0f;
+    }
+    small_dotp s = {b, bench_compile(b, "dotp"), NULL,
+                    {vec(ACC_F32, n, x), vec(ACC_F32, n, y)}, x, y, n,
+                    (int)(2e6 / (double)n) + 1, 0, 0, 0};
+    if (acc_compile_text(one_ctx, bench_programs, (size_t)-1, "dotp",
+                         &s.one) != ACC_OK) {
+        fprintf(stderr, "%s: %s\n", b->tool, acc_last_error());
+        exit(1);
+    }
+    timed_fn fn[3] = {small_accel, small_c, small_accel_one};
+    void *ctx[3] = {&s, &s, &s};
+    double med[3];
+    interleaved(b, 3, fn, ctx, med);
+    char size[48];
+    snprintf(size, sizeof size, "%lld f32 (per call)", (long long)n);
+    float tol = 1e-3f * (float)n;
+    bench_report(b, "dotp, small", size, med[0] / s.calls, "C loop (1 thread)",
+                 med[1] / s.calls, fabsf(s.got - s.want) <= tol);
+    bench_report(b, "dotp, small", size, med[0] / s.calls, "accel, 1 thread",
+                 med[2] / s.calls, fabsf(s.got - s.got_one) <= tol);
+    acc_program_free(s.p);
+    acc_program_free(s.one);
+    free(x);
+    free(y);
+}
+
+/* ---- histogram and sieve (permute) -------------------------------------------- */
+
 
 typedef struct hist_run {
     const bench *b;
@@ -766,6 +842,16 @@ int main(int argc, char **argv)
     bench_headings(&b);
     if (bench_selected("dotp"))
         bench_dotp(&b);
+    if (bench_selected("dotp-small")) {
+        int threads = b.threads;
+        b.threads = 1;
+        acc_context *one = new_context(&b, NULL);
+        b.threads = threads;
+        for (int64_t n = 10000; n <= 1000000; n *= 10)
+            bench_dotp_small(&b, n, one);
+        bench_dotp_small(&b, 300000, one);
+        acc_context_destroy(one);
+    }
     if (bench_selected("blackscholes"))
         bench_blackscholes(&b);
     if (bench_selected("mandelbrot"))

@@ -116,7 +116,7 @@ void bench_report(bench *b, const char *name, const char *size,
                   int agree)
 {
     double ratio = accel_ms > 0 ? base_ms / accel_ms : 0;
-    printf("%-22s %-16s %12.3f %-20s %12.3f %8.2fx  %s\n", name, size,
+    printf("%-22s %-16s %12.4g %-20s %12.4g %8.2fx  %s\n", name, size,
            accel_ms, baseline, base_ms, ratio, agree ? "ok" : "MISMATCH");
     fprintf(b->csv, "%s,%s,%.6f,%s,%.6f,%.4f,%s\n", name, size, accel_ms,
             baseline, base_ms, ratio, agree ? "ok" : "mismatch");
