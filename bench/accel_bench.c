@@ -736,6 +736,222 @@ static void bench_foreign(bench *b)
     free(c);
 }
 
+/* ---- vendor calls: the plugin against the library called directly ---------- */
+
+/* A function of the first of `libs` that has `name` (NULL: none). */
+static void *find_symbol(const char *const *libs, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++) {
+        void *lib = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
+        void *f = lib ? dlsym(lib, name) : NULL;
+        if (f)
+            return f;
+    }
+    return NULL;
+}
+
+typedef void (*sgemm_fn)(int order, int ta, int tb, int m, int n, int k,
+                         float alpha, const float *a, int lda, const float *b,
+                         int ldb, float beta, float *c, int ldc);
+
+typedef struct vendor_run {
+    const bench *b;
+    acc_program *p;
+    size_t n_in;
+    acc_array in[2], out;
+    void (*direct)(struct vendor_run *v);
+    sgemm_fn sgemm;
+    int m;
+    const float *a, *c;
+    float *mine;
+    void *plan;                                /* fftw: fftwf_plan */
+    void (*execute)(void *plan, float *ri, float *ii, float *ro, float *io);
+    float *re, *im, *ro, *io;
+} vendor_run;
+
+static void vendor_accel(void *c)
+{
+    vendor_run *v = c;
+    bench_run(v->b, v->p, v->n_in, v->in, 1, &v->out);
+}
+
+static void vendor_direct(void *c)
+{
+    vendor_run *v = c;
+    v->direct(v);
+}
+
+static void sgemm_direct(vendor_run *v)
+{
+    enum { ROW_MAJOR = 101, NO_TRANS = 111 };
+    v->sgemm(ROW_MAJOR, NO_TRANS, NO_TRANS, v->m, v->m, v->m, 1.0f, v->a,
+             v->m, v->c, v->m, 0.0f, v->mine, v->m);
+}
+
+static void fft_direct(vendor_run *v)
+{
+    v->execute(v->plan, v->re, v->im, v->ro, v->io);
+}
+
+/* The program `entry` in context `with` (holding `plugin`), into caller
+ * buffers, against v->direct, interleaved. */
+static void vendor_row(bench *b, vendor_run *v, acc_context *with,
+                       const char *plugin, const char *entry,
+                       const char *size, const char *baseline,
+                       float *const *got, float *const *want, size_t n_leaves,
+                       size_t count)
+{
+    if (acc_compile_text(with, bench_programs, (size_t)-1, entry, &v->p) !=
+        ACC_OK) {
+        fprintf(stderr, "accel_bench: cannot compile %s: %s\n", entry,
+                acc_last_error());
+        exit(1);
+    }
+    timed_fn fn[2] = {vendor_accel, vendor_direct};
+    void *ctx[2] = {v, v};
+    double med[2];
+    interleaved(b, 2, fn, ctx, med);
+    double scale = 0, err = 0;
+    for (size_t l = 0; l < n_leaves; l++)
+        for (size_t i = 0; i < count; i++) {
+            scale = fmax(scale, fabs(want[l][i]));
+            err = fmax(err, fabs(got[l][i] - want[l][i]));
+        }
+    char label[48];
+    snprintf(label, sizeof label, "%s (%s)", entry, plugin);
+    bench_report(b, label, size, med[0], baseline, med[1],
+                 err <= 1e-3 * (1 + scale));
+    acc_program_free(v->p);
+}
+
+static void bench_vendor_gemm(bench *b)
+{
+    static const char *const libs[] = {"libopenblas.so.0", "libopenblas.so",
+                                       "libcblas.so.3"};
+    void *f = find_symbol(libs, 3, "cblas_sgemm");
+    int64_t m = (int64_t)(1024 * sqrt(b->scale)), ext[2];
+    m = m < 8 ? 8 : m;
+    ext[0] = ext[1] = m;
+    if (!f) {
+        printf("%-22s (no cblas_sgemm found)\n", "matmul (cblas)");
+        return;
+    }
+    size_t n = (size_t)(m * m);
+    float *a = bench_alloc(b, n * 4), *c = bench_alloc(b, n * 4);
+    float *got = output_buffer(b, n * 4), *mine = output_buffer(b, n * 4);
+    for (size_t i = 0; i < n; i++) {
+        a[i] = (float)(i % 17) * 0.125f - 1.0f;
+        c[i] = (float)(i % 11) * 0.25f - 1.25f;
+    }
+    vendor_run v;
+    memset(&v, 0, sizeof v);
+    v.b = b;
+    v.n_in = 2;
+    acc_array_init(&v.in[0], acc_type_scalar(ACC_F32), 2, ext);
+    acc_array_init(&v.in[1], acc_type_scalar(ACC_F32), 2, ext);
+    v.in[0].data[0] = a;
+    v.in[1].data[0] = c;
+    v.out = matrix(ACC_F32, m, m, got);
+    memcpy(&v.sgemm, &f, sizeof f);
+    v.direct = sgemm_direct;
+    v.m = (int)m;
+    v.a = a;
+    v.c = c;
+    v.mine = mine;
+    char size[48];
+    snprintf(size, sizeof size, "%lldx%lld f32", (long long)m, (long long)m);
+    acc_context *with = plugin_context(b, "cblas");
+    if (with)
+        vendor_row(b, &v, with, "cblas", "matmul", size,
+                   "cblas_sgemm direct", &got, &mine, 1, n);
+    acc_context_destroy(with);
+    free(a);
+    free(c);
+    free(got);
+    free(mine);
+}
+
+typedef struct fftwf_dim {
+    int n, is, os;
+} fftwf_dim;
+typedef void *(*fftwf_plan_split_fn)(int rank, const fftwf_dim *dims,
+                                     int howmany, const fftwf_dim *hdims,
+                                     float *ri, float *ii, float *ro,
+                                     float *io, unsigned flags);
+typedef void (*fftwf_exec_split_fn)(void *plan, float *ri, float *ii,
+                                    float *ro, float *io);
+typedef void (*fftwf_destroy_fn)(void *plan);
+
+/* fft2 of a 512x512 complex f32 signal with the plugin, into caller
+ * buffers, against FFTW's split-array transform planned once with
+ * FFTW_MEASURE (flag values from fftw3.h: the bench does not include it,
+ * libfftw3f is loaded at run time when installed). */
+static void bench_vendor_fft(bench *b)
+{
+    static const char *const libs[] = {"libfftw3f.so.3", "libfftw3f.so"};
+    void *fp = find_symbol(libs, 2, "fftwf_plan_guru_split_dft");
+    void *fe = find_symbol(libs, 2, "fftwf_execute_split_dft");
+    void *fd = find_symbol(libs, 2, "fftwf_destroy_plan");
+    if (!fp || !fe || !fd) {
+        printf("%-22s (no libfftw3f found)\n", "fft2 (fftw)");
+        return;
+    }
+    fftwf_plan_split_fn plan_fn;
+    fftwf_destroy_fn destroy;
+    vendor_run v;
+    memset(&v, 0, sizeof v);
+    memcpy(&plan_fn, &fp, sizeof fp);
+    memcpy(&v.execute, &fe, sizeof fe);
+    memcpy(&destroy, &fd, sizeof fd);
+    int64_t side = 512, ext[2] = {side, side};
+    size_t n = (size_t)(side * side);
+    float *re = bench_alloc(b, n * 4), *im = bench_alloc(b, n * 4);
+    float *got[2] = {output_buffer(b, n * 4), output_buffer(b, n * 4)};
+    float *mine[2] = {output_buffer(b, n * 4), output_buffer(b, n * 4)};
+    fftwf_dim dims[2] = {{(int)side, (int)side, (int)side}, {(int)side, 1, 1}};
+    /* FFTW_MEASURE overwrites the arrays while planning: plan first */
+    v.plan = plan_fn(2, dims, 0, NULL, re, im, mine[0], mine[1],
+                     0u /* FFTW_MEASURE */ | (1u << 4) /* PRESERVE_INPUT */);
+    for (size_t i = 0; i < n; i++) {
+        re[i] = (float)((i * 7) % 13) - 6.0f;
+        im[i] = (float)((i * 3) % 5) - 2.0f;
+    }
+    if (!v.plan) {
+        printf("%-22s (FFTW could not plan)\n", "fft2 (fftw)");
+        return;
+    }
+    const acc_type *f32 = acc_type_scalar(ACC_F32);
+    const acc_type *fields[2] = {f32, f32};
+    const acc_type *c64 = acc_type_tuple(b->ctx, 2, fields);
+    v.b = b;
+    v.n_in = 1;
+    acc_array_init(&v.in[0], c64, 2, ext);
+    v.in[0].data[0] = re;
+    v.in[0].data[1] = im;
+    acc_array_init(&v.out, c64, 2, ext);
+    v.out.data[0] = got[0];
+    v.out.data[1] = got[1];
+    v.direct = fft_direct;
+    v.re = re;
+    v.im = im;
+    v.ro = mine[0];
+    v.io = mine[1];
+    acc_context *with = plugin_context(b, "fftw");
+    if (with)
+        vendor_row(b, &v, with, "fftw", "fft2", "512x512 complex",
+                   "FFTW direct, MEASURE", got, mine, 2, n);
+    /* before the plugin goes: its unloading calls fftwf_cleanup, after
+     * which no plan of the process may be used or destroyed */
+    destroy(v.plan);
+    acc_context_destroy(with);
+    free(re);
+    free(im);
+    for (int i = 0; i < 2; i++) {
+        free(got[i]);
+        free(mine[i]);
+    }
+}
+
 /* ---- compile latency and per-run overhead ----------------------------------- */
 
 static acc_context *new_context(const bench *b, const char *cache_dir)
@@ -868,6 +1084,10 @@ int main(int argc, char **argv)
         bench_sieve(&b);
     if (bench_selected("foreign"))
         bench_foreign(&b);
+    if (bench_selected("vendor")) {
+        bench_vendor_gemm(&b);
+        bench_vendor_fft(&b);
+    }
     if (bench_selected("compile")) {
         bench_compile_latency(&b, "dotp");
         bench_compile_latency(&b, "blackscholes");
