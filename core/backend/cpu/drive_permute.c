@@ -7,10 +7,12 @@
  * refused expansion discards the result and returns the step to the
  * interpreter, which reports it.
  *
- * The source pass combines into the shared result with atomics or locks,
- * or, with few target cells and many source elements (a histogram), each
- * thread's part of the source into a private copy of the target, merged
- * afterwards: the threads then never contend for a cache line.
+ * The source pass combines directly on the calling thread (one thread, or
+ * a small source: no atomics), through private copies of the target
+ * (the result serving as the first thread's; merged afterwards, so the
+ * threads never contend for a cache line), through partitions of a large
+ * target (each thread owning a part of the cells), or into the shared
+ * result with atomics or locks: choose_strategy, docs/CPU_BACKEND.md.
  */
 #include "core/backend/cpu/cpu_launch.h"
 #include "core/base/mem.h"
