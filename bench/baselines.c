@@ -309,3 +309,85 @@ void bl_histogram(int threads, int64_t n, const int32_t *xs, int64_t k,
         out[b] = atomic_load_explicit(&bins[b], memory_order_relaxed);
     free(bins);
 }
+
+/* ---- histogram (per-thread tables) --------------------------------------- */
+
+typedef struct hist_private_ctx {
+    const int32_t *xs;
+    int64_t k;
+    int32_t *tables; /* one table of k bins per thread, zeroed */
+} hist_private_ctx;
+
+static void hist_private_body(void *p, int part, int64_t lo, int64_t hi)
+{
+    hist_private_ctx *h = p;
+    int32_t *t = h->tables + (int64_t)part * h->k;
+    for (int64_t i = lo; i < hi; i++)
+        t[h->xs[i]]++;
+}
+
+typedef struct hist_merge_ctx {
+    const int32_t *tables;
+    int threads;
+    int64_t k;
+    int32_t *out;
+} hist_merge_ctx;
+
+static void hist_merge_body(void *p, int part, int64_t lo, int64_t hi)
+{
+    (void)part;
+    hist_merge_ctx *m = p;
+    for (int64_t b = lo; b < hi; b++) {
+        int32_t s = 0;
+        for (int t = 0; t < m->threads; t++)
+            s += m->tables[(int64_t)t * m->k + b];
+        m->out[b] = s;
+    }
+}
+
+void bl_histogram_private(int threads, int64_t n, const int32_t *xs,
+                          int64_t k, int32_t *out)
+{
+    int t = threads < 1 ? 1 : threads > 64 ? 64 : threads;
+    int32_t *tables = calloc((size_t)t * (size_t)(k ? k : 1), sizeof *tables);
+    if (!tables)
+        abort();
+    hist_private_ctx h = {xs, k, tables};
+    bl_parallel_for(t, n, &h, hist_private_body);
+    hist_merge_ctx m = {tables, t, k, out};
+    bl_parallel_for(t, k, &m, hist_merge_body);
+    free(tables);
+}
+
+/* ---- sieve marks (target range split over the threads) ------------------- */
+
+typedef struct sieve_ctx {
+    const int64_t *ps;
+    int64_t n_ps;
+    int32_t *marks;
+} sieve_ctx;
+
+/* Target cells [lo, hi): zeroed, then every multiple m = (k+2) p of each
+ * prime p in the range counted, as sieveMarks does. */
+static void sieve_body(void *p, int part, int64_t lo, int64_t hi)
+{
+    (void)part;
+    sieve_ctx *s = p;
+    int32_t *marks = s->marks;
+    for (int64_t m = lo; m < hi; m++)
+        marks[m] = 0;
+    for (int64_t j = 0; j < s->n_ps; j++) {
+        int64_t q = s->ps[j], m = (lo + q - 1) / q * q;
+        if (m < 2 * q)
+            m = 2 * q;
+        for (; m < hi; m += q)
+            marks[m]++;
+    }
+}
+
+void bl_sieve_marks(int threads, const int64_t *ps, int64_t n_ps, int64_t n,
+                    int32_t *marks)
+{
+    sieve_ctx s = {ps, n_ps, marks};
+    bl_parallel_for(threads, n, &s, sieve_body);
+}

@@ -38,5 +38,15 @@ void bl_blur(int threads, int64_t height, int64_t width, const float *img,
  * fetch-and-add per element, the threads sharing one table. */
 void bl_histogram(int threads, int64_t n, const int32_t *xs, int64_t k,
                   int32_t *out);
+/* The same with one private table per thread, summed afterwards (no
+ * atomics: how a C programmer writes a histogram of few bins). */
+void bl_histogram_private(int threads, int64_t n, const int32_t *xs,
+                          int64_t k, int32_t *out);
+/* sieveMarks of LANGUAGE.md §3.6: marks[m] = how many p of ps (each
+ * p >= 2) have m = (k + 2) p for some k >= 0, for 0 <= m < n.  The target
+ * range is split over the threads, each walking every p's multiples in
+ * its own part: plain stores, no atomics. */
+void bl_sieve_marks(int threads, const int64_t *ps, int64_t n_ps, int64_t n,
+                    int32_t *marks);
 
 #endif

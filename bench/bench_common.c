@@ -84,7 +84,13 @@ const char bench_programs[] =
     "\n"
     "histogram (k : i64) (xs : Vector i32) : Vector i32 =\n"
     "  permute (+) (fill [k] 0) (\\[i] -> [i64 (xs ! [i])]) "
-    "(map (\\_ -> 1) xs)\n";
+    "(map (\\_ -> 1) xs)\n"
+    "\n"
+    "sieveMarks (ps : Vector i64) (n : i64) : Vector i32 =\n"
+    "  permute' (+) (fill [n] 0)\n"
+    "    (expand (\\p -> quot (n - p) p)\n"
+    "            (\\p k -> let m = (k + 2) * p in (if m < n then [m] else "
+    "ignore, 1)) ps)\n";
 
 double bench_now_ms(void)
 {
@@ -110,7 +116,7 @@ void bench_report(bench *b, const char *name, const char *size,
                   int agree)
 {
     double ratio = accel_ms > 0 ? base_ms / accel_ms : 0;
-    printf("%-22s %-16s %12.3f %-20s %12.3f %8.2fx  %s\n", name, size,
+    printf("%-22s %-16s %12.4g %-20s %12.4g %8.2fx  %s\n", name, size,
            accel_ms, baseline, base_ms, ratio, agree ? "ok" : "MISMATCH");
     fprintf(b->csv, "%s,%s,%.6f,%s,%.6f,%.4f,%s\n", name, size, accel_ms,
             baseline, base_ms, ratio, agree ? "ok" : "mismatch");

@@ -279,13 +279,40 @@ acc_status reg_call(const ir_node *n, rt_array *const *args,
     return reg_call_with(n, args, results, &host_memory, d);
 }
 
-acc_status reg_call_on_host(const ir_node *n, rt_array *const *args,
-                            rt_array **results, diag *d)
+/* Host memory whose results are the run's destinations for the node
+ * called when it has them (destinations.h), else new arrays. */
+typedef struct host_into {
+    exec_dests *dests;
+    const ir_node *n;
+} host_into;
+
+static rt_array *host_alloc_into(void *state, const acc_array *a,
+                                 const char *op, diag *d)
+{
+    const host_into *h = state;
+    rt_array *r = exec_dests_take(h->dests, h->n, a->type, a->rank,
+                                  a->extents);
+    return r ? r : rt_alloc(a->type, a->rank, a->extents, op, d);
+}
+
+acc_status reg_call_on_host_into(const ir_node *n, rt_array *const *args,
+                                 rt_array **results, exec_dests *dests,
+                                 diag *d)
 {
     for (size_t i = 0; i < n->args[1]->type->n_leaves; i++)
         if (!rt_host(args[i], d))
             return d->status;
-    return reg_call(n, args, results, d);
+    host_into h = {dests, n};
+    reg_memory m = host_memory;
+    m.state = &h;
+    m.alloc = host_alloc_into;
+    return reg_call_with(n, args, results, &m, d);
+}
+
+acc_status reg_call_on_host(const ir_node *n, rt_array *const *args,
+                            rt_array **results, diag *d)
+{
+    return reg_call_on_host_into(n, args, results, NULL, d);
 }
 
 int reg_scalar_callable(const ir_node *n)

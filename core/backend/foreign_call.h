@@ -8,6 +8,7 @@
 #ifndef ACC_CORE_BACKEND_FOREIGN_CALL_H
 #define ACC_CORE_BACKEND_FOREIGN_CALL_H
 
+#include "core/backend/destinations.h"
 #include "core/backend/rt_array.h"
 #include "core/ir/program_ir.h"
 
@@ -23,6 +24,13 @@ acc_status reg_call(const ir_node *n, rt_array *const *args,
  * device backend left them on its device): the host backends' calls. */
 acc_status reg_call_on_host(const ir_node *n, rt_array *const *args,
                             rt_array **results, diag *d);
+/* reg_call_on_host whose results go straight into the run's destinations
+ * for n when it has them (the caller's buffers, destinations.h; dests may
+ * be NULL): an implementation writing its output then needs no new
+ * memory, and the run no copy into the caller's buffer. */
+acc_status reg_call_on_host_into(const ir_node *n, rt_array *const *args,
+                                 rt_array **results, exec_dests *dests,
+                                 diag *d);
 
 /* The memory a foreign call works in: descriptors get `memory`, `device`
  * and `stream`; buffers() gives the buffers of a run-time array as the

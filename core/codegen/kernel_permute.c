@@ -232,6 +232,27 @@ int cg_permute_fetch(const ir_node *pm)
     }
 }
 
+const char *cg_permute_identity(const ir_node *pm)
+{
+    const ir_node *f = pm->args[0];
+    const acc_type *elem = pm->type->elem;
+    if (elem->n_leaves != 1 || !cg_commutative_primitive(f))
+        return NULL;
+    int fl = ty_is_floating(elem->leaves[0]);
+    switch (ir_lambda_body(f)->u.prim) {
+    case ACC_OP_ADD:
+        return fl ? "-0.0" : "0";
+    case ACC_OP_MUL: case ACC_OP_LAND:
+        return "1";
+    case ACC_OP_BOR: case ACC_OP_BXOR: case ACC_OP_LOR:
+        return "0";
+    case ACC_OP_BAND:
+        return "-1"; /* all bits, in the leaf's type */
+    default:
+        return NULL;
+    }
+}
+
 int cg_permute_expanded(const ir_node *pm)
 {
     return pm->op == IR_PERMUTE_PAIRS && pm->args[2]->op == IR_EXPAND;
@@ -260,6 +281,9 @@ int cg_build_permute(cg_inst *in, const ir_node *n, cg_kernel *k)
     sb_printf(cg_fill_hole(in, "ATOMIC"), "%d", atomic_width(elem));
     sb_printf(cg_fill_hole(in, "FETCH"), "%d", cg_permute_fetch(pm));
     cg_fill_value(in, "EXPANDED", expanded ? "1" : "0");
+    const char *id = cg_permute_identity(pm);
+    cg_fill_value(in, "IDENT", id ? "1" : "0");
+    cg_fill_value(in, "IDENT_VALUE", id ? id : "0");
     return 1;
 }
 

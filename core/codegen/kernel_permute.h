@@ -24,6 +24,13 @@ int cg_permute_expanded(const ir_node *pm);
  * integer leaf of 32 or 64 bits, which one atomic read-modify-write
  * computes (the FETCH hole); else 0. */
 int cg_permute_fetch(const ir_node *pm);
+/* The identity element of permute pm's f, as a C expression of its one
+ * leaf's type, when f is a primitive that has one (integer or float (+)
+ * and (*), (.&.), (.|.), xor, (&&), (||)); else NULL.  Private copies of
+ * the target then start as it instead of carrying a flag per cell (the
+ * IDENT and IDENT_VALUE holes; -0.0 for float (+), so that x + id is x
+ * bit for bit, -0.0 and NaN payloads included). */
+const char *cg_permute_identity(const ir_node *pm);
 /* The holes of expand.c.in / expand.cu.in for step n (an expand or maps
  * over one);
  * k->fold is the expand node, k->src its source vector. */

@@ -27,8 +27,9 @@ static acc_status run_passes(const compile_target *t, ir_program *ir,
         return d->status;
     dump_after_pass(ir, "simplify");
     fuse_options fo = {t->fusion_duplicate_max_ops};
-    if (!pass_disabled("fusion") &&
-        fuse_program(ir, &fo, &ir->duplicated, d) != ACC_OK)
+    if (pass_disabled("fusion") ? fuse_separate(ir, d) != ACC_OK
+                                : fuse_program(ir, &fo, &ir->duplicated, d) !=
+                                      ACC_OK)
         return d->status;
     dump_after_pass(ir, "fusion");
     if (check_program(ir, d) != ACC_OK)

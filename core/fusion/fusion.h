@@ -39,6 +39,13 @@ typedef struct fuse_options {
 acc_status fuse_program(ir_program *p, const fuse_options *o,
                         size_t *duplicated, diag *d);
 
+/* With fusion disabled (compile.c runs this instead of fuse_program):
+ * every `permute'` over an expand written in place reads the expansion
+ * from an array of its own, computed by a step of its own, instead of
+ * combining it as it is computed (separate.c).  Errors (only out of
+ * memory) are recorded on d. */
+acc_status fuse_separate(ir_program *p, diag *d);
+
 /* Marks the reads of generate functions at their own index whose array
  * bounds the generate's shape, and the bounds checks of that index against
  * a shape term that bounds it, as in range (in_range.c).  Run by

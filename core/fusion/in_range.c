@@ -11,6 +11,11 @@
  * components are `shape xs` components or minima with one such side (the
  * intersection of zipWith), through lets and variables.
  *
+ * The same holds for permute's index function, applied only to the
+ * indices of its source: `permute f d (\i -> [xs ! i]) (map g xs)`, the
+ * histogram of LANGUAGE.md §4, reads xs unchecked once the map is a
+ * generate of shape `shape xs` embedded in the permute.
+ *
  * This is what removes the check of SMVM's `inds ! i` in
  * `backpermute (shape inds) (\i -> [inds ! i]) vec` once the backpermute
  * is fused into the zipWith and the segmented fold.  A read inside a lambda
@@ -165,6 +170,27 @@ static int shape_bounded(const ir_program *p, const ir_node *s,
     return 1;
 }
 
+/* Whether index term ix is param itself: the variable, or (as a pattern
+ * `\[i, j] -> .. xs ! [i, j]` writes it) the index of its components in
+ * order. */
+static int is_param_index(const ir_program *p, const ir_node *ix,
+                          const ir_node *param)
+{
+    ix = resolve(p, ix);
+    if (ix == param)
+        return 1;
+    if (ix->op != IR_INDEX || param->type->kind != ACC_TYPE_SHAPE ||
+        (int32_t)ix->n_args != param->type->rank)
+        return 0;
+    for (uint32_t d = 0; d < ix->n_args; d++) {
+        const ir_node *c = resolve(p, ix->args[d]);
+        if (c->op != IR_GET || c->u.field != d ||
+            resolve(p, c->args[0]) != param)
+            return 0;
+    }
+    return 1;
+}
+
 typedef struct prover {
     const ir_program *p;
     uint32_t *seen;   /* per node id: the walk (generate) that visited it */
@@ -187,7 +213,7 @@ static int walk_body(prover *v, const ir_node *n, const ir_node *shape,
         if (v->seen[m->id] == stamp)
             continue;
         v->seen[m->id] = stamp;
-        if (m->op == IR_READ && resolve(v->p, m->args[1]) == param) {
+        if (m->op == IR_READ && is_param_index(v->p, m->args[1], param)) {
             if (shape_bounded(v->p, shape, m->args[0]))
                 v->proven[m->id] = 1;
             else
@@ -227,6 +253,12 @@ int fuse_prove_in_range(ir_program *p)
         if (g->op == IR_GENERATE)
             ok = walk_body(&v, ir_lambda_body(g->args[1]), g->args[0],
                            g->args[1]->args[0], ++stamp);
+        /* permute's index function is applied to its source's indices:
+         * those of the embedded producer's shape */
+        else if (g->op == IR_PERMUTE && g->args[3]->op == IR_GENERATE)
+            ok = walk_body(&v, ir_lambda_body(g->args[2]),
+                           g->args[3]->args[0], g->args[2]->args[0],
+                           ++stamp);
     }
     for (uint32_t i = 0; ok && i < p->n_nodes; i++)
         if (v.proven[i] && !v.vetoed[i])

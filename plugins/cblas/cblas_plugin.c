@@ -79,7 +79,8 @@ static int is_f32(const acc_foreign_call *c)
     return acc_type_get_scalar(c->results[0].type) == ACC_F32;
 }
 
-/* Zeroes a result (BLAS routines are not called on empty operands). */
+/* Zeroes a result: an empty inner dimension gives a product of zeros,
+ * and BLAS routines are not called on empty operands. */
 static void zero(acc_array *a)
 {
     int64_t n = acc_array_size(a);
@@ -154,9 +155,12 @@ static acc_status gemv_execute(acc_foreign_call *c)
     int64_t k = min64(lda, x->extents[0]);
     if (!fits(m) || !fits(lda))
         return ACC_ERR_UNSUPPORTED;
-    zero(&c->results[0]);
-    if (m == 0 || k == 0)
+    /* with beta = 0 BLAS writes every element of y without reading it:
+     * only an empty product leaves the result to be zeroed here */
+    if (m == 0 || k == 0) {
+        zero(&c->results[0]);
         return ACC_OK;
+    }
     if (is_f32(c))
         cblas_sgemv(CblasRowMajor, CblasNoTrans, (blasint)m, (blasint)k, 1.0f,
                     a->data[0], (blasint)lda, x->data[0], 1, 0.0f,
@@ -184,9 +188,11 @@ static acc_status gemm_execute(acc_foreign_call *c)
     int64_t k = min64(lda, b->extents[0]);
     if (!fits(m) || !fits(n) || !fits(lda))
         return ACC_ERR_UNSUPPORTED;
-    zero(&c->results[0]);
-    if (m == 0 || n == 0 || k == 0)
+    /* beta = 0: C is written, never read (no zeroing pass over it) */
+    if (m == 0 || n == 0 || k == 0) {
+        zero(&c->results[0]);
         return ACC_OK;
+    }
     if (is_f32(c))
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)m,
                     (blasint)n, (blasint)k, 1.0f, a->data[0], (blasint)lda,

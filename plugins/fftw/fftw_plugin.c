@@ -12,15 +12,18 @@
  *
  * FFTW's planner is not thread-safe, so planning and destroying plans
  * happen under one lock; executing a plan on new arrays is thread-safe.
- * Plans are made with FFTW_ESTIMATE (which never touches the arrays) per
- * call and destroyed after it: measuring plans would cost more than the
- * transforms of the sizes accel programs pass here.
+ * Each shape is timed once per process with FFTW_MEASURE into FFTW's
+ * wisdom, from which each call plans (see "plans" below).  The result is written straight into the step's
+ * destination (the caller's buffer when it is the program's output).
  */
 #include "accel.h"
 
 #include <fftw3.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 static pthread_mutex_t planner_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -104,42 +107,173 @@ static split buffers(const acc_foreign_call *c, int inverse)
     return s;
 }
 
-static const unsigned plan_flags = FFTW_ESTIMATE | FFTW_PRESERVE_INPUT;
+/* ---- plans -------------------------------------------------------------
+ * A transform is planned with the planner effort of ACC_FFTW_PLANNER
+ * ("measure", the default, or "patient": FFTW times candidate algorithms,
+ * from milliseconds to seconds once per shape; "estimate": FFTW's guess,
+ * no timing).  The timing runs once per shape and precision, on scratch
+ * arrays (it overwrites its arrays), and leaves its result in FFTW's
+ * wisdom; each call then plans its own arrays from that wisdom
+ * (FFTW_WISDOM_ONLY: no timing, the arrays untouched).  Plans are kept
+ * (KEPT of them, the oldest replaced) and executed on new arrays when
+ * FFTW allows it: the same shape, the same alignment of each buffer, the
+ * same in-place-ness, and, for split arrays, the same distances between
+ * the re and im buffers of the input and of the output (FFTW manual,
+ * "New-array Execute Functions"): a caller passing its buffers, or
+ * results allocated as one block per array, find their plan again. */
 
-static int run_f64(const acc_array *a, const fftw_iodim *dims, split s)
+enum { KEPT = 8 };
+
+typedef struct kept_plan {
+    int f32, rank;
+    int n[3];
+    ptrdiff_t in_gap, out_gap; /* ii - ri, io - ro */
+    unsigned align[4];         /* each buffer's address modulo 64 */
+    int in_place;
+    void *plan;
+} kept_plan;
+
+static kept_plan kept[KEPT]; /* under planner_lock */
+static unsigned next_kept;   /* the slot replaced next */
+
+static unsigned planner_effort(void)
 {
-    pthread_mutex_lock(&planner_lock);
-    fftw_plan p = fftw_plan_guru_split_dft(a->rank, dims, 0, NULL, s.ri, s.ii,
-                                           s.ro, s.io, plan_flags);
-    pthread_mutex_unlock(&planner_lock);
-    if (!p)
-        return 0;
-    fftw_execute_split_dft(p, s.ri, s.ii, s.ro, s.io);
-    pthread_mutex_lock(&planner_lock);
-    fftw_destroy_plan(p);
-    pthread_mutex_unlock(&planner_lock);
-    return 1;
+    const char *e = getenv("ACC_FFTW_PLANNER");
+    if (e && strcmp(e, "estimate") == 0)
+        return FFTW_ESTIMATE;
+    if (e && strcmp(e, "patient") == 0)
+        return FFTW_PATIENT;
+    return FFTW_MEASURE;
 }
 
-static int run_f32(const acc_array *a, const fftw_iodim *dims, split s)
+static void destroy_plan(int f32, void *p)
 {
+    if (f32)
+        fftwf_destroy_plan(p);
+    else
+        fftw_destroy_plan(p);
+}
+
+/* A plan of this transform for arrays s (planner_lock held). */
+static void *make_plan(int f32, int rank, const fftw_iodim *dims, split s,
+                       unsigned flags)
+{
+    if (!f32)
+        return fftw_plan_guru_split_dft(rank, dims, 0, NULL, s.ri, s.ii, s.ro,
+                                        s.io, flags | FFTW_PRESERVE_INPUT);
     fftwf_iodim fd[3];
-    for (int32_t d = 0; d < a->rank; d++) {
-        fd[d].n = dims[d].n;
-        fd[d].is = dims[d].is;
-        fd[d].os = dims[d].os;
+    for (int32_t k = 0; k < rank; k++) {
+        fd[k].n = dims[k].n;
+        fd[k].is = dims[k].is;
+        fd[k].os = dims[k].os;
     }
-    pthread_mutex_lock(&planner_lock);
-    fftwf_plan p = fftwf_plan_guru_split_dft(a->rank, fd, 0, NULL, s.ri, s.ii,
-                                             s.ro, s.io, plan_flags);
-    pthread_mutex_unlock(&planner_lock);
+    return fftwf_plan_guru_split_dft(rank, fd, 0, NULL, s.ri, s.ii, s.ro,
+                                     s.io, flags | FFTW_PRESERVE_INPUT);
+}
+
+/* The planner's timing of this transform, on scratch arrays of n
+ * elements as aligned as s's, into FFTW's wisdom (planner_lock held). */
+static void learn(int f32, int rank, const fftw_iodim *dims, int64_t n,
+                  split s, unsigned effort)
+{
+    size_t esz = f32 ? sizeof(float) : sizeof(double);
+    size_t bytes = (size_t)n * esz + 128; /* room for two offsets < 64 */
+    unsigned char *buf[4] = {NULL, NULL, NULL, NULL};
+    void *const want[4] = {s.ri, s.ii, s.ro, s.io};
+    void *at[4];
+    int ok = 1;
+    for (int k = 0; k < 4 && ok; k++) {
+        ok = (buf[k] = malloc(bytes)) != NULL;
+        /* the same offset from a 64-byte boundary as the call's array */
+        size_t want_off = (size_t)((uintptr_t)want[k] % 64);
+        size_t base = (64 - (size_t)((uintptr_t)buf[k] % 64)) % 64;
+        at[k] = ok ? buf[k] + base + want_off : NULL;
+    }
+    if (ok) {
+        split sc = {at[0], at[1], at[2], at[3]};
+        void *p = make_plan(f32, rank, dims, sc, effort);
+        if (p)
+            destroy_plan(f32, p);
+    }
+    for (int k = 0; k < 4; k++)
+        free(buf[k]);
+}
+
+/* The key of a plan for this call's arrays (plan left NULL). */
+static kept_plan key_of(int f32, int rank, const fftw_iodim *dims, split s)
+{
+    kept_plan k;
+    memset(&k, 0, sizeof k);
+    k.f32 = f32;
+    k.rank = rank;
+    for (int32_t d = 0; d < rank; d++)
+        k.n[d] = dims[d].n;
+    k.in_gap = (char *)s.ii - (char *)s.ri;
+    k.out_gap = (char *)s.io - (char *)s.ro;
+    void *const b[4] = {s.ri, s.ii, s.ro, s.io};
+    for (int i = 0; i < 4; i++)
+        k.align[i] = (unsigned)((uintptr_t)b[i] % 64);
+    k.in_place = s.ri == s.ro;
+    return k;
+}
+
+static int same_key(const kept_plan *a, const kept_plan *b)
+{
+    int same = a->f32 == b->f32 && a->rank == b->rank &&
+               a->in_gap == b->in_gap && a->out_gap == b->out_gap &&
+               a->in_place == b->in_place;
+    for (int i = 0; same && i < 3; i++)
+        same = a->n[i] == b->n[i];
+    for (int i = 0; same && i < 4; i++)
+        same = a->align[i] == b->align[i];
+    return same;
+}
+
+/* A plan for this call's arrays: a kept one when FFTW allows it, else
+ * planned from wisdom (learned first when there is none) and kept
+ * (planner_lock held).  NULL when FFTW cannot plan. */
+static void *plan_for(int f32, int rank, const fftw_iodim *dims, int64_t n,
+                      split s)
+{
+    kept_plan k = key_of(f32, rank, dims, s);
+    for (int i = 0; i < KEPT; i++)
+        if (kept[i].plan && same_key(&kept[i], &k))
+            return kept[i].plan;
+    unsigned effort = planner_effort();
+    void *p = NULL;
+    if (effort != FFTW_ESTIMATE) {
+        p = make_plan(f32, rank, dims, s, effort | FFTW_WISDOM_ONLY);
+        if (!p) {
+            learn(f32, rank, dims, n, s, effort);
+            p = make_plan(f32, rank, dims, s, effort | FFTW_WISDOM_ONLY);
+        }
+    }
+    if (!p) /* no wisdom could be had: FFTW's guess, which never times */
+        p = make_plan(f32, rank, dims, s, FFTW_ESTIMATE);
     if (!p)
-        return 0;
-    fftwf_execute_split_dft(p, s.ri, s.ii, s.ro, s.io);
+        return NULL;
+    kept_plan *slot = &kept[next_kept++ % KEPT];
+    if (slot->plan)
+        destroy_plan(slot->f32, slot->plan);
+    *slot = k;
+    slot->plan = p;
+    return p;
+}
+
+/* The transform of a (row-major dims) from s's input to its output.  The
+ * plan is executed under the lock too: a kept plan may be replaced by
+ * another call's as soon as the lock is released. */
+static int run_transform(const acc_array *a, const fftw_iodim *dims,
+                         split s, int f32)
+{
     pthread_mutex_lock(&planner_lock);
-    fftwf_destroy_plan(p);
+    void *p = plan_for(f32, a->rank, dims, acc_array_size(a), s);
+    if (p && f32)
+        fftwf_execute_split_dft(p, s.ri, s.ii, s.ro, s.io);
+    else if (p)
+        fftw_execute_split_dft(p, s.ri, s.ii, s.ro, s.io);
     pthread_mutex_unlock(&planner_lock);
-    return 1;
+    return p != NULL;
 }
 
 static void divide(acc_array *r, int f32, int64_t n)
@@ -165,7 +299,7 @@ static acc_status execute(acc_foreign_call *c)
     if (!make_dims(a, dims))
         return ACC_ERR_UNSUPPORTED; /* beyond FFTW's int: the fallback */
     split s = buffers(c, kind->inverse);
-    int ok = f32 ? run_f32(a, dims, s) : run_f64(a, dims, s);
+    int ok = run_transform(a, dims, s, f32);
     if (!ok) {
         snprintf(c->message, c->message_size, "FFTW could not plan the "
                  "transform");
@@ -176,14 +310,19 @@ static acc_status execute(acc_foreign_call *c)
     return ACC_OK;
 }
 
-/* FFTW keeps planner data (twiddles, wisdom) for the process; when the
- * last context that loaded the plugin goes, it is freed, as the plugin
- * may be unloaded.  No plan outlives a call, so none becomes invalid. */
+/* FFTW keeps planner data (twiddles, wisdom) and the kept plans for the
+ * process; when the last context that loaded the plugin goes, they are
+ * freed, as the plugin may be unloaded (no call is running then: a
+ * context's programs are gone before it). */
 static void unload(void *user)
 {
     (void)user;
     pthread_mutex_lock(&planner_lock);
     if (--loads == 0) {
+        for (int i = 0; i < KEPT; i++)
+            if (kept[i].plan)
+                destroy_plan(kept[i].f32, kept[i].plan);
+        memset(kept, 0, sizeof kept);
         fftw_cleanup();
         fftwf_cleanup();
     }

@@ -263,3 +263,78 @@ Test(destinations, a_foreign_fallback_writes_the_callers_buffer)
     acc_program_free(p);
     acc_context_destroy(ctx);
 }
+
+/* ---- a foreign implementation writes the caller's buffer ---------------- */
+
+/* doubles its one f32 vector, remembering the result buffer it got */
+static acc_status twice_shape(acc_foreign_call *c)
+{
+    c->results[0].extents[0] = c->args[0].extents[0];
+    return ACC_OK;
+}
+
+static acc_status twice_execute(acc_foreign_call *c)
+{
+    const float *x = c->args[0].data[0];
+    float *y = c->results[0].data[0];
+    *(void **)c->user = y;
+    for (int64_t i = 0; i < c->args[0].extents[0]; i++)
+        y[i] = 2.0f * x[i];
+    return ACC_OK;
+}
+
+/* An implementation of "test.twice" (the fallback doubles too) for the
+ * backend of ctx's kind; *seen receives the result buffer it writes. */
+static void register_twice(acc_context *ctx, acc_backend backend, void **seen)
+{
+    acc_foreign_impl impl;
+    memset(&impl, 0, sizeof impl);
+    impl.struct_size = sizeof impl;
+    impl.name = "test.twice";
+    impl.impl_name = "test.twice.host";
+    impl.backend = backend;
+    impl.priority = 1;
+    impl.result_shape = twice_shape;
+    impl.execute = twice_execute;
+    impl.user = seen;
+    cr_assert_eq(acc_register_foreign(ctx, &impl), ACC_OK, "%s",
+                 acc_last_error());
+}
+
+Test(destinations, a_foreign_implementation_writes_the_callers_buffer)
+{
+    static const char twice[] =
+        "twice (xs : Vector f32) : Vector f32 =\n"
+        "  foreign \"test.twice\" (\\ys -> map (\\x -> x * 2.0) ys) xs\n";
+    static float xs[N], out[N];
+    iota(xs, N);
+    acc_context *ctxs[2] = {ts_cpu_context(), ts_context(ACC_BACKEND_INTERP)};
+    acc_backend kinds[2] = {ACC_BACKEND_CPU, ACC_BACKEND_INTERP};
+    for (int k = 0; k < 2; k++) {
+        void *seen = NULL;
+        acc_program *p = NULL;
+        register_twice(ctxs[k], kinds[k], &seen);
+        cr_assert_eq(acc_compile_text(ctxs[k], twice, (size_t)-1, "twice", &p),
+                     ACC_OK, "%s", acc_last_error());
+        memset(out, 0, sizeof out);
+        acc_array in = vec(xs, N), o = vec(out, N);
+        cr_assert_eq(acc_run(p, 1, &in, 1, &o), ACC_OK, "%s",
+                     acc_last_error());
+        cr_expect_eq(seen, (void *)out, "backend %d: the implementation was "
+                     "given the caller's buffer", k);
+        cr_expect_eq(allocated(p), 0, "backend %d: no new result memory", k);
+        for (int i = 0; i < N; i++)
+            cr_assert_eq(out[i], 2.0f * (float)i, "element %d", i);
+        /* an output buffer that is the input: new memory, then the copy */
+        seen = NULL;
+        o = vec(xs, N);
+        cr_assert_eq(acc_run(p, 1, &in, 1, &o), ACC_OK, "%s",
+                     acc_last_error());
+        cr_expect(seen != NULL && seen != (void *)xs, "backend %d", k);
+        for (int i = 0; i < N; i++)
+            cr_assert_eq(xs[i], 2.0f * (float)i, "element %d", i);
+        iota(xs, N);
+        acc_program_free(p);
+        acc_context_destroy(ctxs[k]);
+    }
+}

@@ -190,13 +190,19 @@ static const char in_range_programs[] =
     "intersection (a : Matrix f32) (b : Matrix f32) : Matrix f32 =\n"
     "  let ys = zipWith (+) a b in generate (shape ys) (\\ix -> ys ! ix * 2.0)\n"
     "wider (a : Matrix f32) (b : Matrix f32) : Matrix f32 =\n"
-    "  let ys = zipWith (+) a b in generate (shape a) (\\ix -> ys ! ix * 2.0)\n";
+    "  let ys = zipWith (+) a b in generate (shape a) (\\ix -> ys ! ix * 2.0)\n"
+    "hist (k : i64) (xs : Vector i32) : Vector i32 =\n"
+    "  permute (+) (fill [k] 0) (\\[i] -> [i64 (xs ! [i])]) "
+    "(map (\\_ -> 1) xs)\n"
+    "histOther (k : i64) (xs : Vector i32) (ys : Vector i32) : Vector i32 =\n"
+    "  permute (+) (fill [k] 0) (\\i -> [i64 (xs ! i)]) (map (\\_ -> 1) ys)\n";
 
 /* A generate reading an array at its own index, when its shape is within
  * the array's, needs no bounds check (core/fusion/in_range.c); any other
  * read keeps its check.  So do the checks fusion puts on the reads of an
  * inlined producer: proved at the generate's own index when its shape
- * term is the producer's (a copy), else kept. */
+ * term is the producer's (a copy), else kept.  Likewise a permute's index
+ * function reading at its source's index. */
 Test(emit_c, reads_at_the_generates_own_index_are_unchecked)
 {
     static const struct { const char *entry; int checks; } cases[] = {
@@ -210,6 +216,10 @@ Test(emit_c, reads_at_the_generates_own_index_are_unchecked)
         {"producerShifted", 1}, /* not the index itself */
         {"intersection", 0},    /* [min .., min ..] on both sides */
         {"wider", 1},           /* a's shape may exceed the intersection */
+        /* permute's index function at its source's index: the one check
+         * left is the target's, in the skeleton */
+        {"hist", 1},
+        {"histOther", 2}, /* another array's shape */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *src = text_kernel_source(in_range_programs, cases[i].entry);

@@ -110,6 +110,14 @@ int cpu_bind_arrays(interp *st, const cg_kernel *k, cpu_launch *l,
  * segmented kernel: data[0] the k + 1 offsets, size k. */
 void cpu_bind_segments(cpu_launch *l, size_t at, int64_t *off, int64_t k);
 
+/* Whether n elements of a fold or a permute run on the calling thread
+ * alone (no pool dispatch; a permute without atomics): with one thread,
+ * or below CPU_SERIAL_BELOW elements, where waking the pool's workers
+ * (several microseconds) costs more than they save on a reduction of
+ * about 0.07 ns per element (docs/CPU_BACKEND.md, "Small inputs"). */
+#define CPU_SERIAL_BELOW 131072
+int cpu_serial(const pool *pl, int64_t n);
+
 /* A chunk size for n work items: about 8 chunks per thread, at least
  * `least`. */
 int64_t cpu_grain(const pool *pl, int64_t n, int64_t least);

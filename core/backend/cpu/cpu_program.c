@@ -218,7 +218,8 @@ static acc_status cpu_step(backend_run *r, const sched_step *s, int *replay)
 static acc_status cpu_foreign(backend_run *r, const ir_node *n,
                               rt_array *const *args, rt_array **results)
 {
-    return reg_call_on_host(n, args, results, r->env->d);
+    return reg_call_on_host_into(n, args, results, r->env->host->dests,
+                                 r->env->d);
 }
 
 static acc_status cpu_end(backend_run *r)

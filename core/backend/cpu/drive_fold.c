@@ -38,6 +38,10 @@ static void fold_launch(pool *pl, cpu_launch *l, const acc_type *elem,
                         int64_t rows, int *oom)
 {
     int64_t threads = pool_threads(pl);
+    if (cpu_serial(pl, rows * (l->A.inner > 0 ? l->A.inner : 1))) {
+        pool_for(pl, rows, rows, cpu_task_run, l); /* one chunk: here */
+        return;
+    }
     if (rows < 2 * threads && l->A.inner >= 32768 && l->entry->part &&
         l->entry->finish) {
         *oom = !fold_by_parts(pl, l, elem, rows);

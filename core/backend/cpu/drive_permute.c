@@ -7,10 +7,12 @@
  * refused expansion discards the result and returns the step to the
  * interpreter, which reports it.
  *
- * The source pass combines into the shared result with atomics or locks,
- * or, with few target cells and many source elements (a histogram), each
- * thread's part of the source into a private copy of the target, merged
- * afterwards: the threads then never contend for a cache line.
+ * The source pass combines directly on the calling thread (one thread, or
+ * a small source: no atomics), through private copies of the target
+ * (the result serving as the first thread's; merged afterwards, so the
+ * threads never contend for a cache line), through partitions of a large
+ * target (each thread owning a part of the cells), or into the shared
+ * result with atomics or locks: choose_strategy, docs/CPU_BACKEND.md.
  */
 #include "core/backend/cpu/cpu_launch.h"
 #include "core/base/mem.h"
@@ -34,15 +36,40 @@ static void run_all(pool *pl, cpu_launch *l, int64_t n)
         pool_for(pl, n, cpu_grain(pl, n, 4096), cpu_task_run, l);
 }
 
-/* Private copies of the target: one per thread when the target has at
- * most 65536 cells and the source at least 8 elements per cell and copy
- * (so the copies stay in cache and the merge costs little); else 0. */
-static int64_t private_copies(const pool *pl, int64_t cells, int64_t n)
+/* The most memory the private copies of a target may take (all copies
+ * together, flags included): the sieve's 10^7 i32 cells on two threads
+ * (one copy, 40 MB) fit. */
+#define PRIVATE_MAX_BYTES ((int64_t)96 << 20)
+/* accel_kernel_block's plain destinations (permute.c.in's ACC_DIRECT,
+ * ACC_PART0). */
+#define PERMUTE_DIRECT (-2)
+#define PERMUTE_PART0 (-3)
+
+/* Bytes of one target cell in a private copy: its leaves, and its flag
+ * when f has no identity. */
+static int64_t cell_bytes(const acc_type *elem, int ident)
 {
-    int64_t threads = pool_threads(pl);
-    if (threads < 2 || cells > 65536 || n < 32768 || cells * threads * 8 > n)
+    int64_t b = ident ? 0 : 1;
+    for (size_t i = 0; i < elem->n_leaves; i++)
+        b += (int64_t)acc_scalar_size(elem->leaves[i]);
+    return b;
+}
+
+/* How many private copies of the target a source pass of n elements
+ * uses, the result itself serving as the first thread's: threads - 1
+ * when there are several threads, the copies fit PRIVATE_MAX_BYTES and
+ * the source has at least as many elements as the copies have cells (the
+ * clearing and the merge then cost less than the atomics they save: a
+ * locked read-modify-write costs several plain passes over a cell); else
+ * 0 (atomics or locks on the shared result). */
+static int64_t private_copies(const pool *pl, const acc_type *elem, int ident,
+                              int64_t cells, int64_t n)
+{
+    int64_t copies = pool_threads(pl) - 1;
+    if (copies < 1 || copies * cells > n ||
+        copies * cells > PRIVATE_MAX_BYTES / cell_bytes(elem, ident))
         return 0;
-    return threads;
+    return copies;
 }
 
 typedef struct private_pass {
@@ -50,7 +77,9 @@ typedef struct private_pass {
     int64_t n, len, copies;
 } private_pass;
 
-/* Copies [lo, hi): copy p combines source positions [p len, (p+1) len). */
+/* Parts [lo, hi) of the source, part p being positions [p len, (p+1)
+ * len): part 0 combined directly into the result, part p > 0 into copy
+ * p - 1. */
 static void task_private(void *arg, int64_t lo, int64_t hi)
 {
     private_pass *t = arg;
@@ -58,8 +87,8 @@ static void task_private(void *arg, int64_t lo, int64_t hi)
     memcpy(&block, &t->l->entry->block, sizeof block);
     for (int64_t p = lo; p < hi; p++) {
         int64_t a = p * t->len, b = a + t->len < t->n ? a + t->len : t->n;
-        if (a < b)
-            block(&t->l->A, p, a, b, p);
+        if (a < b && !cpu_failed(t->l))
+            block(&t->l->A, 0, a, b, p == 0 ? PERMUTE_DIRECT : p - 1);
     }
 }
 
@@ -71,39 +100,126 @@ static void task_merge(void *arg, int64_t lo, int64_t hi)
     part(&t->l->A, CPU_PERMUTE_MERGE, lo, hi, t->copies);
 }
 
-/* Source positions [0, n) combined through `copies` private copies of
- * the target.  0 when they cannot be allocated (nothing was done). */
-static int combine_private(pool *pl, cpu_launch *l, const acc_type *elem,
-                           int64_t n, int64_t copies)
+/* The private copies' buffers laid out in one block of `mem`: bufs[1 +
+ * leaf] (64-byte aligned), then (without an identity) the flags, zeroed,
+ * at bufs[1 + leaves]. */
+static void private_layout(unsigned char *mem, const acc_type *elem,
+                           int ident, int64_t cells, void **bufs)
 {
-    void *bufs[ACC_MAX_COMPONENTS + 2] = {l->A.part ? l->A.part[0] : NULL};
-    size_t cells = (size_t)(copies * l->A.out_size), L = elem->n_leaves;
-    int ok = (bufs[1 + L] = mem_calloc(cells, 1)) != NULL;
-    for (size_t i = 0; ok && i < L; i++)
-        ok = (bufs[1 + i] = mem_alloc(cells * acc_scalar_size(elem->leaves[i])))
-             != NULL;
-    if (ok) {
-        void *const *shared = l->A.part;
-        private_pass t = {l, n, (n + copies - 1) / copies, copies};
-        l->A.part = bufs;
-        pool_for(pl, copies, 1, task_private, &t);
-        if (!cpu_failed(l))
-            pool_for(pl, l->A.out_size, cpu_grain(pl, l->A.out_size, 1024),
-                     task_merge, &t);
-        l->A.part = shared;
+    size_t at = 0, L = elem->n_leaves;
+    for (size_t i = 0; i < L; i++) {
+        bufs[1 + i] = mem + at;
+        at += ((size_t)cells * acc_scalar_size(elem->leaves[i]) + 63) &
+              ~(size_t)63;
     }
-    for (size_t i = 1; i <= L + 1; i++)
-        free(bufs[i]);
-    return ok;
+    if (!ident) {
+        bufs[1 + L] = mem + at;
+        memset(bufs[1 + L], 0, (size_t)cells);
+    }
 }
 
-/* Source positions [0, n) combined into the result. */
-static void combine_range(pool *pl, cpu_launch *l, const acc_type *elem,
+/* Source positions [0, n) combined through `copies` private copies of
+ * the target besides the result.  0 when they cannot be allocated
+ * (nothing was done). */
+static int combine_private(pool *pl, cpu_launch *l, const acc_type *elem,
+                           int ident, int64_t n, int64_t copies)
+{
+    void *bufs[ACC_MAX_COMPONENTS + 2] = {l->A.part ? l->A.part[0] : NULL};
+    int64_t cells = copies * l->A.out_size;
+    unsigned char *mem = pool_scratch(pl, (size_t)(cells * cell_bytes(elem,
+                                                                     ident) +
+                                                   64 * ACC_MAX_COMPONENTS));
+    if (!mem)
+        return 0;
+    private_layout(mem, elem, ident, cells, bufs);
+    void *const *shared = l->A.part;
+    private_pass t = {l, n, (n + copies) / (copies + 1), copies};
+    l->A.part = bufs;
+    if (ident)
+        run_phase(pl, l, CPU_PERMUTE_CLEAR, cells);
+    if (!cpu_failed(l))
+        pool_for(pl, copies + 1, 1, task_private, &t);
+    if (!cpu_failed(l))
+        pool_for(pl, l->A.out_size, cpu_grain(pl, l->A.out_size, 1024),
+                 task_merge, &t);
+    l->A.part = shared;
+    pool_scratch_done(pl, mem);
+    return 1;
+}
+
+/* Partitioned: each of the `parts` tasks runs over all source positions
+ * [0, n) and combines those whose target is in its part of the cells. */
+static void task_partition(void *arg, int64_t lo, int64_t hi)
+{
+    private_pass *t = arg;
+    cpu_part_fn block;
+    memcpy(&block, &t->l->entry->block, sizeof block);
+    for (int64_t q = lo; q < hi; q++)
+        if (!cpu_failed(t->l))
+            block(&t->l->A, t->copies, 0, t->n, PERMUTE_PART0 - q);
+}
+
+/* How a source pass combines (ACC_CPU_PERMUTE names one, for tests and
+ * measurements; docs/CPU_BACKEND.md). */
+typedef enum pm_strategy {
+    PM_SHARED, PM_DIRECT, PM_PRIVATE, PM_PARTITION
+} pm_strategy;
+
+static pm_strategy forced_strategy(void)
+{
+    static const char *const names[] = {"shared", "direct", "private",
+                                        "partition"};
+    const char *e = getenv("ACC_CPU_PERMUTE");
+    for (int i = 0; e && i < 4; i++)
+        if (strcmp(e, names[i]) == 0)
+            return (pm_strategy)i;
+    return (pm_strategy)-1;
+}
+
+/* The strategy for n source elements into `cells` cells: directly on the
+ * calling thread when it is the only one or the source is small (no
+ * atomics, no dispatch); private copies when they pay (private_copies);
+ * for a larger target, partitions of the cells when the source is at
+ * least as large as the target (every thread then reads the whole source
+ * but writes without atomics); else atomics or locks. */
+static pm_strategy choose_strategy(const pool *pl, const acc_type *elem,
+                                   int ident, int64_t cells, int64_t n)
+{
+    pm_strategy forced = forced_strategy();
+    if ((int)forced >= 0)
+        return forced;
+    if (cpu_serial(pl, n))
+        return PM_DIRECT;
+    if (private_copies(pl, elem, ident, cells, n))
+        return PM_PRIVATE;
+    return n >= cells ? PM_PARTITION : PM_SHARED;
+}
+
+/* Source positions [0, n) combined into the result as choose_strategy
+ * says (shared also when the copies cannot be allocated). */
+static void combine_range(pool *pl, cpu_launch *l, const ir_node *pm,
                           int64_t n)
 {
-    int64_t copies = private_copies(pl, l->A.out_size, n);
-    if (!copies || !combine_private(pl, l, elem, n, copies))
-        run_all(pl, l, n); /* shared, also when the copies do not fit */
+    const acc_type *elem = pm->type->elem;
+    int ident = cg_permute_identity(pm) != NULL;
+    int64_t threads = pool_threads(pl);
+    private_pass t = {l, n, n, threads};
+    switch (choose_strategy(pl, elem, ident, l->A.out_size, n)) {
+    case PM_DIRECT:
+        task_private(&t, 0, 1);
+        return;
+    case PM_PARTITION:
+        pool_for(pl, threads, 1, task_partition, &t);
+        return;
+    case PM_PRIVATE:
+        if (threads > 1 &&
+            combine_private(pl, l, elem, ident, n, threads - 1))
+            return;
+        break;
+    case PM_SHARED:
+        break;
+    }
+    run_all(pl, l, n);
 }
 
 /* The source elements combined into the result: 1, 0 after an error of a
@@ -119,7 +235,7 @@ static int combine_source(pool *pl, cpu_launch *l, interp *st,
         return n < 0 ? -1 : r;
     memcpy(l->A.src_ext, ext, sizeof ext);
     if (!expanded) {
-        combine_range(pl, l, k->fold->type->elem, n);
+        combine_range(pl, l, k->fold, n);
         return 1;
     }
     /* a failed allocation is the interpreter's to report too */
@@ -130,7 +246,7 @@ static int combine_source(pool *pl, cpu_launch *l, interp *st,
     l->A.part = parts;
     r = cpu_expand_offsets(pl, l, CPU_PERMUTE_SIZES, n, &total);
     if (r > 0 && !cpu_failed(l))
-        combine_range(pl, l, k->fold->type->elem, total);
+        combine_range(pl, l, k->fold, total);
     l->A.part = NULL;
     free(off);
     return r;

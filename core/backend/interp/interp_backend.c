@@ -108,7 +108,8 @@ static acc_status interp_step(backend_run *r, const sched_step *s,
 static acc_status interp_foreign(backend_run *r, const ir_node *n,
                                  rt_array *const *args, rt_array **results)
 {
-    return reg_call_on_host(n, args, results, ((interp *)r)->d);
+    interp *st = (interp *)r;
+    return reg_call_on_host_into(n, args, results, st->dests, st->d);
 }
 
 static acc_status interp_end(backend_run *r)
