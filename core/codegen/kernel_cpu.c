@@ -70,6 +70,31 @@ static int build_fold(cg_inst *in, const ir_node *n, cg_kernel *k)
     return 1;
 }
 
+/* scan.c.in's vector path (VEC: lanes of 64 bytes) for a scan by + of one
+ * f32 or f64 leaf, whose regrouping LANGUAGE.md allows; 0 otherwise
+ * (integer scans stay in order: exact either way, and the in-order loop
+ * is what the canaries check). */
+static int scan_lanes(const cg_kernel *k, const char **ctype)
+{
+    const ir_node *f = k->fold->args[0];
+    const acc_type *e = k->src->type->elem;
+    if (!cg_commutative_primitive(f) || ir_lambda_body(f)->u.prim != ACC_OP_ADD ||
+        e->n_leaves != 1 || !ty_is_floating(e->leaves[0]))
+        return 0;
+    *ctype = cg_ctype(e->leaves[0]);
+    return (int)(64 / acc_scalar_size(e->leaves[0]));
+}
+
+static int build_scan(cg_inst *in, const ir_node *n, cg_kernel *k)
+{
+    if (!cg_fill_scan(in, n, k))
+        return 0;
+    const char *ctype = "float";
+    sb_printf(cg_fill_hole(in, "VEC"), "%d", scan_lanes(k, &ctype));
+    cg_fill_value(in, "VEC_T", ctype);
+    return 1;
+}
+
 /* ---- the kernel ---------------------------------------------------------------- */
 
 static int build_generate(cg_inst *in, const ir_node *n, cg_kernel *k)
@@ -87,9 +112,9 @@ static const cg_builder fold_builder = {
 static const cg_builder fold_seg_builder = {
     CG_KERNEL_FOLD_SEG, "cpu/fold_seg.c.in", build_fold};
 static const cg_builder scan_builder = {
-    CG_KERNEL_SCAN, "cpu/scan.c.in", cg_fill_scan};
+    CG_KERNEL_SCAN, "cpu/scan.c.in", build_scan};
 static const cg_builder scan_seg_builder = {
-    CG_KERNEL_SCAN_SEG, "cpu/scan.c.in", cg_fill_scan};
+    CG_KERNEL_SCAN_SEG, "cpu/scan.c.in", build_scan};
 static const cg_builder stencil_builder = {
     CG_KERNEL_STENCIL, "cpu/stencil.c.in", cg_fill_stencil};
 static const cg_builder permute_builder = {
