@@ -15,6 +15,7 @@
 #include "accel.h"
 #include "bench/baselines.h"
 #include "bench/bench_common.h"
+#include "bench/loop_bench.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -632,6 +633,15 @@ int main(int argc, char **argv)
         bench_histogram(&b, 256);
         bench_histogram(&b, 1 << 20);
     }
+    /* issue 22's loop rows (bench/loop_bench.c) */
+    if (bench_selected("mandelbrot16"))
+        loop_bench_mandelbrot(&b);
+    if (bench_selected("transpose"))
+        loop_bench_transpose(&b);
+    if (bench_selected("scan"))
+        loop_bench_scan(&b);
+    if (bench_selected("blackscholes512"))
+        loop_bench_blackscholes(&b);
     if (bench_selected("foreign"))
         bench_foreign(&b);
     if (bench_selected("compile")) {
