@@ -215,6 +215,11 @@ unsigned cg_check_sites(const cg_emitter *e)
     return e->site;
 }
 
+const ir_program *cg_program(const cg_emitter *e)
+{
+    return e->p;
+}
+
 size_t cg_n_arrays(const cg_emitter *e)
 {
     return e->n_arrays;

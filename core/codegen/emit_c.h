@@ -31,6 +31,8 @@ typedef struct cg_emitter cg_emitter;
 /* A new emitter for scalar code of program p; NULL when out of memory. */
 cg_emitter *cg_emitter_create(const ir_program *p);
 void cg_emitter_free(cg_emitter *e);
+/* The program the emitter compiles scalar code of. */
+const ir_program *cg_program(const cg_emitter *e);
 /* Why the last analysis or emission failed ("" when none). */
 const char *cg_error(const cg_emitter *e);
 /* Whether an allocation of the emitter failed: the code may well be

@@ -7,6 +7,7 @@
 #include "core/codegen/kernel_fill.h"
 #include "core/codegen/kernel_permute.h"
 #include "core/codegen/kernel_stencil.h"
+#include "core/codegen/tile.h"
 #include "core/ir/types.h"
 
 #include <stdio.h>
@@ -97,16 +98,31 @@ static int build_scan(cg_inst *in, const ir_node *n, cg_kernel *k)
 
 /* ---- the kernel ---------------------------------------------------------------- */
 
+/* generate.c.in walks the output in tiles (TILE) when the index function
+ * reads another array across its rows (a transpose): row by row, each
+ * element of such a read was on a cache line of its own. */
 static int build_generate(cg_inst *in, const ir_node *n, cg_kernel *k)
 {
     (void)k;
-    return cg_fill_generate(in, n);
+    if (!cg_fill_generate(in, n))
+        return 0;
+    cg_fill_value(in, "TILE",
+                  cg_reads_across(cg_program(in->e), n) ? "1" : "0");
+    return 1;
+}
+
+static int build_map_over(cg_inst *in, const ir_node *n, cg_kernel *k)
+{
+    if (!cg_build_map_over(in, n, k))
+        return 0;
+    cg_fill_value(in, "TILE", "0");
+    return 1;
 }
 
 static const cg_builder generate_builder = {
     CG_KERNEL_GENERATE, "cpu/generate.c.in", build_generate};
 static const cg_builder map_over_builder = {
-    CG_KERNEL_GENERATE, "cpu/generate.c.in", cg_build_map_over};
+    CG_KERNEL_GENERATE, "cpu/generate.c.in", build_map_over};
 static const cg_builder fold_builder = {
     CG_KERNEL_FOLD, "cpu/fold.c.in", build_fold};
 static const cg_builder fold_seg_builder = {
