@@ -163,11 +163,19 @@ typedef struct acc_context_options {
      * shows, with the reason).  0 (the default): such steps are
      * interpreted.  Other values: ACC_ERR_INVALID_ARGUMENT. */
     int32_t strict;
+    /* 1: the cpu backend compiles its kernels with floating-point
+     * contraction (-ffp-contract=fast): `a * b + c` may become one fused
+     * multiply-add, rounded once, which is faster where the machine has
+     * FMA but rounds differently from the interpreter (and from a context
+     * without it).  0 (the default): every operation rounds as the
+     * interpreter's.  The other backends ignore it.  Other values:
+     * ACC_ERR_INVALID_ARGUMENT. */
+    int32_t fp_contract;
 } acc_context_options;
 
 /* Fills *options with the defaults (AUTO, 0 threads, NULL cache dir,
- * CUDA device 0, no run deadline, NULL plugins, NULL mpi_comm, not strict) and sets
- * struct_size. */
+ * CUDA device 0, no run deadline, NULL plugins, NULL mpi_comm, not strict,
+ * no fp contraction) and sets struct_size. */
 ACC_API void acc_context_options_init(acc_context_options *options);
 
 /* Creates a context.  `options` may be NULL for the defaults.  Asking for a

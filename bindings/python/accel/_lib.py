@@ -47,6 +47,8 @@ class ContextOptions(ctypes.Structure):
                 ("fusion_duplicate_max_ops", c_int32),
                 ("plugin_path", c_char_p), ("cuda_device", c_int32),
                 ("run_deadline_seconds", c_double), ("plugins", c_char_p),
+                ("mpi_comm", c_void_p), ("strict", c_int32),
+                ("fp_contract", c_int32),
                 ("room", ctypes.c_char * 512)]
 
 

@@ -80,6 +80,7 @@ static acc_context *julia_context(void)
     o.plugins = NULL;
     o.mpi_comm = NULL;
     o.strict = 0;
+    o.fp_contract = 0;
     acc_context *ctx = NULL;
     acc_status st = acc_context_create(&o, &ctx);
     cr_assert_eq(st, ACC_OK, "acc_context_create: %s", acc_last_error());
