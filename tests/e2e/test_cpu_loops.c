@@ -212,6 +212,56 @@ Test(cpu_loops, transposes_of_every_shape_around_the_tile)
     }
 }
 
+/* ---- floating-point contraction ------------------------------------------------ */
+
+static const char fma_program[] =
+    "g (xs : Vector f64) (zs : Vector f64) : Vector f64 =\n"
+    "  zipWith (\\x z -> x * x + z) xs zs\n";
+
+/* x * x + z with x = 1 + 2^-30, z = -(1 + 2^-29): rounded twice 0, fused
+ * 2^-60.  Off by default (the interpreter's 0); with fp_contract, the
+ * fused value where the machine has FMA; 2 is refused. */
+Test(cpu_loops, fp_contract_is_opt_in)
+{
+    enum { N = 100 };
+    double x[N], z[N];
+    for (int i = 0; i < N; i++) {
+        x[i] = 1 + 0x1p-30;
+        z[i] = -(1 + 0x1p-29);
+    }
+    int64_t n = N;
+    acc_array in[2] = {
+        ts_host_array(acc_type_scalar(ACC_F64), 1, &n, (void *[]){x}),
+        ts_host_array(acc_type_scalar(ACC_F64), 1, &n, (void *[]){z})};
+    cr_expect_eq(same_as_interp(fma_program, "g", 2, in), ACC_OK);
+    acc_context *probe = ts_cpu_context(); /* skips without a compiler */
+    acc_context_destroy(probe);
+    acc_context_options o;
+    acc_context_options_init(&o);
+    o.backend = ACC_BACKEND_CPU;
+    o.cache_dir = ts_cpu_cache_dir;
+    o.fp_contract = 2;
+    acc_context *ctx = NULL;
+    cr_expect_eq(acc_context_create(&o, &ctx), ACC_ERR_INVALID_ARGUMENT);
+    cr_expect(strstr(acc_last_error(), "fp_contract is 2") != NULL, "%s",
+              acc_last_error());
+    o.fp_contract = 1;
+    cr_assert_eq(acc_context_create(&o, &ctx), ACC_OK, "%s", acc_last_error());
+    outcome c;
+    run_text(ctx, fma_program, "g", 2, in, &c);
+    cr_assert_eq(c.st, ACC_OK, "%s", c.message);
+    const double *got = c.out[0].data[0];
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("fma"))
+        for (int i = 0; i < N; i++)
+            cr_expect_eq(got[i], 0x1p-60, "[%d]: %a", i, got[i]);
+#endif
+    for (int i = 0; i < N; i++)
+        cr_expect(got[i] == 0 || got[i] == 0x1p-60, "[%d]: %a", i, got[i]);
+    release(&c);
+    acc_context_destroy(ctx);
+}
+
 /* ---- vector scans --------------------------------------------------------------- */
 
 typedef struct scan_kind {

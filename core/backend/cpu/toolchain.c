@@ -55,6 +55,8 @@ static int have_libmvec(void)
 
 #define NATIVE_FLAG "-march=native"
 #define WIDE_FLAG "-mprefer-vector-width=512"
+#define NO_CONTRACT "-ffp-contract=off"
+#define CONTRACT "-ffp-contract=fast"
 
 /* Runs argv (argv[0] looked up in PATH) with stdin from /dev/null and
  * stdout and stderr into file `log`; *status is its wait status.  Returns
@@ -87,7 +89,9 @@ static int spawn_compiler(const cpu_toolchain *tc, const char *src,
     for (int i = 0; i < tc->n_words; i++)
         argv[n++] = tc->argv[i];
     for (int i = 0; i < N_CFLAGS; i++)
-        argv[n++] = cflags[i];
+        argv[n++] = tc->contract && strcmp(cflags[i], NO_CONTRACT) == 0
+                        ? CONTRACT
+                        : cflags[i];
     if (tc->extra)
         argv[n++] = tc->extra;
     if (tc->native)
@@ -294,6 +298,18 @@ int cpu_toolchain_make(cpu_toolchain *tc, const char *command, int native,
     snprintf(tc->desc + at, sizeof tc->desc - at, "%s-lm",
              have_libmvec() ? "-lmvec " : "");
     return 1;
+}
+
+void cpu_toolchain_contract(cpu_toolchain *tc)
+{
+    char *at = strstr(tc->desc, NO_CONTRACT);
+    if (tc->contract || !at)
+        return;
+    tc->contract = 1;
+    char rest[sizeof tc->desc];
+    snprintf(rest, sizeof rest, "%s", at + strlen(NO_CONTRACT));
+    snprintf(at, sizeof tc->desc - (size_t)(at - tc->desc), "%s%s", CONTRACT,
+             rest);
 }
 
 void cpu_toolchain_free(cpu_toolchain *tc)

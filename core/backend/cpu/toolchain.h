@@ -31,6 +31,8 @@ typedef struct cpu_toolchain {
                                       necessary (static), or NULL */
     int wide;                      /* with -mprefer-vector-width=512: a
                                       native target with AVX-512F */
+    int contract;                  /* -ffp-contract=fast instead of off
+                                      (cpu_toolchain_contract) */
 } cpu_toolchain;
 
 /* The toolchain named by the environment, as configured (before the
@@ -44,6 +46,12 @@ int cpu_toolchain_init(cpu_toolchain *tc);
 int cpu_toolchain_make(cpu_toolchain *tc, const char *command, int native,
                        const char *extra);
 void cpu_toolchain_free(cpu_toolchain *tc);
+/* Turns on floating-point contraction (the context option fp_contract):
+ * kernels are built with -ffp-contract=fast instead of -ffp-contract=off,
+ * and the description (so every cache key) says so.  Applied to the
+ * toolchain the probe chose, whose canaries ran without it (their
+ * fp-contract-off canary checks exactly what this option gives up). */
+void cpu_toolchain_contract(cpu_toolchain *tc);
 
 /* Appends what identifies the compiler itself to b: where PATH finds each
  * word of its command (size, modification time) and a digest of its
