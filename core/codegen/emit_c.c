@@ -51,6 +51,7 @@ struct cg_emitter {
     /* per node id: the temporaries of a loop-invariant term computed
      * before the loop being emitted (em_while), or NULL */
     const char ***hoisted;
+    uint32_t *hoisted_by; /* per node id: 1 + the id of that loop */
     /* lane mode (cg_set_lanes): temporaries are arrays of `lanes`
      * elements declared into lane_decls, except inside a lockstep loop's
      * lane loop (lockstep > 0), where they live one iteration */
@@ -191,6 +192,7 @@ cg_emitter *cg_emitter_create(const ir_program *p)
     e->param_x = alloc(e, np * sizeof *e->param_x);
     e->while_need = alloc(e, nn * sizeof *e->while_need);
     e->hoisted = alloc(e, nn * sizeof *e->hoisted);
+    e->hoisted_by = alloc(e, nn * sizeof *e->hoisted_by);
     e->fails = alloc(e, nn);
     memset(e->all, 1, sizeof e->all);
     if (e->failed) {
@@ -927,7 +929,7 @@ static int worth_hoisting(const ir_node *n)
 /* The largest invariant terms under n computed before the loop into
  * temporaries (e->hoisted); returns 0 when out of memory. */
 static int hoist(cg_emitter *e, strbuf *b, inv_walk *w, const ir_node *n,
-                 int depth)
+                 const ir_node *loop, int depth)
 {
     if (e->failed || depth > 200 || is_array_arg(n) || e->hoisted[n->id])
         return !e->failed;
@@ -937,24 +939,29 @@ static int hoist(cg_emitter *e, strbuf *b, inv_walk *w, const ir_node *n,
             return 0;
         t[0] = tmp(e, b, n->type->scalar, x[0]);
         e->hoisted[n->id] = t;
+        e->hoisted_by[n->id] = loop->id + 1;
         return 1;
     }
     for (uint32_t i = 0; i < n->n_args; i++)
-        if (!hoist(e, b, w, n->args[i], depth + 1))
+        if (!hoist(e, b, w, n->args[i], loop, depth + 1))
             return 0;
     return 1;
 }
 
-static void unhoist(cg_emitter *e, const ir_node *n, int depth)
+/* Forgets the terms loop `loop` hoisted (their temporaries go out of
+ * scope after it); those an enclosing loop hoisted stay. */
+static void unhoist(cg_emitter *e, const ir_node *n, const ir_node *loop,
+                    int depth)
 {
     if (depth > 200 || is_array_arg(n))
         return;
     if (e->hoisted[n->id]) {
-        e->hoisted[n->id] = NULL;
+        if (e->hoisted_by[n->id] == loop->id + 1)
+            e->hoisted[n->id] = NULL;
         return;
     }
     for (uint32_t i = 0; i < n->n_args; i++)
-        unhoist(e, n->args[i], depth + 1);
+        unhoist(e, n->args[i], loop, depth + 1);
 }
 
 /* The loop-invariant terms of loop n's condition and body computed
@@ -977,8 +984,8 @@ static int hoist_loop(cg_emitter *e, strbuf *b, const ir_node *n)
     mark_inner(e, &w, n->args[1]);
     if (w.visits > INV_VISITS)
         return 1; /* too large to walk: nothing hoisted */
-    return hoist(e, b, &w, ir_lambda_body(n->args[0]), 0) &&
-           hoist(e, b, &w, ir_lambda_body(n->args[1]), 0);
+    return hoist(e, b, &w, ir_lambda_body(n->args[0]), n, 0) &&
+           hoist(e, b, &w, ir_lambda_body(n->args[1]), n, 0);
 }
 
 /* Whether loop n runs in lockstep over the lanes (lane mode, at the top
@@ -1129,8 +1136,8 @@ static const char **em_while(cg_emitter *e, strbuf *b, const ir_node *n)
         e->indent--;
         line(e, b, "}");
     }
-    unhoist(e, ir_lambda_body(n->args[0]), 0);
-    unhoist(e, ir_lambda_body(n->args[1]), 0);
+    unhoist(e, ir_lambda_body(n->args[0]), n, 0);
+    unhoist(e, ir_lambda_body(n->args[1]), n, 0);
     return e->failed ? NULL : s;
 }
 

@@ -124,7 +124,15 @@ static const char loop_programs[] =
     " (0, 0);\n"
     "        b = if i `mod` 3 == 0 then fst (while (\\(u, v) -> v < 3)"
     " (\\(u, v) -> (u * 2, v + 1)) (1, 0)) else 0\n"
-    "    in xs ! [(a + i) `mod` 70] + b + c)\n";
+    "    in xs ! [(a + i) `mod` 70] + b + c)\n"
+    "\n"
+    /* a loop in a loop: i * 2 is invariant in both, c + n in the inner
+     * one only (computed before it, inside the outer one) */
+    "nested (n : i64) : Vector i64 =\n"
+    "  generate [n] (\\[i] -> fst (while (\\(a, c) -> c < i `mod` 4)\n"
+    "    (\\(a, c) -> (a + fst (while (\\(u, v) -> v < c + n)\n"
+    "                          (\\(u, v) -> (u + i * 2, v + 1)) (0, 0)),\n"
+    "                c + 1)) (0, 0)))\n";
 
 Test(cpu_loops, lanes_leave_at_different_rounds)
 {
@@ -174,6 +182,17 @@ Test(cpu_loops, checks_before_and_after_a_lockstep_loop)
             scalar_in(ACC_I64, &d)};
         cr_expect_eq(same_as_interp(loop_programs, "checked", 2, in), want[c],
                      "n %lld d %lld", (long long)n, (long long)d);
+    }
+}
+
+Test(cpu_loops, nested_loops_with_invariants_at_both_levels)
+{
+    const int64_t ns[] = {0, 1, 7, 65};
+    for (size_t a = 0; a < sizeof ns / sizeof *ns; a++) {
+        int64_t n = ns[a];
+        acc_array in = scalar_in(ACC_I64, &n);
+        cr_expect_eq(same_as_interp(loop_programs, "nested", 1, &in), ACC_OK,
+                     "n %lld", (long long)n);
     }
 }
 
