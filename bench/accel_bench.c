@@ -15,6 +15,7 @@
 #include "accel.h"
 #include "bench/baselines.h"
 #include "bench/bench_common.h"
+#include "bench/loop_bench.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -1082,6 +1083,15 @@ int main(int argc, char **argv)
     }
     if (bench_selected("sieve"))
         bench_sieve(&b);
+    /* issue 22's loop rows (bench/loop_bench.c) */
+    if (bench_selected("mandelbrot16"))
+        loop_bench_mandelbrot(&b);
+    if (bench_selected("transpose"))
+        loop_bench_transpose(&b);
+    if (bench_selected("scan"))
+        loop_bench_scan(&b);
+    if (bench_selected("blackscholes512"))
+        loop_bench_blackscholes(&b);
     if (bench_selected("foreign"))
         bench_foreign(&b);
     if (bench_selected("vendor")) {

@@ -15,10 +15,18 @@ endif()
 set(ACC_BENCH_BASELINE_FLAGS ${_acc_bench_flags}
     CACHE STRING "Compiler flags of the hand-written baselines")
 add_executable(accel_bench bench/accel_bench.c bench/baselines.c
-               bench/bench_common.c)
+               bench/bench_common.c bench/loop_bench.c bench/loop_baselines.c)
 target_include_directories(accel_bench PRIVATE "${PROJECT_SOURCE_DIR}")
 set_source_files_properties(bench/baselines.c PROPERTIES
                             COMPILE_OPTIONS "${ACC_BENCH_BASELINE_FLAGS}")
+# issue 22's baselines: the same flags, with 512-bit vectors preferred
+check_c_compiler_flag(-mprefer-vector-width=512 ACC_HAVE_PREFER_512)
+set(_acc_loop_flags ${ACC_BENCH_BASELINE_FLAGS})
+if(ACC_HAVE_PREFER_512)
+  list(APPEND _acc_loop_flags -mprefer-vector-width=512)
+endif()
+set_source_files_properties(bench/loop_baselines.c PROPERTIES
+                            COMPILE_OPTIONS "${_acc_loop_flags}")
 find_library(ACC_LIBMVEC mvec)
 target_link_libraries(accel_bench PRIVATE accel Threads::Threads
                       ${CMAKE_DL_LIBS} m)

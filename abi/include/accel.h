@@ -166,11 +166,20 @@ typedef struct acc_context_options {
      * shows, with the reason).  0 (the default): such steps are
      * interpreted.  Other values: ACC_ERR_INVALID_ARGUMENT. */
     int32_t strict;
+    /* 1: the cpu backend compiles its kernels with floating-point
+     * contraction (-ffp-contract=fast): `a * b + c` may become one fused
+     * multiply-add, rounded once, which is faster where the machine has
+     * FMA but rounds differently from the interpreter (and from a context
+     * without it).  0 (the default): every operation rounds as the
+     * interpreter's.  The other backends ignore it.  Other values:
+     * ACC_ERR_INVALID_ARGUMENT. */
+    int32_t fp_contract;
 } acc_context_options;
 
 /* Fills the first `size` bytes of *options, a struct of `size` bytes (pass
  * sizeof *options), with the defaults (AUTO, 0 threads, NULL cache dir,
- * CUDA device 0, no run deadline, NULL plugins, NULL mpi_comm, not strict;
+ * CUDA device 0, no run deadline, NULL plugins, NULL mpi_comm, not strict,
+ * no fp contraction;
  * every default is zero) and sets struct_size to `size`.  Nothing past
  * `size` bytes is written, so a caller compiled against an older, smaller
  * acc_context_options is safe; bytes of a newer, larger struct that this

@@ -79,6 +79,11 @@ static acc_status check_options(const acc_context_options *o)
         return api_fail(NULL, ACC_ERR_INVALID_ARGUMENT,
                         "%s: options.strict is %d, expected 0 or 1", fn,
                         (int)o->strict);
+    if (has_field(o, fp_contract) && o->fp_contract != 0 &&
+        o->fp_contract != 1)
+        return api_fail(NULL, ACC_ERR_INVALID_ARGUMENT,
+                        "%s: options.fp_contract is %d, expected 0 or 1", fn,
+                        (int)o->fp_contract);
     if (has_field(o, run_deadline_seconds) &&
         !(o->run_deadline_seconds >= 0))
         return api_fail(NULL, ACC_ERR_INVALID_ARGUMENT,
@@ -147,7 +152,9 @@ static acc_status create(const acc_context_options *options, int probe,
     if (has_field(options, strict))
         ctx->strict = options->strict;
     backend_config config = {ctx->cache_dir, ctx->num_threads,
-                             ctx->cuda_device};
+                             ctx->cuda_device,
+                             has_field(options, fp_contract) &&
+                                 options->fp_contract};
     backends_init(&ctx->backends, &config, probe);
     diag d;
     diag_clear(&d);

@@ -46,6 +46,8 @@ typedef struct backend_config {
     const char *cache_dir; /* the kernel cache's folder (NULL: default) */
     int32_t threads;       /* CPU threads (0: one per core) */
     int32_t device;        /* the CUDA device ordinal */
+    int fp_contract;       /* cpu: kernels built with -ffp-contract=fast
+                              (acc_context_options.fp_contract) */
 } backend_config;
 
 /* One run, as the executor sets it up for the backends: the program, its

@@ -48,6 +48,15 @@ struct cg_emitter {
     uint8_t none[TY_MAX_LEAVES]; /* no leaf demanded: check mode */
     const char *sources[CG_MAX_USER_SOURCES]; /* user functions called */
     size_t n_sources;
+    /* per node id: the temporaries of a loop-invariant term computed
+     * before the loop being emitted (em_while), or NULL */
+    const char ***hoisted;
+    uint32_t *hoisted_by; /* per node id: 1 + the id of that loop */
+    /* lane mode (cg_set_lanes): temporaries are arrays of `lanes`
+     * elements declared into lane_decls, except inside a lockstep loop's
+     * lane loop (lockstep > 0), where they live one iteration */
+    int lanes, lockstep, base_indent;
+    strbuf *lane_decls;
 };
 
 /* ---- utilities ------------------------------------------------------------ */
@@ -182,6 +191,8 @@ cg_emitter *cg_emitter_create(const ir_program *p)
     e->param_dem = alloc(e, np * sizeof *e->param_dem);
     e->param_x = alloc(e, np * sizeof *e->param_x);
     e->while_need = alloc(e, nn * sizeof *e->while_need);
+    e->hoisted = alloc(e, nn * sizeof *e->hoisted);
+    e->hoisted_by = alloc(e, nn * sizeof *e->hoisted_by);
     e->fails = alloc(e, nn);
     memset(e->all, 1, sizeof e->all);
     if (e->failed) {
@@ -213,6 +224,17 @@ const char *cg_error(const cg_emitter *e)
 unsigned cg_check_sites(const cg_emitter *e)
 {
     return e->site;
+}
+
+const ir_program *cg_program(const cg_emitter *e)
+{
+    return e->p;
+}
+
+void cg_set_lanes(cg_emitter *e, int lanes, strbuf *decls)
+{
+    e->lanes = decls ? lanes : 0;
+    e->lane_decls = decls;
 }
 
 size_t cg_n_arrays(const cg_emitter *e)
@@ -256,7 +278,7 @@ void cg_begin_function(cg_emitter *e, int indent)
         e->arrays[i].leaves = e->arrays[i].extents = 0;
         e->arrays[i].size = 0;
     }
-    e->indent = indent;
+    e->indent = e->base_indent = indent;
 }
 
 void cg_array_decls(cg_emitter *e, strbuf *b)
@@ -562,20 +584,50 @@ static const char *const_expr(cg_emitter *e, acc_scalar s, ir_value v)
     return str(e, "((%s)UINT64_C(%" PRIu64 "))", cg_ctype(s), v.u);
 }
 
+/* In lane mode outside a lockstep loop: a new lane array temporary
+ * (declared in lane_decls), named by its element of the current lane. */
+static const char *lane_tmp(cg_emitter *e, acc_scalar s)
+{
+    unsigned t = e->tmp++;
+    sb_printf(e->lane_decls, "    %s t%u[ACC_LANES];\n", cg_ctype(s), t);
+    return str(e, "t%u[acc_l]", t);
+}
+
+static int lane_arrays(const cg_emitter *e)
+{
+    return e->lanes > 1 && e->lockstep == 0;
+}
+
+/* The C type of a temporary: in a lockstep loop's lanes a bool is an
+ * int32_t (still 0 or 1), so that no byte-wide value narrows the loop's
+ * vectors: gcc 12 vectorised the Mandelbrot round with 4 float lanes
+ * instead of 16 when its conditions were uint8_t. */
+static const char *tmp_ctype(const cg_emitter *e, acc_scalar s)
+{
+    return e->lockstep > 0 && s == ACC_BOOL ? "int32_t" : cg_ctype(s);
+}
+
 /* A new temporary of type s initialised with expr. */
 static const char *tmp(cg_emitter *e, strbuf *b, acc_scalar s,
                        const char *expr)
 {
+    if (lane_arrays(e)) {
+        const char *name = lane_tmp(e, s);
+        line(e, b, "%s = %s;", name, expr);
+        return name;
+    }
     const char *name = str(e, "t%u", e->tmp++);
-    line(e, b, "const %s %s = %s;", cg_ctype(s), name, expr);
+    line(e, b, "const %s %s = %s;", tmp_ctype(e, s), name, expr);
     return name;
 }
 
 /* A new mutable temporary, declared without a value. */
 static const char *var_decl(cg_emitter *e, strbuf *b, acc_scalar s)
 {
+    if (lane_arrays(e))
+        return lane_tmp(e, s);
     const char *name = str(e, "t%u", e->tmp++);
-    line(e, b, "%s %s;", cg_ctype(s), name);
+    line(e, b, "%s %s;", tmp_ctype(e, s), name);
     return name;
 }
 
@@ -805,11 +857,244 @@ static const char **em_cond(cg_emitter *e, strbuf *b, const ir_node *n,
     return r;
 }
 
-static const char **em_while(cg_emitter *e, strbuf *b, const ir_node *n)
+/* ---- loops: invariant terms, lockstep lanes -------------------------------------- */
+
+/* What a loop's invariance walk knows: the parameters and variables bound
+ * inside the loop (its lambdas' and lets'), and per node id 1 (invariant:
+ * computable before the loop) or 2 (not). */
+typedef struct inv_walk {
+    uint8_t *inner_param, *inner_var, *memo;
+    int visits;
+} inv_walk;
+
+enum { INV_VISITS = 20000 };
+
+static void mark_inner(cg_emitter *e, inv_walk *w, const ir_node *n)
+{
+    if (++w->visits > INV_VISITS)
+        return;
+    if (n->op == IR_LAMBDA)
+        for (uint32_t i = 0; i < n->u.lambda.n_params; i++)
+            w->inner_param[ir_lambda_param(n, i)->u.param.slot] = 1;
+    if (n->op == IR_LET)
+        w->inner_var[n->u.let.var] = 1;
+    for (uint32_t i = 0; i < n->n_args; i++)
+        if (!is_array_arg(n->args[i]))
+            mark_inner(e, w, n->args[i]);
+}
+
+/* A value bound outside the loop whose every leaf the emitter has. */
+static int bound_outside(const char **x, size_t k)
+{
+    for (size_t i = 0; x && i < k; i++)
+        if (!x[i])
+            return 0;
+    return x != NULL;
+}
+
+/* Whether n may be computed once before the loop: it reads nothing bound
+ * inside the loop, cannot fail (the loop might not run, or not reach it),
+ * and holds no loop or foreign call (which might not end, or cost more
+ * than the loop saves). */
+static int invariant(cg_emitter *e, inv_walk *w, const ir_node *n)
+{
+    if (w->memo[n->id])
+        return w->memo[n->id] == 1;
+    int r = w->visits++ < INV_VISITS && n->op != IR_WHILE &&
+            n->op != IR_FOREIGN_EXP && n->op != IR_LAMBDA && !can_fail(e, n);
+    if (r && n->op == IR_PARAM)
+        r = !w->inner_param[n->u.param.slot] &&
+            bound_outside(e->param_x[n->u.param.slot], n->type->n_leaves);
+    if (r && n->op == IR_VAR)
+        r = !w->inner_var[n->u.let.var] &&
+            bound_outside(e->var_x[n->u.let.var], n->type->n_leaves);
+    for (uint32_t i = 0; r && i < n->n_args; i++)
+        r = is_array_arg(n->args[i]) || invariant(e, w, n->args[i]);
+    w->memo[n->id] = (uint8_t)(r ? 1 : 2);
+    return r;
+}
+
+/* Terms worth computing once: not a constant, a name or an extent. */
+static int worth_hoisting(const ir_node *n)
+{
+    switch (n->op) {
+    case IR_CONST: case IR_PARAM: case IR_VAR: case IR_ALL: case IR_IGNORE:
+    case IR_SHAPE: case IR_SIZE: case IR_LAMBDA:
+        return 0;
+    default:
+        return n->type->n_leaves == 1 && !n->type->array_sort;
+    }
+}
+
+/* The largest invariant terms under n computed before the loop into
+ * temporaries (e->hoisted); returns 0 when out of memory. */
+static int hoist(cg_emitter *e, strbuf *b, inv_walk *w, const ir_node *n,
+                 const ir_node *loop, int depth)
+{
+    if (e->failed || depth > 200 || is_array_arg(n) || e->hoisted[n->id])
+        return !e->failed;
+    if (worth_hoisting(n) && invariant(e, w, n)) {
+        const char **x = em(e, b, n, e->all), **t = exprs(e, 1);
+        if (!x || !t)
+            return 0;
+        t[0] = tmp(e, b, n->type->scalar, x[0]);
+        e->hoisted[n->id] = t;
+        e->hoisted_by[n->id] = loop->id + 1;
+        return 1;
+    }
+    for (uint32_t i = 0; i < n->n_args; i++)
+        if (!hoist(e, b, w, n->args[i], loop, depth + 1))
+            return 0;
+    return 1;
+}
+
+/* Forgets the terms loop `loop` hoisted (their temporaries go out of
+ * scope after it); those an enclosing loop hoisted stay. */
+static void unhoist(cg_emitter *e, const ir_node *n, const ir_node *loop,
+                    int depth)
+{
+    if (depth > 200 || is_array_arg(n))
+        return;
+    if (e->hoisted[n->id]) {
+        if (e->hoisted_by[n->id] == loop->id + 1)
+            e->hoisted[n->id] = NULL;
+        return;
+    }
+    for (uint32_t i = 0; i < n->n_args; i++)
+        unhoist(e, n->args[i], loop, depth + 1);
+}
+
+/* The loop-invariant terms of loop n's condition and body computed
+ * before it (hoisted: their temporaries are in scope in the loop).  The
+ * C compiler hoists what it can prove invariant, but not a division, a
+ * conversion or a read it must not move above the loop's exit; and a
+ * lockstep loop (below) recomputes whatever is left once per lane per
+ * iteration. */
+static int hoist_loop(cg_emitter *e, strbuf *b, const ir_node *n)
+{
+    size_t nn = e->p->n_nodes + 1;
+    inv_walk w = {alloc(e, e->p->n_params + 1), alloc(e, e->p->n_vars + 1),
+                  alloc(e, nn), 0};
+    if (!w.inner_param || !w.inner_var || !w.memo)
+        return 0;
+    memset(w.inner_param, 0, e->p->n_params + 1);
+    memset(w.inner_var, 0, e->p->n_vars + 1);
+    memset(w.memo, 0, nn);
+    mark_inner(e, &w, n->args[0]);
+    mark_inner(e, &w, n->args[1]);
+    if (w.visits > INV_VISITS)
+        return 1; /* too large to walk: nothing hoisted */
+    return hoist(e, b, &w, ir_lambda_body(n->args[0]), n, 0) &&
+           hoist(e, b, &w, ir_lambda_body(n->args[1]), n, 0);
+}
+
+/* Whether loop n runs in lockstep over the lanes (lane mode, at the top
+ * level of the element's code, a condition and body that cannot fail and
+ * hold no other loop): every lane computes the condition and body each
+ * round, a lane whose condition failed once keeps its state. */
+static int has_loop(const ir_node *n, int depth)
+{
+    if (n->op == IR_WHILE || depth > 200)
+        return 1;
+    for (uint32_t i = 0; i < n->n_args; i++)
+        if (!is_array_arg(n->args[i]) && has_loop(n->args[i], depth + 1))
+            return 1;
+    return 0;
+}
+
+static int lockstep_loop(cg_emitter *e, const ir_node *n)
+{
+    return e->lanes > 1 && e->lockstep == 0 && e->indent == e->base_indent &&
+           !loop_fails(e, n) && !has_loop(ir_lambda_body(n->args[0]), 0) &&
+           !has_loop(ir_lambda_body(n->args[1]), 0);
+}
+
+/* The condition and body of loop n for the current state s: c the
+ * condition, next the new state (needed leaves). */
+static const char **loop_round(cg_emitter *e, strbuf *b, const ir_node *n,
+                               const char **s, const char **c)
 {
     size_t k = n->type->n_leaves;
     const uint8_t *need = e->while_need[n->id];
     const ir_node *cond = n->args[0], *body = n->args[1];
+    e->param_x[ir_lambda_param(cond, 0)->u.param.slot] = s;
+    *c = em1(e, b, ir_lambda_body(cond));
+    e->param_x[ir_lambda_param(body, 0)->u.param.slot] = s;
+    const char **x = em(e, b, ir_lambda_body(body), need);
+    const char **next = exprs(e, k);
+    for (size_t i = 0; x && next && i < k; i++) /* all read, then all set */
+        next[i] = need[i] ? tmp(e, b, n->type->leaves[i], x[i]) : NULL;
+    return x ? next : NULL;
+}
+
+/* Lockstep: the lane loop of the code before closes, every round runs
+ * the condition and body for all lanes (a vectorisable loop: no branch
+ * leaves it), and the lane loop reopens for the code after.  A lane
+ * whose condition failed is inactive from then on: its state is kept,
+ * exactly what the scalar loop leaves. */
+static void em_lockstep(cg_emitter *e, strbuf *b, const ir_node *n,
+                        const char **s, const char *polls)
+{
+    size_t k = n->type->n_leaves;
+    const uint8_t *need = e->while_need[n->id];
+    unsigned id = e->tmp++;
+    sb_printf(e->lane_decls, "    int32_t acc_act%u[ACC_LANES];\n", id);
+    line(e, b, "acc_act%u[acc_l] = 1;", id);
+    line(e, b, "ACC_LANE_END");
+    line(e, b, "ACC_LOOP_COUNTER(%s);", polls);
+    line(e, b, "for (;;) {");
+    e->indent++;
+    line(e, b, "unsigned acc_any%u = 0;", id);
+    line(e, b, "ACC_LANE_BEGIN");
+    e->lockstep++;
+    const char *c = NULL;
+    const char **next = loop_round(e, b, n, s, &c);
+    line(e, b, "const int32_t acc_on%u = acc_act%u[acc_l] & (%s != 0);", id,
+         id, c ? c : "0");
+    for (size_t i = 0; next && i < k; i++)
+        if (need[i])
+            line(e, b, "%s = acc_on%u ? %s : %s;", s[i], id, next[i], s[i]);
+    line(e, b, "acc_act%u[acc_l] = acc_on%u;", id, id);
+    line(e, b, "acc_any%u |= acc_on%u;", id, id);
+    e->lockstep--;
+    line(e, b, "ACC_LANE_END");
+    line(e, b, "if (!acc_any%u)", id);
+    line(e, b, "    break;");
+    line(e, b, "ACC_LOOP_POLL(%s);", polls);
+    e->indent--;
+    line(e, b, "}");
+    line(e, b, "ACC_LANE_BEGIN");
+}
+
+/* A loop at the top level of n (not under a branch of an if, the right
+ * side of && or ||, or another loop) that lane mode would run in
+ * lockstep. */
+static int top_loop(cg_emitter *e, const ir_node *n, int depth)
+{
+    if (depth > 200 || is_array_arg(n) || n->op == IR_LAMBDA)
+        return 0;
+    if (n->op == IR_WHILE)
+        return !loop_fails(e, n) && !has_loop(ir_lambda_body(n->args[0]), 0) &&
+               !has_loop(ir_lambda_body(n->args[1]), 0);
+    uint32_t args = n->n_args;
+    if (n->op == IR_COND ||
+        (n->op == IR_PRIM && (n->u.prim == ACC_OP_LAND || n->u.prim == ACC_OP_LOR)))
+        args = 1; /* only the condition, or the left side, always runs */
+    for (uint32_t i = 0; i < args; i++)
+        if (top_loop(e, n->args[i], depth + 1))
+            return 1;
+    return 0;
+}
+
+int cg_lockstep_candidate(cg_emitter *e, const ir_node *lam)
+{
+    return top_loop(e, ir_lambda_body(lam), 0);
+}
+
+static const char **em_while(cg_emitter *e, strbuf *b, const ir_node *n)
+{
+    size_t k = n->type->n_leaves;
+    const uint8_t *need = e->while_need[n->id];
     if (!need) {
         fail(e, "a loop the analysis did not reach");
         return NULL;
@@ -824,28 +1109,36 @@ static const char **em_while(cg_emitter *e, strbuf *b, const ir_node *n)
             line(e, b, "%s = %s;", s[i], init[i]);
         }
     }
+    if (!hoist_loop(e, b, n))
+        return NULL;
     /* the prelude's ACC_LOOP_POLL lets a cancelled run, or one past its
      * deadline, stop a loop that would not end (core/base/stop.h) */
     const char *polls = str(e, "t%u", e->tmp++);
-    line(e, b, "ACC_LOOP_COUNTER(%s);", polls);
-    line(e, b, "for (;;) {");
-    e->indent++;
-    e->param_x[ir_lambda_param(cond, 0)->u.param.slot] = s;
-    const char *c = em1(e, b, ir_lambda_body(cond));
-    line(e, b, "if (!%s)", c);
-    line(e, b, "    break;");
-    line(e, b, "ACC_LOOP_POLL(%s);", polls);
-    e->param_x[ir_lambda_param(body, 0)->u.param.slot] = s;
-    const char **x = em(e, b, ir_lambda_body(body), need);
-    const char **next = exprs(e, k);
-    for (size_t i = 0; x && next && i < k; i++) /* all read, then all set */
-        next[i] = need[i] ? tmp(e, b, n->type->leaves[i], x[i]) : NULL;
-    for (size_t i = 0; x && next && i < k; i++)
-        if (need[i])
-            line(e, b, "%s = %s;", s[i], next[i]);
-    e->indent--;
-    line(e, b, "}");
-    return s;
+    if (lockstep_loop(e, n)) {
+        em_lockstep(e, b, n, s, polls);
+    } else {
+        line(e, b, "ACC_LOOP_COUNTER(%s);", polls);
+        line(e, b, "for (;;) {");
+        e->indent++;
+        e->param_x[ir_lambda_param(n->args[0], 0)->u.param.slot] = s;
+        const char *c = em1(e, b, ir_lambda_body(n->args[0]));
+        line(e, b, "if (!%s)", c);
+        line(e, b, "    break;");
+        line(e, b, "ACC_LOOP_POLL(%s);", polls);
+        e->param_x[ir_lambda_param(n->args[1], 0)->u.param.slot] = s;
+        const char **x = em(e, b, ir_lambda_body(n->args[1]), need);
+        const char **next = exprs(e, k);
+        for (size_t i = 0; x && next && i < k; i++) /* all read, then all set */
+            next[i] = need[i] ? tmp(e, b, n->type->leaves[i], x[i]) : NULL;
+        for (size_t i = 0; x && next && i < k; i++)
+            if (need[i])
+                line(e, b, "%s = %s;", s[i], next[i]);
+        e->indent--;
+        line(e, b, "}");
+    }
+    unhoist(e, ir_lambda_body(n->args[0]), n, 0);
+    unhoist(e, ir_lambda_body(n->args[1]), n, 0);
+    return e->failed ? NULL : s;
 }
 
 /* The bound term is emitted even when nothing uses it, in check mode
@@ -1156,6 +1449,8 @@ static const char **em(cg_emitter *e, strbuf *b, const ir_node *n,
         return NULL;
     if (!any(dem, k) && n->op != IR_LET && n->op != IR_FOREIGN_EXP)
         return can_fail(e, n) ? em_checks(e, b, n) : exprs(e, k);
+    if (e->hoisted[n->id])
+        return e->hoisted[n->id];
     switch (n->op) {
     case IR_CONST: return em_one(e, const_expr(e, n->type->scalar, n->u.lit));
     case IR_PARAM:

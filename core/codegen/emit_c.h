@@ -31,6 +31,20 @@ typedef struct cg_emitter cg_emitter;
 /* A new emitter for scalar code of program p; NULL when out of memory. */
 cg_emitter *cg_emitter_create(const ir_program *p);
 void cg_emitter_free(cg_emitter *e);
+/* The program the emitter compiles scalar code of. */
+const ir_program *cg_program(const cg_emitter *e);
+/* Lane mode (lanes > 1; 0 turns it off): the code computes `lanes`
+ * elements, lane `acc_l` in the loops the skeleton opens with
+ * ACC_LANE_BEGIN and closes with ACC_LANE_END around the code (over
+ * acc_l < ACC_LANES, with acc_pos and the index of that lane's element);
+ * temporaries are arrays of ACC_LANES elements declared into decls; a
+ * loop at the top level of the code whose condition and body cannot fail
+ * and hold no loop runs in lockstep: the lane loop closes before it, each
+ * round computes every lane (a loop the C compiler vectorises), and it
+ * reopens after it. */
+void cg_set_lanes(cg_emitter *e, int lanes, strbuf *decls);
+/* Whether lam's body has a loop that lane mode would run in lockstep. */
+int cg_lockstep_candidate(cg_emitter *e, const ir_node *lam);
 /* Why the last analysis or emission failed ("" when none). */
 const char *cg_error(const cg_emitter *e);
 /* Whether an allocation of the emitter failed: the code may well be

@@ -7,6 +7,7 @@
 #include "core/codegen/kernel_fill.h"
 #include "core/codegen/kernel_permute.h"
 #include "core/codegen/kernel_stencil.h"
+#include "core/codegen/tile.h"
 #include "core/ir/types.h"
 
 #include <stdio.h>
@@ -70,26 +71,104 @@ static int build_fold(cg_inst *in, const ir_node *n, cg_kernel *k)
     return 1;
 }
 
+/* scan.c.in's vector path (VEC: lanes of 64 bytes) for a scan by + of one
+ * f32 or f64 leaf, whose regrouping LANGUAGE.md allows; 0 otherwise
+ * (integer scans stay in order: exact either way, and the in-order loop
+ * is what the canaries check). */
+static int scan_lanes(const cg_kernel *k, const char **ctype)
+{
+    const ir_node *f = k->fold->args[0];
+    const acc_type *e = k->src->type->elem;
+    if (!cg_commutative_primitive(f) || ir_lambda_body(f)->u.prim != ACC_OP_ADD ||
+        e->n_leaves != 1 || !ty_is_floating(e->leaves[0]))
+        return 0;
+    *ctype = cg_ctype(e->leaves[0]);
+    return (int)(64 / acc_scalar_size(e->leaves[0]));
+}
+
+static int build_scan(cg_inst *in, const ir_node *n, cg_kernel *k)
+{
+    if (!cg_fill_scan(in, n, k))
+        return 0;
+    const char *ctype = "float";
+    sb_printf(cg_fill_hole(in, "VEC"), "%d", scan_lanes(k, &ctype));
+    cg_fill_value(in, "VEC_T", ctype);
+    return 1;
+}
+
 /* ---- the kernel ---------------------------------------------------------------- */
+
+/* generate.c.in walks the output in tiles (TILE) when the index function
+ * reads another array across its rows (a transpose): row by row, each
+ * element of such a read was on a cache line of its own. */
+/* Scalar terms under n (a walk, shared terms counted each time they are
+ * reached), at most `cap`. */
+static int count_terms(const ir_node *n, int cap)
+{
+    int c = 1;
+    for (uint32_t i = 0; i < n->n_args && c < cap; i++)
+        if (n->args[i]->op == IR_LAMBDA || !n->args[i]->type->array_sort)
+            c += count_terms(n->args[i], cap - c);
+    return c;
+}
+
+/* The lanes of a generate whose element runs a loop in lockstep (emit_c.h,
+ * cg_set_lanes), 1 for none.  64 lanes are four 512-bit vectors of f32
+ * state per round: independent chains enough to hide the latency of a
+ * round through its state arrays (Mandelbrot: 16 lanes ran at 0.46x of
+ * the 16-lane AVX-512 C, 32 at 0.6-0.7x, 64 at 0.86x, 128 no better, its
+ * blocks waiting longer for their slowest pixel).  Every temporary outside
+ * the loop is an array of that many elements on the stack: a large
+ * element gets fewer lanes (at most about 64 KB of them), a very large
+ * one none. */
+static int generate_lanes(cg_inst *in, const ir_node *n)
+{
+    if (!cg_lockstep_candidate(in->e, n->args[1]))
+        return 1;
+    int terms = count_terms(n->args[1], 1024);
+    return terms <= 128 ? 64 : terms <= 512 ? 16 : 1;
+}
 
 static int build_generate(cg_inst *in, const ir_node *n, cg_kernel *k)
 {
     (void)k;
-    return cg_fill_generate(in, n);
+    int lanes = generate_lanes(in, n);
+    if (lanes > 1)
+        cg_set_lanes(in->e, lanes, cg_fill_hole(in, "LANE_DECLS"));
+    else
+        cg_fill_value(in, "LANE_DECLS", "");
+    int ok = cg_fill_generate(in, n);
+    cg_set_lanes(in->e, 0, NULL);
+    if (!ok)
+        return 0;
+    sb_printf(cg_fill_hole(in, "LANES"), "%d", lanes);
+    cg_fill_value(in, "TILE", lanes == 1 &&
+                  cg_reads_across(cg_program(in->e), n) ? "1" : "0");
+    return 1;
+}
+
+static int build_map_over(cg_inst *in, const ir_node *n, cg_kernel *k)
+{
+    if (!cg_build_map_over(in, n, k))
+        return 0;
+    cg_fill_value(in, "TILE", "0");
+    cg_fill_value(in, "LANES", "1");
+    cg_fill_value(in, "LANE_DECLS", "");
+    return 1;
 }
 
 static const cg_builder generate_builder = {
     CG_KERNEL_GENERATE, "cpu/generate.c.in", build_generate};
 static const cg_builder map_over_builder = {
-    CG_KERNEL_GENERATE, "cpu/generate.c.in", cg_build_map_over};
+    CG_KERNEL_GENERATE, "cpu/generate.c.in", build_map_over};
 static const cg_builder fold_builder = {
     CG_KERNEL_FOLD, "cpu/fold.c.in", build_fold};
 static const cg_builder fold_seg_builder = {
     CG_KERNEL_FOLD_SEG, "cpu/fold_seg.c.in", build_fold};
 static const cg_builder scan_builder = {
-    CG_KERNEL_SCAN, "cpu/scan.c.in", cg_fill_scan};
+    CG_KERNEL_SCAN, "cpu/scan.c.in", build_scan};
 static const cg_builder scan_seg_builder = {
-    CG_KERNEL_SCAN_SEG, "cpu/scan.c.in", cg_fill_scan};
+    CG_KERNEL_SCAN_SEG, "cpu/scan.c.in", build_scan};
 static const cg_builder stencil_builder = {
     CG_KERNEL_STENCIL, "cpu/stencil.c.in", cg_fill_stencil};
 static const cg_builder permute_builder = {

@@ -233,8 +233,10 @@ acc_context *cli_context(acc_backend backend, const cli_plugins *plugins)
     options.backend = backend;
     if (plugins && plugins->none)
         options.plugins = "none";
-    if (plugins)
+    if (plugins) {
         options.strict = plugins->strict;
+        options.fp_contract = plugins->fp_contract;
+    }
     acc_status st = acc_context_create(&options, &ctx);
     if (st != ACC_OK) {
         cli_library_error(NULL, st);

@@ -72,6 +72,7 @@ typedef struct cli_plugins {
     int none;
     int strict; /* --strict (run, explain): the context's strict option */
     cli_list kernels;   /* --kernel FILE: user kernels (kernel_file.c) */
+    int fp_contract;    /* --fp-contract (run): the context's fp_contract */
 } cli_plugins;
 
 #define CLI_PLUGIN_OPTIONS(p)                       \

@@ -117,7 +117,7 @@ int cli_cmd_info(int argc, char **argv)
 {
     size_t n_pos = 0;
     int help = 0;
-    cli_plugins plugins = {{NULL, 0}, 0, 0, {NULL, 0}};
+    cli_plugins plugins = {{NULL, 0}, 0, 0, {NULL, 0}, 0};
     const cli_option options[] = {CLI_PLUGIN_OPTIONS(&plugins)};
     int st = cli_parse_options("info", argc, argv, options,
                                sizeof options / sizeof options[0], NULL, 0,

@@ -52,7 +52,7 @@ static int check_entries(const char *path, const char *source, size_t len,
 int cli_cmd_check(int argc, char **argv)
 {
     const char *file = NULL, *backend_name = NULL;
-    cli_plugins plugins = {{NULL, 0}, 0, 0, {NULL, 0}};
+    cli_plugins plugins = {{NULL, 0}, 0, 0, {NULL, 0}, 0};
     const cli_option options[] = {{"--backend", &backend_name, NULL, NULL},
                                   CLI_PLUGIN_OPTIONS(&plugins)};
     acc_backend backend = ACC_BACKEND_INTERP;
@@ -93,7 +93,7 @@ int cli_cmd_explain(int argc, char **argv)
 {
     const char *file = NULL, *entry = NULL, *backend_name = NULL;
     int json = 0, help = 0;
-    cli_plugins plugins = {{NULL, 0}, 0, 0, {NULL, 0}};
+    cli_plugins plugins = {{NULL, 0}, 0, 0, {NULL, 0}, 0};
     const cli_option options[] = {
         {"--entry", &entry, NULL, NULL},
         {"--backend", &backend_name, NULL, NULL},

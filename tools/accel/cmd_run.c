@@ -418,6 +418,7 @@ int cli_cmd_run(int argc, char **argv)
         {"--backend", &args.backend, NULL, NULL},
         {"--print", NULL, NULL, &args.print},
         {"--strict", NULL, NULL, &args.plugins.strict},
+        {"--fp-contract", NULL, NULL, &args.plugins.fp_contract},
         CLI_PLUGIN_OPTIONS(&args.plugins),
     };
     size_t n_pos = 0;

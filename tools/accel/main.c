@@ -45,8 +45,8 @@ static const char usage_text[] =
 static const char run_help[] =
     "usage: accel run FILE [--entry NAME] --in VALUE ... [--out B.npy ...]\n"
     "                 [--backend auto|interp|cpu|cuda] [--print] [--strict]\n"
-    "                 [--plugin NAME|PATH ...] [--no-plugins]\n"
-    "                 [--kernel FILE ...]\n"
+    "                 [--fp-contract] [--plugin NAME|PATH ...]\n"
+    "                 [--no-plugins] [--kernel FILE ...]\n"
     "\n"
     "Compiles entry point NAME of the text program FILE (the only one when\n"
     "--entry is not given), runs it once and writes or prints its outputs.\n"
@@ -65,6 +65,9 @@ static const char run_help[] =
     "  --entry NAME   the entry point to run\n"
     "  --backend B    auto (default), interp, cpu or cuda\n"
     STRICT_HELP
+    "  --fp-contract  let the cpu backend fuse a * b + c into one multiply-\n"
+    "                 add (rounded once: faster, but not the interpreter's\n"
+    "                 result bit for bit)\n"
     PLUGIN_HELP
     "\n"
     ".npy files: versions 1.0-3.0, C order, little-endian; dtypes <f4 <f8\n"

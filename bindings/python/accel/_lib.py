@@ -41,13 +41,15 @@ class AccArray(ctypes.Structure):
 class ContextOptions(ctypes.Structure):
     """acc_context_options up to the last field the binding sets.  It is
     filled by acc_context_options_init_sized with its own size, so the
-    library writes and reads no more than this (the fields appended
-    after plugins keep their defaults)."""
+    library writes and reads no more than this (fields a newer accel appends
+    after fp_contract keep their defaults)."""
     _fields_ = [("struct_size", c_size_t), ("backend", c_int),
                 ("num_threads", c_int32), ("cache_dir", c_char_p),
                 ("fusion_duplicate_max_ops", c_int32),
                 ("plugin_path", c_char_p), ("cuda_device", c_int32),
-                ("run_deadline_seconds", c_double), ("plugins", c_char_p)]
+                ("run_deadline_seconds", c_double), ("plugins", c_char_p),
+                ("mpi_comm", c_void_p), ("strict", c_int32),
+                ("fp_contract", c_int32)]
 
 
 class ExecOptions(ctypes.Structure):

@@ -44,12 +44,15 @@ class Context:
     plugins: None (the built-in plugins of the backend, or $ACC_PLUGINS),
     "none", or names/paths separated by ','.  plugin_path: folders
     searched first for plugins.  deadline: seconds every run may take
-    (None: no limit; a run past it raises DeadlineError).
+    (None: no limit; a run past it raises DeadlineError).  fp_contract:
+    True lets the cpu backend fuse a * b + c into one multiply-add
+    (rounded once: faster, not the interpreter's result bit for bit).
     """
 
     def __init__(self, backend="auto", *, num_threads=0, cache_dir=None,
                  plugins=None, plugin_path=None, deadline=None,
-                 cuda_device=0, fusion_duplicate_max_ops=0):
+                 cuda_device=0, fusion_duplicate_max_ops=0,
+                 fp_contract=False):
         self.handle = None
         opts = _lib.ContextOptions()
         errors.check(lib.acc_context_options_init_sized(
@@ -61,6 +64,7 @@ class Context:
         opts.cache_dir, opts.plugins, opts.plugin_path = keep
         opts.cuda_device = int(cuda_device)
         opts.fusion_duplicate_max_ops = int(fusion_duplicate_max_ops)
+        opts.fp_contract = 1 if fp_contract else 0
         opts.run_deadline_seconds = 0.0 if deadline is None else float(
             deadline)
         h = _lib.c_void_p()

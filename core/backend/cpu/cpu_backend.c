@@ -34,7 +34,8 @@ int cpu_backend_probe(const char *cache_dir, char *why, size_t why_len)
     return ok > 0;
 }
 
-cpu_backend *cpu_backend_create(const char *cache_dir, int32_t threads)
+cpu_backend *cpu_backend_create(const char *cache_dir, int32_t threads,
+                                int fp_contract)
 {
     cpu_backend *b = mem_calloc(1, sizeof *b);
     if (!b)
@@ -50,6 +51,8 @@ cpu_backend *cpu_backend_create(const char *cache_dir, int32_t threads)
         cpu_backend_destroy(b);
         return NULL;
     }
+    if (fp_contract)
+        cpu_toolchain_contract(&b->tc);
     return b;
 }
 

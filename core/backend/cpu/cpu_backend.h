@@ -33,9 +33,11 @@ typedef struct cpu_backend {
 int cpu_backend_probe(const char *cache_dir, char *why, size_t why_len);
 /* The backend of a context: cache folder (NULL: default) and threads
  * (0: pool_default_threads()), with the toolchain the probe chose (call
- * cpu_backend_probe first).  NULL when out of resources or when no
- * toolchain works. */
-cpu_backend *cpu_backend_create(const char *cache_dir, int32_t threads);
+ * cpu_backend_probe first), and with fp_contract 1 floating-point
+ * contraction (cpu_toolchain_contract).  NULL when out of resources or
+ * when no toolchain works. */
+cpu_backend *cpu_backend_create(const char *cache_dir, int32_t threads,
+                                int fp_contract);
 void cpu_backend_destroy(cpu_backend *b);
 
 #endif

@@ -260,7 +260,8 @@ static int cpu_probe(const backend_config *c, char *why, size_t why_size)
 static backend *cpu_create(const backend_config *c, char *why,
                            size_t why_size, acc_status *st)
 {
-    cpu_backend *b = cpu_backend_create(c->cache_dir, c->threads);
+    cpu_backend *b = cpu_backend_create(c->cache_dir, c->threads,
+                                        c->fp_contract);
     if (!b) {
         snprintf(why, why_size, "out of host memory");
         *st = ACC_ERR_OUT_OF_HOST_MEMORY;

@@ -54,6 +54,9 @@ static int have_libmvec(void)
 }
 
 #define NATIVE_FLAG "-march=native"
+#define WIDE_FLAG "-mprefer-vector-width=512"
+#define NO_CONTRACT "-ffp-contract=off"
+#define CONTRACT "-ffp-contract=fast"
 
 /* Runs argv (argv[0] looked up in PATH) with stdin from /dev/null and
  * stdout and stderr into file `log`; *status is its wait status.  Returns
@@ -81,16 +84,20 @@ static int spawn_logged(const char *const *argv, const char *log, int *status)
 static int spawn_compiler(const cpu_toolchain *tc, const char *src,
                           const char *so, const char *log, int *status)
 {
-    const char *argv[CPU_MAX_WORDS + N_CFLAGS + 8];
+    const char *argv[CPU_MAX_WORDS + N_CFLAGS + 10];
     int n = 0;
     for (int i = 0; i < tc->n_words; i++)
         argv[n++] = tc->argv[i];
     for (int i = 0; i < N_CFLAGS; i++)
-        argv[n++] = cflags[i];
+        argv[n++] = tc->contract && strcmp(cflags[i], NO_CONTRACT) == 0
+                        ? CONTRACT
+                        : cflags[i];
     if (tc->extra)
         argv[n++] = tc->extra;
     if (tc->native)
         argv[n++] = NATIVE_FLAG;
+    if (tc->wide)
+        argv[n++] = WIDE_FLAG;
     argv[n++] = "-o";
     argv[n++] = so;
     argv[n++] = src;
@@ -115,7 +122,8 @@ static int spawn_compiler(const cpu_toolchain *tc, const char *src,
  * compiler's predefined macros: its version, and with the flag the target's
  * instruction-set extensions), or 0 when the compiler does not run or does
  * not accept the flag. */
-static uint64_t macros_digest(char *const *words, int n_words, int native)
+static uint64_t macros_digest(char *const *words, int n_words, int native,
+                              int *avx512)
 {
     const char *argv[CPU_MAX_WORDS + 8];
     const char *tmp = getenv("TMPDIR");
@@ -138,10 +146,14 @@ static uint64_t macros_digest(char *const *words, int n_words, int native)
         WEXITSTATUS(status) == 0) {
         FILE *f = fopen(log, "r");
         char buf[4096];
-        size_t got;
         h = hash_fnv1a_init();
-        while (f && (got = fread(buf, 1, sizeof buf, f)) > 0)
-            h = hash_fnv1a(h, buf, got);
+        /* line by line: the digest is of the same bytes, and a line
+         * defining __AVX512F__ says the target has 512-bit vectors */
+        while (f && fgets(buf, sizeof buf, f)) {
+            h = hash_fnv1a(h, buf, strlen(buf));
+            if (strncmp(buf, "#define __AVX512F__ ", 20) == 0)
+                *avx512 = 1;
+        }
         if (f)
             fclose(f);
         h = f && h ? h : 0;
@@ -153,6 +165,7 @@ static uint64_t macros_digest(char *const *words, int n_words, int native)
 typedef struct target_memo {
     char line[512];
     int native;
+    int avx512;
     uint64_t digest;
     struct target_memo *next;
 } target_memo;
@@ -160,8 +173,9 @@ typedef struct target_memo {
 static pthread_mutex_t target_lock = PTHREAD_MUTEX_INITIALIZER;
 static target_memo *targets;
 
-/* macros_digest, asked once per process, compiler command and flag. */
-static uint64_t macros(const cpu_toolchain *tc, int native)
+/* macros_digest, asked once per process, compiler command and flag;
+ * *avx512 (when not NULL) says whether that target has AVX-512F. */
+static uint64_t macros(const cpu_toolchain *tc, int native, int *avx512)
 {
     pthread_mutex_lock(&target_lock);
     target_memo *m = targets;
@@ -170,22 +184,38 @@ static uint64_t macros(const cpu_toolchain *tc, int native)
     if (!m && (m = mem_calloc(1, sizeof *m)) != NULL) {
         snprintf(m->line, sizeof m->line, "%s", tc->line_copy);
         m->native = native;
-        m->digest = macros_digest(tc->argv, tc->n_words, native);
+        m->digest = macros_digest(tc->argv, tc->n_words, native, &m->avx512);
         m->next = targets;
         targets = m;
     }
     uint64_t d = m ? m->digest : 0;
+    if (avx512)
+        *avx512 = m && m->digest && m->avx512;
     pthread_mutex_unlock(&target_lock);
     return d;
 }
 
-/* The target digest when -march=native is wanted and accepted, else 0. */
-static uint64_t native_target(const cpu_toolchain *tc, int want)
+/* The target digest when -march=native is wanted and accepted, else 0;
+ * *avx512: whether that target has AVX-512F. */
+static uint64_t native_target(const cpu_toolchain *tc, int want, int *avx512)
 {
     const char *env = getenv("ACC_CPU_NATIVE");
+    *avx512 = 0;
     if (!want || (env && strcmp(env, "0") == 0))
         return 0;
-    return macros(tc, 1);
+    return macros(tc, 1, avx512);
+}
+
+/* Whether kernels for an AVX-512 target prefer 512-bit vectors.  gcc and
+ * clang default to 256-bit vectors even where -march=native has AVX-512
+ * (for the older parts that lowered their clock on 512-bit code); on
+ * this Xeon the wide loops (Black-Scholes, dotp) run faster with them
+ * (bench/README.md, issue 22).  ACC_CPU_VECTOR_WIDTH=256 keeps the
+ * compiler's default. */
+static int wide_vectors(int avx512)
+{
+    const char *env = getenv("ACC_CPU_VECTOR_WIDTH");
+    return avx512 && !(env && strcmp(env, "256") == 0);
 }
 
 /* A file's identity: where PATH finds `word` (or `word` itself when it
@@ -215,7 +245,7 @@ void cpu_word_identity(const char *word, strbuf *b)
 
 int cpu_toolchain_identity(const cpu_toolchain *tc, strbuf *b)
 {
-    uint64_t d = macros(tc, tc->native);
+    uint64_t d = macros(tc, tc->native, NULL);
     for (int i = 0; i < tc->n_words; i++)
         cpu_word_identity(tc->argv[i], b);
     sb_printf(b, "macros %016llx", (unsigned long long)d);
@@ -255,16 +285,31 @@ int cpu_toolchain_make(cpu_toolchain *tc, const char *command, int native,
     if (extra)
         at += (size_t)snprintf(tc->desc + at, sizeof tc->desc - at, "%s ",
                                extra) % (sizeof tc->desc - at);
-    uint64_t target = native_target(tc, native);
+    int avx512 = 0;
+    uint64_t target = native_target(tc, native, &avx512);
     tc->native = target != 0;
+    tc->wide = tc->native && wide_vectors(avx512);
     if (tc->native)
         at += (size_t)snprintf(tc->desc + at, sizeof tc->desc - at,
-                               NATIVE_FLAG " (target %016llx) ",
-                               (unsigned long long)target) %
+                               NATIVE_FLAG " (target %016llx) %s",
+                               (unsigned long long)target,
+                               tc->wide ? WIDE_FLAG " " : "") %
               (sizeof tc->desc - at);
     snprintf(tc->desc + at, sizeof tc->desc - at, "%s-lm",
              have_libmvec() ? "-lmvec " : "");
     return 1;
+}
+
+void cpu_toolchain_contract(cpu_toolchain *tc)
+{
+    char *at = strstr(tc->desc, NO_CONTRACT);
+    if (tc->contract || !at)
+        return;
+    tc->contract = 1;
+    char rest[sizeof tc->desc];
+    snprintf(rest, sizeof rest, "%s", at + strlen(NO_CONTRACT));
+    snprintf(at, sizeof tc->desc - (size_t)(at - tc->desc), "%s%s", CONTRACT,
+             rest);
 }
 
 void cpu_toolchain_free(cpu_toolchain *tc)

@@ -6,7 +6,8 @@
  * once in toolchain.c (they are part of the cache key), plus
  * -march=native when the compiler accepts it (and ACC_CPU_NATIVE is not
  * 0): the description then names the target by a digest of the
- * compiler's predefined macros for it, so a cache folder shared between
+ * compiler's predefined macros for it (and -mprefer-vector-width=512
+ * when that target has AVX-512F, unless ACC_CPU_VECTOR_WIDTH=256), so a cache folder shared between
  * machines never hands one an object built for another.  Whether a toolchain
  * works, and with which flags, is the probe's business (probe.h).
  */
@@ -28,6 +29,10 @@ typedef struct cpu_toolchain {
     char *line_copy;               /* the command line as given (malloc'd) */
     const char *extra;             /* a flag the probe's canaries made
                                       necessary (static), or NULL */
+    int wide;                      /* with -mprefer-vector-width=512: a
+                                      native target with AVX-512F */
+    int contract;                  /* -ffp-contract=fast instead of off
+                                      (cpu_toolchain_contract) */
 } cpu_toolchain;
 
 /* The toolchain named by the environment, as configured (before the
@@ -41,6 +46,12 @@ int cpu_toolchain_init(cpu_toolchain *tc);
 int cpu_toolchain_make(cpu_toolchain *tc, const char *command, int native,
                        const char *extra);
 void cpu_toolchain_free(cpu_toolchain *tc);
+/* Turns on floating-point contraction (the context option fp_contract):
+ * kernels are built with -ffp-contract=fast instead of -ffp-contract=off,
+ * and the description (so every cache key) says so.  Applied to the
+ * toolchain the probe chose, whose canaries ran without it (their
+ * fp-contract-off canary checks exactly what this option gives up). */
+void cpu_toolchain_contract(cpu_toolchain *tc);
 
 /* Appends what identifies the compiler itself to b: where PATH finds each
  * word of its command (size, modification time) and a digest of its

@@ -79,6 +79,7 @@ static acc_context *julia_context(void)
     o.cuda_device = 0;
     o.run_deadline_seconds = 0.0;
     o.plugins = NULL;
+    o.fp_contract = 0;
     acc_context *ctx = NULL;
     acc_status st = acc_context_create(&o, &ctx);
     cr_assert_eq(st, ACC_OK, "acc_context_create: %s", acc_last_error());

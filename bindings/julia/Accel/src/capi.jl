@@ -174,6 +174,7 @@ struct acc_context_options
     plugins::Ptr{UInt8}
     mpi_comm::Ptr{Cvoid}
     strict::Int32
+    fp_contract::Int32
 end
 
 struct acc_array

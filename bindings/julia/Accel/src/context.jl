@@ -10,14 +10,16 @@
 
 """
     Context(; backend=:auto, threads=0, cache_dir=nothing, plugins=nothing,
-              deadline=0.0, cuda_device=0)
+              deadline=0.0, cuda_device=0, fp_contract=false)
     Context(f; kwargs...)    # do-block form: closes the context after f(ctx)
 
 An accel context: the backend programs run on (`:auto` picks cuda, then cpu,
 then the interpreter; `:interp`, `:cpu`, `:cuda` insist), the CPU backend's
 worker threads (0 = one per core), the kernel cache folder (`nothing`: accel's
 default), the plugins it loads (`nothing`: \$ACC_PLUGINS or the built-in ones;
-`"none"`), a deadline in seconds for every run (0 = none).
+`"none"`), a deadline in seconds for every run (0 = none), and whether the
+CPU backend may fuse `a * b + c` into one multiply-add (`fp_contract`:
+faster, not the interpreter's rounding).
 
 `close(ctx)` closes the context's programs, then the context.
 """
@@ -50,7 +52,8 @@ cstring_or_null(::Nothing) = Ptr{UInt8}(C_NULL)
 cstring_or_null(s::String) = pointer(s)
 
 function Context(; backend::Symbol=:auto, threads::Integer=0, cache_dir=nothing,
-                 plugins=nothing, deadline::Real=0.0, cuda_device::Integer=0)
+                 plugins=nothing, deadline::Real=0.0, cuda_device::Integer=0,
+                 fp_contract::Bool=false)
     release_queued()
     dir = cache_dir === nothing ? nothing : String(cache_dir)
     plugin_list = plugins === nothing ? nothing : String(plugins)
@@ -64,7 +67,7 @@ function Context(; backend::Symbol=:auto, threads::Integer=0, cache_dir=nothing,
         options[] = L.acc_context_options(
             d.struct_size, backend_code(backend), threads, cstring_or_null(dir),
             d.fusion_duplicate_max_ops, d.plugin_path, cuda_device, deadline,
-            cstring_or_null(plugin_list), d.mpi_comm, d.strict)
+            cstring_or_null(plugin_list), d.mpi_comm, d.strict, fp_contract ? 1 : 0)
         L.acc_context_create(options, out)
     end
     check(status)

@@ -72,6 +72,7 @@ pub struct acc_context_options {
     pub plugins: *const ::std::os::raw::c_char,
     pub mpi_comm: *const ::std::os::raw::c_void,
     pub strict: i32,
+    pub fp_contract: i32,
 }
 #[test]
 fn bindgen_test_layout_acc_context_options() {
@@ -272,6 +273,23 @@ fn bindgen_test_layout_acc_context_options() {
         );
     }
     test_field_strict();
+    fn test_field_fp_contract() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<acc_context_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).fp_contract) as usize - ptr as usize
+            },
+            76usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(acc_context_options),
+                "::",
+                stringify!(fp_contract)
+            )
+        );
+    }
+    test_field_fp_contract();
 }
 extern "C" {
     pub fn acc_context_options_init_sized(
