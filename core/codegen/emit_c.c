@@ -30,23 +30,28 @@
 
 int cge_fail(cg_emitter *e, const char *fmt, ...)
 {
-    if (!e->failed) {
+    if (diag_ok(&e->d)) {
+        char buf[DIAG_MESSAGE_MAX];
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(e->error, sizeof e->error, fmt, ap);
+        vsnprintf(buf, sizeof buf, fmt, ap);
         va_end(ap);
-        e->failed = 1;
+        diag_fail(&e->d, ACC_ERR_COMPILE, "%s", buf);
     }
+    return 0;
+}
+
+int cge_oom(cg_emitter *e)
+{
+    diag_oom(&e->d, "scalar emitter");
     return 0;
 }
 
 void *cge_alloc(cg_emitter *e, size_t size)
 {
     void *m = arena_alloc(e->ar, size ? size : 1);
-    if (!m) {
-        e->oom = 1;
-        cge_fail(e, "out of host memory");
-    }
+    if (!m)
+        cge_oom(e);
     return m;
 }
 
@@ -119,6 +124,7 @@ cg_emitter *cg_emitter_create(const ir_program *p)
         free(e);
         return NULL;
     }
+    diag_clear(&e->d);
     e->p = p;
     size_t nv = p->n_vars + 1, np = p->n_params + 1, nn = p->n_nodes + 1;
     e->var_dem = cge_alloc(e, nv * sizeof *e->var_dem);
@@ -130,7 +136,7 @@ cg_emitter *cg_emitter_create(const ir_program *p)
     e->hoisted_by = cge_alloc(e, nn * sizeof *e->hoisted_by);
     e->fails = cge_alloc(e, nn);
     memset(e->all, 1, sizeof e->all);
-    if (e->failed) {
+    if (cge_failed(e)) {
         cg_emitter_free(e);
         return NULL;
     }
@@ -148,12 +154,12 @@ void cg_emitter_free(cg_emitter *e)
 
 int cg_out_of_memory(const cg_emitter *e)
 {
-    return e->oom;
+    return e->d.status == ACC_ERR_OUT_OF_HOST_MEMORY;
 }
 
 const char *cg_error(const cg_emitter *e)
 {
-    return e->error;
+    return cge_failed(e) ? e->d.message : "";
 }
 
 unsigned cg_check_sites(const cg_emitter *e)
@@ -199,7 +205,7 @@ int cg_array_index(cg_emitter *e, const ir_node *node)
         size_t cap = e->cap_arrays ? 2 * e->cap_arrays : 8;
         cg_array *grown = mem_realloc(e->arrays, cap * sizeof *grown);
         if (!grown)
-            return cge_fail(e, "out of host memory") - 1;
+            return cge_oom(e) - 1;
         e->arrays = grown;
         e->cap_arrays = cap;
     }
@@ -596,10 +602,8 @@ static const char *out_of_range(cg_emitter *e, strbuf *b, int32_t rank,
             sb_printf(&c, " && (uint64_t)%s < (uint64_t)%s", ix[d], ext[d]);
         }
     sb_puts(&c, ")");
-    if (c.failed) {
-        e->oom = 1;
-        cge_fail(e, "out of host memory");
-    }
+    if (c.failed)
+        cge_oom(e);
     const char *r = cge_str(e, "%s", c.text ? c.text : "0");
     sb_free(&c);
     return r;
@@ -787,7 +791,7 @@ const char **cge_em(cg_emitter *e, strbuf *b, const ir_node *n,
                        const uint8_t *dem)
 {
     size_t k = n->type->n_leaves;
-    if (e->failed)
+    if (cge_failed(e))
         return NULL;
     if (!cge_any(dem, k) && n->op != IR_LET && n->op != IR_FOREIGN_EXP)
         return cge_can_fail(e, n) ? em_checks(e, b, n) : cge_exprs(e, k);
@@ -835,7 +839,7 @@ int cg_emit_lambda(cg_emitter *e, strbuf *b, const ir_node *lam,
             (const char **)args[i];
     const ir_node *body = ir_lambda_body(lam);
     const char **x = cge_em(e, b, body, dem);
-    if (!x || e->failed)
+    if (!x || cge_failed(e))
         return 0;
     for (size_t i = 0; i < body->type->n_leaves; i++)
         out[i] = dem[i] ? x[i] : NULL;
@@ -847,7 +851,7 @@ int cg_emit_load(cg_emitter *e, strbuf *b, const ir_node *node,
 {
     int k = cg_array_index(e, node);
     const char **x = k >= 0 ? load_leaves(e, b, k, pos, e->all) : NULL;
-    if (!x || e->failed)
+    if (!x || cge_failed(e))
         return 0;
     memcpy(out, x, node->type->elem->n_leaves * sizeof *out);
     return 1;

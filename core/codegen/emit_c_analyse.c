@@ -137,7 +137,7 @@ static void dm_while(cg_emitter *e, const ir_node *n, const uint8_t *dem)
         return;
     or_into(need, dem, k);
     int changed = 1;
-    while (changed && !e->failed) {
+    while (changed && !cge_failed(e)) {
         cge_dm(e, ir_lambda_body(body), need);
         cge_dm(e, ir_lambda_body(cond), e->all);
         changed = or_into(need, e->param_dem[ir_lambda_param(body, 0)
@@ -196,7 +196,7 @@ static void dm_checks(cg_emitter *e, const ir_node *n)
 void cge_dm(cg_emitter *e, const ir_node *n, const uint8_t *dem)
 {
     size_t k = n->type->n_leaves;
-    if (e->failed)
+    if (cge_failed(e))
         return;
     if (n->op != IR_LET && n->op != IR_FOREIGN_EXP && !cge_any(dem, k)) {
         if (cge_can_fail(e, n))
@@ -250,7 +250,7 @@ int cg_analyse(cg_emitter *e, const ir_node *lam, const uint8_t *demand)
         return cge_fail(e, "expected a function, found %s",
                         ir_op_name(lam->op));
     cge_dm(e, ir_lambda_body(lam), demand ? demand : e->all);
-    return !e->failed;
+    return !cge_failed(e);
 }
 
 const uint8_t *cg_param_demand(const cg_emitter *e, const ir_node *param)

@@ -80,7 +80,7 @@ const char **cge_em_foreign(cg_emitter *e, strbuf *b, const ir_node *n,
         const char *r = call.failed ? NULL
                                     : cge_tmp(e, b, n->type->scalar, call.text);
         sb_free(&call);
-        return r ? cge_em_one(e, r) : (cge_fail(e, "out of host memory"), NULL);
+        return r ? cge_em_one(e, r) : (cge_oom(e), NULL);
     }
     const ir_node *lam = n->args[0];
     uint32_t slot = ir_lambda_param(lam, 0)->u.param.slot;

@@ -20,6 +20,7 @@
 #ifndef ACC_CORE_CODEGEN_EMIT_C_INTERNAL_H
 #define ACC_CORE_CODEGEN_EMIT_C_INTERNAL_H
 
+#include "core/base/diag.h"
 #include "core/codegen/emit_c.h"
 
 typedef struct cg_array {
@@ -40,9 +41,10 @@ struct cg_emitter {
     size_t n_arrays, cap_arrays;
     unsigned tmp, site;
     int indent;
-    int failed;
-    int oom;       /* an allocation failed (the failure is not the code's) */
-    char error[256];
+    /* the first failure (core/base/diag.h): ACC_ERR_COMPILE for a form
+     * the emitter does not compile, ACC_ERR_OUT_OF_HOST_MEMORY (through
+     * cge_oom) when an allocation failed, the failure not the code's */
+    diag d;
     uint8_t all[TY_MAX_LEAVES];
     uint8_t none[TY_MAX_LEAVES]; /* no leaf demanded: check mode */
     const char *sources[CG_MAX_USER_SOURCES]; /* user functions called */
@@ -59,9 +61,15 @@ struct cg_emitter {
 };
 /* ---- utilities (emit_c.c) ---- */
 
-/* Records the first failure (later ones are dropped); returns 0. */
+/* Records the first failure (later ones are dropped): a form the emitter
+ * does not compile.  Returns 0. */
 int cge_fail(cg_emitter *e, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Records that an allocation failed (diag_oom; the first failure still
+ * wins).  Returns 0. */
+int cge_oom(cg_emitter *e);
+/* Whether a failure is recorded. */
+static inline int cge_failed(const cg_emitter *e) { return !diag_ok(&e->d); }
 /* Arena memory of the emitter (size 0: 1 byte); NULL, recorded as out
  * of memory, when an allocation fails. */
 void *cge_alloc(cg_emitter *e, size_t size);

@@ -85,8 +85,9 @@ static int worth_hoisting(const ir_node *n)
 static int hoist(cg_emitter *e, strbuf *b, inv_walk *w, const ir_node *n,
                  const ir_node *loop, int depth)
 {
-    if (e->failed || depth > 200 || cge_is_array_arg(n) || e->hoisted[n->id])
-        return !e->failed;
+    if (cge_failed(e) || depth > 200 || cge_is_array_arg(n) ||
+        e->hoisted[n->id])
+        return !cge_failed(e);
     if (worth_hoisting(n) && invariant(e, w, n)) {
         const char **x = cge_em(e, b, n, e->all), **t = cge_exprs(e, 1);
         if (!x || !t)
@@ -294,5 +295,5 @@ const char **cge_em_while(cg_emitter *e, strbuf *b, const ir_node *n)
     }
     unhoist(e, ir_lambda_body(n->args[0]), n, 0);
     unhoist(e, ir_lambda_body(n->args[1]), n, 0);
-    return e->failed ? NULL : s;
+    return cge_failed(e) ? NULL : s;
 }
