@@ -6,7 +6,8 @@
 #       tests/unit/ir/test_graph.c -> unit.ir.test_graph.
 # Tests under tests/unit/, tests/cuda/ and tests/fuzz/diff/ link accel_internal (the static
 # archive, so hidden internal functions are callable); all others link the shared libaccel.so.
-# tests/support/*.c are helpers (public API only) linked into every test.
+# tests/support/*.c are helpers (public API only; emit_support.c, for the
+# tests that link accel_internal, is the exception) linked into every test.
 # tests/cuda/test_*fake*.c also get the fake CUDA driver and its fixture,
 # tests/cuda/fake_support.c (cmake/AccelCuda.cmake).
 #
@@ -78,7 +79,8 @@ if(ACC_TEST_SUPPORT_SOURCES)
   add_library(accel_test_support STATIC ${ACC_TEST_SUPPORT_SOURCES})
   target_include_directories(accel_test_support PUBLIC ${ACC_TEST_INCLUDES})
   target_compile_definitions(accel_test_support PRIVATE ${ACC_POSIX_DEFS}
-    "ACC_TEST_SHARED_CACHE=\"${PROJECT_BINARY_DIR}/test-kernel-cache\"")
+    "ACC_TEST_SHARED_CACHE=\"${PROJECT_BINARY_DIR}/test-kernel-cache\""
+    "ACC_TEST_PROGRAMS_DIR=\"${ACC_TESTS_DIR}/programs\"")
   target_link_libraries(accel_test_support PUBLIC PkgConfig::CRITERION)
 endif()
 
@@ -156,7 +158,9 @@ if(ACC_LAYERS_PYTHON3)
 endif()
 
 # --- tests/programs: the LANGUAGE.md texts every binding's tests read ------
-# (Python, Rust, Julia, C++), checked once here on the interpreter.
+# (Python, Rust, Julia, C++; the C tests through tests/support/text_sources.c
+# and ACC_TEST_PROGRAMS_DIR, the CLI tests through tests/cli/cli_test.py),
+# the single copy, checked once here on the interpreter.
 file(GLOB ACC_SHARED_PROGRAMS CONFIGURE_DEPENDS "${ACC_TESTS_DIR}/programs/*.acc")
 foreach(f IN LISTS ACC_SHARED_PROGRAMS)
   get_filename_component(stem "${f}" NAME_WE)
@@ -164,6 +168,15 @@ foreach(f IN LISTS ACC_SHARED_PROGRAMS)
            COMMAND "$<TARGET_FILE:accel_cli>" check "${f}" --no-plugins)
   acc_test_properties(programs.${stem} LABELS lang)
 endforeach()
+# The copies that must stay separate files (examples/demo.acc, the fuzz
+# seed corpus) equal tests/programs/ (the script says why they stay).
+if(ACC_LAYERS_PYTHON3)
+  add_test(NAME programs.copies
+           COMMAND "${ACC_LAYERS_PYTHON3}"
+                   "${ACC_TESTS_DIR}/programs/check_copies.py"
+                   "${PROJECT_SOURCE_DIR}")
+  acc_test_properties(programs.copies LABELS lang)
+endif()
 
 # --- ABI checks (shell scripts) ----------------------------------------------
 add_test(NAME abi.exported_symbols

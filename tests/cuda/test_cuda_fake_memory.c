@@ -12,6 +12,7 @@
 #include <criterion/criterion.h>
 
 #include "accel.h"
+#include "hand_run.h"
 #include "support.h"
 
 #include <stdint.h>
@@ -21,36 +22,6 @@
 #include "abi/src/program.h"
 #include "core/backend/backend.h"
 #include "core/backend/rt_array.h"
-
-static const char doubling[] =
-    "twice (xs : Vector f32) : Vector f32 = map (\\x -> x * 2.0) xs\n";
-
-/* A run of program p begun by hand, with nothing bound: enough for the
- * memory operations, which need only the run. */
-typedef struct hand_run {
-    diag d;
-    run_env env;
-    const backend_ops *ops;
-    backend_run *run;
-} hand_run;
-
-static void begin(hand_run *h, acc_context *ctx, acc_program *p)
-{
-    memset(h, 0, sizeof *h);
-    h->env.ir = &p->c.ir;
-    h->env.sched = &p->c.sched;
-    h->env.d = &h->d;
-    h->ops = ctx->be->ops;
-    cr_assert(h->ops->alloc && h->ops->copy && h->ops->release,
-              "every backend has the memory operations");
-    h->run = h->ops->run_begin(ctx->be, p->c.bprog, &h->env);
-    cr_assert(h->run, "%s", h->d.message);
-}
-
-static void end(hand_run *h)
-{
-    cr_expect_eq(h->ops->run_end(h->run), ACC_OK, "%s", h->d.message);
-}
 
 static const acc_type *f32(void) { return acc_type_scalar(ACC_F32); }
 
@@ -71,12 +42,12 @@ TestSuite(cuda_runtime_fake, .init = fake_setup, .fini = fake_teardown);
 Test(cuda_runtime_fake, memory_operations_use_the_driver)
 {
     acc_context *ctx = cuda_context();
-    acc_program *p = compile_from(ctx, doubling, "twice");
+    acc_program *p = compile_from(ctx, ts_doubling_source, "twice");
     acc_context *host = ts_context(ACC_BACKEND_INTERP);
-    acc_program *hp = compile_from(host, doubling, "twice");
-    hand_run h, hh;
-    begin(&h, ctx, p);
-    begin(&hh, host, hp);
+    acc_program *hp = compile_from(host, ts_doubling_source, "twice");
+    ts_hand_run h, hh;
+    ts_hand_begin(&h, ctx, p);
+    ts_hand_begin(&hh, host, hp);
     fake_counters c0 = fake_counts();
 
     int64_t n = 1000;
@@ -113,8 +84,8 @@ Test(cuda_runtime_fake, memory_operations_use_the_driver)
 
     h.ops->release(h.run, a);
     h.ops->release(h.run, b);
-    end(&h);
-    end(&hh);
+    ts_hand_end(&h);
+    ts_hand_end(&hh);
     acc_program_free(p);
     acc_program_free(hp);
     acc_context_destroy(ctx);

@@ -12,6 +12,7 @@
 
 #include "accel.h"
 #include "cpu_support.h"
+#include "hand_run.h"
 #include "support.h"
 
 #include <stdint.h>
@@ -21,36 +22,6 @@
 #include "abi/src/program.h"
 #include "core/backend/backend.h"
 #include "core/backend/rt_array.h"
-
-static const char doubling[] =
-    "twice (xs : Vector f32) : Vector f32 = map (\\x -> x * 2.0) xs\n";
-
-/* A run of program p begun by hand, with nothing bound: enough for the
- * memory operations, which need only the run. */
-typedef struct hand_run {
-    diag d;
-    run_env env;
-    const backend_ops *ops;
-    backend_run *run;
-} hand_run;
-
-static void begin(hand_run *h, acc_context *ctx, acc_program *p)
-{
-    memset(h, 0, sizeof *h);
-    h->env.ir = &p->c.ir;
-    h->env.sched = &p->c.sched;
-    h->env.d = &h->d;
-    h->ops = ctx->be->ops;
-    cr_assert(h->ops->alloc && h->ops->copy && h->ops->release,
-              "every backend has the memory operations");
-    h->run = h->ops->run_begin(ctx->be, p->c.bprog, &h->env);
-    cr_assert(h->run, "%s", h->d.message);
-}
-
-static void end(hand_run *h)
-{
-    cr_expect_eq(h->ops->run_end(h->run), ACC_OK, "%s", h->d.message);
-}
 
 static const acc_type *f32(void) { return acc_type_scalar(ACC_F32); }
 
@@ -62,10 +33,11 @@ TestSuite(backend_memory, .init = ts_make_cache_dir,
 static void host_backend(acc_context *ctx)
 {
     acc_program *p = NULL;
-    cr_assert_eq(acc_compile_text(ctx, doubling, (size_t)-1, "twice", &p),
+    cr_assert_eq(acc_compile_text(ctx, ts_doubling_source, (size_t)-1,
+                                  "twice", &p),
                  ACC_OK, "%s", acc_last_error());
-    hand_run h;
-    begin(&h, ctx, p);
+    ts_hand_run h;
+    ts_hand_begin(&h, ctx, p);
     int64_t n = 1000;
     rt_array *a = h.ops->alloc(h.run, NULL, f32(), 1, &n, "test", &h.d);
     cr_assert(a, "%s", h.d.message);
@@ -84,7 +56,7 @@ static void host_backend(acc_context *ctx)
     cr_expect_null(h.ops->alloc(h.run, NULL, f32(), 1, &bad, "test", &h.d));
     cr_expect_eq(h.d.status, ACC_ERR_SHAPE, "%s", h.d.message);
     diag_clear(&h.d);
-    end(&h);
+    ts_hand_end(&h);
     acc_program_free(p);
     acc_context_destroy(ctx);
 }

@@ -15,6 +15,7 @@
 
 #include "core/codegen/kernel_cpu.h"
 #include "abi/src/program.h"
+#include "emit_support.h"
 #include "support.h"
 
 static acc_context *ctx;
@@ -31,29 +32,13 @@ static void teardown(void)
 
 TestSuite(emit_c, .init = setup, .fini = teardown);
 
-/* The source of the kernel of p's last plan step (compiled on the
- * interpreter, which still plans the steps); frees p.  malloc'd. */
-static char *last_step_source(acc_program *p)
-{
-    cr_assert(p->c.sched.n_all > 0);
-    cg_kernel k;
-    char why[256];
-    const ir_node *n = p->c.sched.all[p->c.sched.n_all - 1]->node;
-    cr_assert_eq(cg_cpu_kernel(&p->c.ir, n, &k, why, sizeof why), 1, "%s", why);
-    char *src = k.source;
-    k.source = NULL;
-    cg_kernel_free(&k);
-    acc_program_free(p);
-    return src;
-}
-
 /* The source of the kernel of the last plan step of `result`. */
 static char *kernel_source(acc_graph *g, acc_node *result)
 {
     acc_program *p = NULL;
     cr_assert_eq(acc_compile(ctx, g, 1, &result, &p), ACC_OK, "%s",
                  acc_last_error());
-    return last_step_source(p);
+    return ts_last_step_source(p);
 }
 
 /* generate (shape xs) (\ix -> let t = xs ! ix; u = (sqrt a, exp a) in
@@ -154,10 +139,7 @@ Test(emit_c, equal_programs_give_identical_source)
  * `entry`.  malloc'd. */
 static char *text_kernel_source(const char *text, const char *entry)
 {
-    acc_program *p = NULL;
-    cr_assert_eq(acc_compile_text(ctx, text, (size_t)-1, entry, &p), ACC_OK,
-                 "%s", acc_last_error());
-    return last_step_source(p);
+    return ts_text_kernel_source(ctx, text, entry);
 }
 
 static int count_of(const char *text, const char *what)
@@ -235,29 +217,8 @@ Test(emit_c, reads_at_the_generates_own_index_are_unchecked)
  * that is installed. */
 static void expect_clean_compile(const char *src)
 {
-    static const char *const compilers[] = {"cc", "gcc", "clang"};
-    char dir[] = "/tmp/accel-emit-XXXXXX", path[64], cmd[512];
-    int tried = 0;
-    cr_assert_not_null(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/k.c", dir);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
-    fputs(src, f);
-    fclose(f);
-    for (size_t i = 0; i < 3; i++) {
-        snprintf(cmd, sizeof cmd, "%s --version > /dev/null 2>&1",
-                 compilers[i]);
-        if (system(cmd) != 0)
-            continue;
-        tried++;
-        snprintf(cmd, sizeof cmd, "%s -std=c11 -O2 -Wall -Wextra -Werror "
-                 "-fsyntax-only %s 2>&1", compilers[i], path);
-        cr_expect_eq(system(cmd), 0, "%s: warnings in %s", compilers[i], path);
-    }
-    unlink(path);
-    rmdir(dir);
-    if (!tried)
-        cr_skip_test("no C compiler");
+    static const char *const compilers[] = {"cc", "gcc", "clang", NULL};
+    ts_expect_clean_compile(src, compilers);
 }
 
 /* generate [10] (\[i] -> let (a, k) = while (\(a, k) -> k < i && a < 100)

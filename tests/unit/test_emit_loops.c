@@ -15,6 +15,7 @@
 
 #include "core/codegen/kernel_cpu.h"
 #include "abi/src/program.h"
+#include "emit_support.h"
 #include "support.h"
 
 static acc_context *ctx;
@@ -35,19 +36,7 @@ TestSuite(emit_loops, .init = setup, .fini = teardown);
  * (compiled on the interpreter, which plans the same steps).  malloc'd. */
 static char *source_of(const char *text, const char *entry)
 {
-    acc_program *p = NULL;
-    cr_assert_eq(acc_compile_text(ctx, text, (size_t)-1, entry, &p), ACC_OK,
-                 "%s", acc_last_error());
-    cr_assert(p->c.sched.n_all > 0);
-    cg_kernel k;
-    char why[256];
-    const ir_node *n = p->c.sched.all[p->c.sched.n_all - 1]->node;
-    cr_assert_eq(cg_cpu_kernel(&p->c.ir, n, &k, why, sizeof why), 1, "%s", why);
-    char *src = k.source;
-    k.source = NULL;
-    cg_kernel_free(&k);
-    acc_program_free(p);
-    return src;
+    return ts_text_kernel_source(ctx, text, entry);
 }
 
 /* The text of src from the first `from` on (the skeleton's part). */
@@ -72,29 +61,8 @@ static char *between(const char *src, const char *from, const char *to)
 
 static void expect_clean_compile(const char *src)
 {
-    static const char *const compilers[] = {"gcc", "clang"};
-    char dir[] = "/tmp/accel-loops-XXXXXX", path[64], cmd[512];
-    int tried = 0;
-    cr_assert_not_null(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/k.c", dir);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
-    fputs(src, f);
-    fclose(f);
-    for (size_t i = 0; i < 2; i++) {
-        snprintf(cmd, sizeof cmd, "%s --version > /dev/null 2>&1",
-                 compilers[i]);
-        if (system(cmd) != 0)
-            continue;
-        tried++;
-        snprintf(cmd, sizeof cmd, "%s -std=c11 -O2 -Wall -Wextra -Werror "
-                 "-fsyntax-only %s 2>&1", compilers[i], path);
-        cr_expect_eq(system(cmd), 0, "%s: warnings in %s", compilers[i], path);
-    }
-    unlink(path);
-    rmdir(dir);
-    if (!tried)
-        cr_skip_test("no C compiler");
+    static const char *const compilers[] = {"gcc", "clang", NULL};
+    ts_expect_clean_compile(src, compilers);
 }
 
 static const char programs[] =
