@@ -233,7 +233,7 @@ acc_status check_program(const ir_program *p, diag *d)
                            sizeof *c.param_depth);
     c.seen = mem_calloc(p->n_nodes ? p->n_nodes : 1, 1);
     if (!c.var_depth || !c.param_depth || !c.seen)
-        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "check: out of host memory");
+        diag_oom(d, "check");
     else
         visit(&c, p->root);
     free(c.var_depth);

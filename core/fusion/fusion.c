@@ -14,6 +14,7 @@
  * once however often the body uses it.
  */
 #include "core/fusion/fusion.h"
+#include "core/simplify/form.h"
 #include "core/base/mem.h"
 
 #include <setjmp.h>
@@ -24,10 +25,14 @@
 
 typedef struct copy_map copy_map;
 
-/* Out of memory anywhere in the pass jumps back to fuse_program (out_of_
- * memory), which frees the pass's tables and the copy map being built:
- * the program is then discarded, so the half-rewritten IR is never used,
- * and no caller has to check a node it was given. */
+/* Out of memory anywhere in the pass is recorded on the pass's diag (by
+ * diag_oom, the one place that reports it) and then jumps back to
+ * fuse_program (out_of_memory), which frees the pass's tables and the
+ * copy map being built.  The jump stays because the rewrite is a deep
+ * recursion that builds nodes at every level: unwinding by returns would
+ * put a check after every mk.  The program is then discarded, so the
+ * half-rewritten IR is never used, and no caller has to check a node it
+ * was given.  The diag is the only error state: there is no flag. */
 typedef struct fuser {
     jmp_buf oom_jump;
     copy_map *copying;    /* the copy map of copy_term in progress */
@@ -42,15 +47,21 @@ typedef struct fuser {
     uint32_t n_done;
     int32_t max_ops;
     size_t duplicated;
-    int oom;
 } fuser;
 
 /* ---- construction --------------------------------------------------------- */
 
 static _Noreturn void out_of_memory(fuser *f)
 {
-    f->oom = 1;
+    diag_oom(f->d, "fusion");
     longjmp(f->oom_jump, 1);
+}
+
+/* Whether an error is recorded: out_of_memory never returns, so this
+ * only guards code that a future non-jumping failure could reach. */
+static int failed(const fuser *f)
+{
+    return !diag_ok(f->d);
 }
 
 static ir_node *mk(fuser *f, ir_op op, const acc_type *type, uint32_t n,
@@ -120,7 +131,7 @@ static ir_node *mk_param(fuser *f, const acc_type *type)
 static ir_node *bind(fuser *f, ir_node *bound, uint32_t *var)
 {
     *var = new_var(f, bound);
-    return f->oom ? NULL : mk_var(f, *var, bound->type);
+    return failed(f) ? NULL : mk_var(f, *var, bound->type);
 }
 
 /* ---- beta reduction and copying ----------------------------------------- */
@@ -132,15 +143,15 @@ static ir_node *beta(fuser *f, ir_node *lam, ir_node *const *args)
     uint32_t np = lam->u.lambda.n_params;
     ir_node *body = lam->args[np];
     uint32_t vars[64];
-    for (uint32_t i = 0; i < np && !f->oom; i++) {
+    for (uint32_t i = 0; i < np && !failed(f); i++) {
         vars[i] = new_var(f, args[i]);
         ir_node *param = lam->args[i];
         param->op = IR_VAR;
         param->u.let.var = vars[i];
     }
-    for (uint32_t i = np; i-- > 0 && !f->oom;)
+    for (uint32_t i = np; i-- > 0 && !failed(f);)
         body = mk_let(f, vars[i], args[i], body);
-    return f->oom ? lam->args[np] : body;
+    return failed(f) ? lam->args[np] : body;
 }
 
 struct copy_map {
@@ -237,7 +248,7 @@ static ir_node *copy_rec(fuser *f, copy_map *m, const ir_node *n)
         }
     if (n->op == IR_LET)
         copy_bind_var(f, m, n->u.let.var, new_var(f, NULL));
-    for (uint32_t i = 0; i < n->n_args && !f->oom; i++)
+    for (uint32_t i = 0; i < n->n_args && !failed(f); i++)
         c->args[i] = copy_rec(f, m, n->args[i]);
     if (n->op == IR_LET) {
         c->u.let.var = copy_var(m, n->u.let.var);
@@ -289,11 +300,6 @@ static void count_uses(fuser *f, const ir_node *n, const ir_node *parent,
 
 /* ---- delayed arrays ---------------------------------------------------- */
 
-static int is_ref(const ir_node *n)
-{
-    return n->op == IR_INPUT || n->op == IR_VAR || n->op == IR_PARAM;
-}
-
 /* The producer of an inlined variable; a duplicated one is copied for
  * every use (beta reduction consumes what it is given). */
 static ir_node *take(fuser *f, uint32_t var)
@@ -305,17 +311,18 @@ static ir_node *take(fuser *f, uint32_t var)
 static ir_node *fuse_array(fuser *f, ir_node *n);
 static ir_node *fuse_scalar(fuser *f, ir_node *n);
 
-/* A kernel's result used by a producer is bound to a variable first, so
- * scalar code only ever reads variables.  lets collects the bindings. */
-typedef struct pending_lets {
-    uint32_t vars[64];
-    ir_node *bound[64];
-    uint32_t n;
-} pending_lets;
-
-static ir_node *as_source(fuser *f, ir_node *a, pending_lets *lets)
+/* The terms fusion builds are kept in the form simplify gives the program
+ * (core/simplify/form.h, the one implementation of its rules): the lets
+ * around an argument that is always evaluated float out to around the
+ * operation (form_float_lets), so the producer behind them is visible.
+ * A kernel's result used by a producer is bound to a variable first, so
+ * scalar code only ever reads variables.  lets collects the bindings;
+ * the source rule differs from simplify's bind_source in one point: what
+ * fusion has made of a producer is a generate, the only producer left. */
+static ir_node *as_source(fuser *f, ir_node *a, form_lets *lets)
 {
-    if (a->op == IR_GENERATE || is_ref(a) || lets->n == 64)
+    if (a->op == IR_GENERATE || form_is_ref(a) ||
+        lets->n == FORM_LETS_MAX)
         return a;
     uint32_t var = new_var(f, a);
     lets->vars[lets->n] = var;
@@ -323,21 +330,7 @@ static ir_node *as_source(fuser *f, ir_node *a, pending_lets *lets)
     return mk_var(f, var, a->type);
 }
 
-/* Lets of manifest data float out of a producer chain: the let moves from
- * around the argument to around the operation, so the argument's producer
- * is visible.  Only arguments that are always evaluated are passed here,
- * and variables are unique, so no other argument can see the move. */
-static ir_node *float_lets(ir_node *a, pending_lets *lets)
-{
-    while (a->op == IR_LET && lets->n < 64) {
-        lets->vars[lets->n] = a->u.let.var;
-        lets->bound[lets->n++] = a->args[0];
-        a = a->args[1];
-    }
-    return a;
-}
-
-static ir_node *wrap_pending(fuser *f, const pending_lets *lets, ir_node *t)
+static ir_node *wrap_pending(fuser *f, const form_lets *lets, ir_node *t)
 {
     for (uint32_t i = lets->n; i-- > 0 && t;)
         t = mk_let(f, lets->vars[i], lets->bound[i], t);
@@ -403,15 +396,15 @@ static ir_node *intersection(fuser *f, ir_node *const *src, uint32_t m,
         return shape_of(f, src[0]);
     uint32_t vars[64];
     ir_node *shapes[64], *comps[ACC_MAX_RANK];
-    for (uint32_t i = 0; i < m && !f->oom; i++)
+    for (uint32_t i = 0; i < m && !failed(f); i++)
         shapes[i] = bind(f, shape_of(f, src[i]), &vars[i]);
-    for (int32_t d = 0; d < rank && !f->oom; d++) {
+    for (int32_t d = 0; d < rank && !failed(f); d++) {
         comps[d] = mk_get(f, shapes[0], (size_t)d);
-        for (uint32_t i = 1; i < m && !f->oom; i++)
+        for (uint32_t i = 1; i < m && !failed(f); i++)
             comps[d] = mk_prim(f, ACC_OP_MIN, comps[d],
                                mk_get(f, shapes[i], (size_t)d));
     }
-    ir_node *ix = f->oom ? NULL : mk(f, IR_INDEX, ty_shape(rank),
+    ir_node *ix = failed(f) ? NULL : mk(f, IR_INDEX, ty_shape(rank),
                                      (uint32_t)rank, comps);
     for (uint32_t i = m; ix && i-- > 0;)
         ix = mk_let(f, vars[i], f->p->var_bound[vars[i]], ix);
@@ -431,7 +424,7 @@ static uint64_t fused_bits(const ir_node *n)
 static ir_node *mk_generate(fuser *f, const ir_node *origin, ir_node *sh,
                             ir_node *ix, ir_node *body, uint64_t fused)
 {
-    if (f->oom)
+    if (failed(f))
         return (ir_node *)origin;
     ir_node *lam_args[2] = {ix, body};
     ir_node *lam = mk(f, IR_LAMBDA, body->type, 2, lam_args);
@@ -450,12 +443,13 @@ static ir_node *fuse_mapping(fuser *f, ir_node *n)
 {
     uint32_t m = n->n_args - 1;
     ir_node *src[64], *elems[64];
-    pending_lets lets = {.n = 0};
+    form_lets lets = {.n = 0};
     uint64_t fused = 0;
     ir_node *fun = fuse_scalar(f, n->args[0]);
     for (uint32_t i = 0; i < m; i++) {
-        ir_node *a = float_lets(fuse_array(f, n->args[i + 1]), &lets);
-        if (n->op == IR_MAP && !is_ref(a) && a->op != IR_GENERATE) {
+        ir_node *a =
+            form_float_lets(fuse_array(f, n->args[i + 1]), &lets);
+        if (n->op == IR_MAP && !form_is_ref(a) && a->op != IR_GENERATE) {
             n->args[1] = a; /* map over a consumer: applied as it writes */
             n->args[0] = fun;
             n->fused |= fused_bits(a);
@@ -466,9 +460,9 @@ static ir_node *fuse_mapping(fuser *f, ir_node *n)
     }
     ir_node *sh = intersection(f, src, m, n->type->rank);
     ir_node *ix = mk_param(f, ty_shape(n->type->rank));
-    for (uint32_t i = 0; i < m && !f->oom; i++)
+    for (uint32_t i = 0; i < m && !failed(f); i++)
         elems[i] = element_in_range(f, src[i], ix);
-    if (f->oom || !sh || !ix)
+    if (failed(f) || !sh || !ix)
         return n;
     ir_node *g = mk_generate(f, n, sh, ix, beta(f, fun, elems), fused);
     return wrap_pending(f, &lets, g);
@@ -476,14 +470,15 @@ static ir_node *fuse_mapping(fuser *f, ir_node *n)
 
 static ir_node *fuse_backpermute(fuser *f, ir_node *n)
 {
-    pending_lets lets = {.n = 0};
+    form_lets lets = {.n = 0};
     ir_node *sh = fuse_scalar(f, n->args[0]);
     ir_node *p = fuse_scalar(f, n->args[1]);
-    ir_node *a = as_source(f, float_lets(fuse_array(f, n->args[2]), &lets),
+    ir_node *a = as_source(f,
+                           form_float_lets(fuse_array(f, n->args[2]), &lets),
                            &lets);
     uint64_t fused = a->op == IR_GENERATE ? fused_bits(a) : 0;
     ir_node *ix = mk_param(f, ty_shape(n->type->rank));
-    if (f->oom || !ix)
+    if (failed(f) || !ix)
         return n;
     ir_node *target = beta(f, p, &ix);
     ir_node *e = element_checked(f, a, target, IR_BACKPERMUTE);
@@ -496,22 +491,23 @@ static ir_node *fuse_backpermute(fuser *f, ir_node *n)
  * the All components of its index. */
 static ir_node *fuse_replicate(fuser *f, ir_node *n)
 {
-    pending_lets lets = {.n = 0};
+    form_lets lets = {.n = 0};
     uint32_t m = n->n_args - 1, vs, k = 0;
-    ir_node *a = as_source(f, float_lets(fuse_array(f, n->args[m]), &lets),
+    ir_node *a = as_source(f,
+                           form_float_lets(fuse_array(f, n->args[m]), &lets),
                            &lets);
     uint64_t fused = a->op == IR_GENERATE ? fused_bits(a) : 0;
     ir_node *src_sh = bind(f, shape_of(f, a), &vs);
     ir_node *ix = mk_param(f, ty_shape((int32_t)m));
     ir_node *ext[ACC_MAX_RANK], *src_ix[ACC_MAX_RANK];
-    for (uint32_t d = 0; d < m && !f->oom; d++) {
+    for (uint32_t d = 0; d < m && !failed(f); d++) {
         ir_node *e = fuse_scalar(f, n->args[d]);
         int all = e->op == IR_ALL;
         ext[d] = all ? mk_get(f, src_sh, k) : e;
         if (all)
             src_ix[k++] = mk_get(f, ix, d);
     }
-    if (f->oom || !ix)
+    if (failed(f) || !ix)
         return n;
     ir_node *sh = mk(f, IR_INDEX, ty_shape((int32_t)m), m, ext);
     ir_node *at = mk(f, IR_INDEX, ty_shape((int32_t)k), k, src_ix);
@@ -526,16 +522,17 @@ static ir_node *fuse_replicate(fuser *f, ir_node *n)
  * source's at the index made of the result's index and the fixed ones. */
 static ir_node *fuse_slice(fuser *f, ir_node *n)
 {
-    pending_lets lets = {.n = 0};
+    form_lets lets = {.n = 0};
     uint32_t m = n->n_args - 1, vs, k = 0;
-    ir_node *a = as_source(f, float_lets(fuse_array(f, n->args[0]), &lets),
+    ir_node *a = as_source(f,
+                           form_float_lets(fuse_array(f, n->args[0]), &lets),
                            &lets);
     uint64_t fused = a->op == IR_GENERATE ? fused_bits(a) : 0;
     ir_node *src_sh = bind(f, shape_of(f, a), &vs);
     int32_t rank = n->type->rank;
     ir_node *ix = mk_param(f, ty_shape(rank));
     ir_node *ext[ACC_MAX_RANK], *src_ix[ACC_MAX_RANK];
-    for (uint32_t d = 0; d < m && !f->oom; d++) {
+    for (uint32_t d = 0; d < m && !failed(f); d++) {
         ir_node *e = fuse_scalar(f, n->args[d + 1]);
         if (e->op == IR_ALL) {
             ext[k] = mk_get(f, src_sh, d);
@@ -544,7 +541,7 @@ static ir_node *fuse_slice(fuser *f, ir_node *n)
             src_ix[d] = e;
         }
     }
-    if (f->oom || !ix)
+    if (failed(f) || !ix)
         return n;
     ir_node *sh = mk(f, IR_INDEX, ty_shape(rank), k, ext);
     ir_node *at = mk(f, IR_INDEX, ty_shape((int32_t)m), m, src_ix);
@@ -593,42 +590,31 @@ static ir_node *fuse_let(fuser *f, ir_node *n)
     return n;
 }
 
-static int is_consumer(ir_op op)
-{
-    switch (op) {
-    case IR_FOLD: case IR_FOLD1: case IR_FOLD_SEG: case IR_SCAN:
-    case IR_SCAN_SEG: case IR_PERMUTE: case IR_PERMUTE_PAIRS:
-    case IR_STENCIL: case IR_STENCIL2: case IR_EXPAND:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
 int fuse_is_embedded(const ir_node *n, uint32_t i)
 {
     const ir_node *a = n->args[i];
     if (a->op == IR_LAMBDA || !a->type->array_sort)
         return 0;
-    if (is_consumer(n->op) && a->op == IR_GENERATE)
+    if (form_is_consumer(n->op) && a->op == IR_GENERATE)
         return 1;
     if (n->op == IR_PERMUTE_PAIRS && a->op == IR_EXPAND)
         return 1;
-    return n->op == IR_MAP && i == 1 && !is_ref(a) && a->op != IR_GENERATE;
+    return n->op == IR_MAP && i == 1 && !form_is_ref(a) &&
+           a->op != IR_GENERATE;
 }
 
 /* Any other operation: fuse inside its arguments; consumers keep delayed
  * arguments embedded, with lets floated out of the way. */
 static ir_node *fuse_args(fuser *f, ir_node *n)
 {
-    pending_lets lets = {.n = 0};
-    for (uint32_t i = 0; i < n->n_args && !f->oom; i++) {
+    form_lets lets = {.n = 0};
+    for (uint32_t i = 0; i < n->n_args && !failed(f); i++) {
         ir_node *a = n->args[i];
         int array_arg = a->op == IR_LAMBDA ? ir_lambda_body(a)->type->array_sort
                                            : a->type->array_sort;
         n->args[i] = array_arg ? fuse_array(f, a) : fuse_scalar(f, a);
-        if (array_arg && is_consumer(n->op) && a->op != IR_LAMBDA)
-            n->args[i] = float_lets(n->args[i], &lets);
+        if (array_arg && form_is_consumer(n->op) && a->op != IR_LAMBDA)
+            n->args[i] = form_float_lets(n->args[i], &lets);
         if (fuse_is_embedded(n, i))
             n->fused |= fused_bits(n->args[i]);
     }
@@ -660,7 +646,7 @@ static ir_node *fuse_array_op(fuser *f, ir_node *n)
 
 static ir_node *fuse_array(fuser *f, ir_node *n)
 {
-    if (f->oom)
+    if (failed(f))
         return n;
     if (n->id < f->n_done && f->done[n->id])
         return f->done[n->id];
@@ -678,13 +664,13 @@ static ir_node *unravel(fuser *f, ir_node *k, ir_node *sh, int32_t rank)
     uint32_t vs, vk;
     ir_node *s = bind(f, sh, &vs), *rest = bind(f, k, &vk);
     ir_node *comps[ACC_MAX_RANK];
-    for (int32_t d = rank - 1; d >= 0 && !f->oom; d--) {
+    for (int32_t d = rank - 1; d >= 0 && !failed(f); d--) {
         ir_node *e = mk_get(f, s, (size_t)d);
         comps[d] = d ? mk_prim(f, ACC_OP_REM, rest, e) : rest;
         if (d)
             rest = mk_prim(f, ACC_OP_QUOT, rest, e);
     }
-    ir_node *ix = f->oom ? NULL : mk(f, IR_INDEX, ty_shape(rank),
+    ir_node *ix = failed(f) ? NULL : mk(f, IR_INDEX, ty_shape(rank),
                                      (uint32_t)rank, comps);
     ix = ix ? mk_let(f, vk, f->p->var_bound[vk], ix) : NULL;
     return ix ? mk_let(f, vs, f->p->var_bound[vs], ix) : k;
@@ -699,9 +685,9 @@ static ir_node *size_of_shape(fuser *f, ir_node *sh, int32_t rank)
         return sh;
     one->u.lit.i = 1;
     ir_node *size = one;
-    for (int32_t d = 0; d < rank && !f->oom; d++)
+    for (int32_t d = 0; d < rank && !failed(f); d++)
         size = mk_prim(f, ACC_OP_MUL, size, mk_get(f, s, (size_t)d));
-    return f->oom ? sh : mk_let(f, vs, f->p->var_bound[vs], size);
+    return failed(f) ? sh : mk_let(f, vs, f->p->var_bound[vs], size);
 }
 
 /* Position k checked against the size of delayed array g, before it is
@@ -711,7 +697,7 @@ static ir_node *position_checked(fuser *f, ir_node *g, ir_node *k)
 {
     ir_node *args[2] = {k, size_of_shape(f, copy_term(f, g->args[0]),
                                          g->type->rank)};
-    ir_node *c = f->oom ? NULL : mk(f, IR_BOUNDS, k->type, 2, args);
+    ir_node *c = failed(f) ? NULL : mk(f, IR_BOUNDS, k->type, 2, args);
     if (!c)
         return k;
     c->fused = BIT(IR_READ_LINEAR);
@@ -754,7 +740,7 @@ static int reads_inlined(const fuser *f, const ir_node *n)
 
 static ir_node *fuse_scalar(fuser *f, ir_node *n)
 {
-    if (f->oom)
+    if (failed(f))
         return n;
     if (n->id < f->n_done && f->done[n->id])
         return f->done[n->id];
@@ -762,7 +748,7 @@ static ir_node *fuse_scalar(fuser *f, ir_node *n)
     if (reads_inlined(f, n)) {
         r = fuse_access(f, n);
     } else {
-        for (uint32_t i = 0; i < n->n_args && !f->oom; i++) {
+        for (uint32_t i = 0; i < n->n_args && !failed(f); i++) {
             ir_node *a = n->args[i];
             int array_arg = a->op != IR_LAMBDA && a->type->array_sort;
             n->args[i] = array_arg ? fuse_array(f, a) : fuse_scalar(f, a);
@@ -778,13 +764,15 @@ static ir_node *fuse_scalar(fuser *f, ir_node *n)
 acc_status fuse_program(ir_program *p, const fuse_options *o,
                         size_t *duplicated, diag *d)
 {
+    /* an earlier error wins, and failed() reads d as the pass's state */
+    if (!diag_ok(d))
+        return d->status;
     /* on the heap: its fields change after setjmp, and are read after a
      * longjmp (locals changed so would be indeterminate) */
     fuser *f = mem_calloc(1, sizeof *f);
     uint8_t *seen = NULL;
     if (!f)
-        return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "fusion: out of host "
-                         "memory");
+        return diag_oom(d, "fusion");
     f->p = p;
     f->d = d;
     f->n_vars0 = p->n_vars;
@@ -799,11 +787,12 @@ acc_status fuse_program(ir_program *p, const fuse_options *o,
     seen = mem_calloc(p->n_nodes ? p->n_nodes : 1, 1);
     if (!f->uses || !f->delayed || !f->dup || !f->loop_depth || !f->done ||
         !seen) {
-        f->oom = 1;
+        diag_oom(d, "fusion");
     } else if (setjmp(f->oom_jump) == 0) {
         count_uses(f, p->root, NULL, 0, seen);
         p->root = fuse_array(f, p->root);
-        f->oom |= !f->oom && !fuse_prove_in_range(p);
+        if (!fuse_prove_in_range(p))
+            diag_oom(d, "fusion");
     } else if (f->copying) { /* out_of_memory jumped here */
         copy_map_free(f->copying);
     }
@@ -815,10 +804,6 @@ acc_status fuse_program(ir_program *p, const fuse_options *o,
     free(f->done);
     if (duplicated)
         *duplicated = f->duplicated;
-    int oom = f->oom;
     free(f);
-    if (oom)
-        return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "fusion: out of host "
-                         "memory");
-    return ACC_OK;
+    return d->status;
 }

@@ -10,9 +10,11 @@
  * data use is inlined at that use; uses that only read its shape do not
  * count and are rewritten to its shape term.  core/simplify, which runs
  * first, already floats the program's lets, binds the sources of
- * producers and rewrites shape-only uses; fusion keeps those rules for
- * the lets and producers it makes itself and for ACC_DISABLE=simplify.
- * What remains:
+ * producers and rewrites shape-only uses; fusion applies the same let
+ * floating to the terms it makes itself by calling core/simplify/form.h
+ * (one implementation), which also covers ACC_DISABLE=simplify.  Errors
+ * (only out of memory) are recorded through diag_oom on the caller's
+ * diag; there is no other error state.  What remains:
  *
  *  - a consumer (fold, scans, permute, stencil, expand, ...) whose array
  *    argument is a generate node has that producer embedded: it computes

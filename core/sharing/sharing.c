@@ -59,9 +59,22 @@ typedef struct share {
     int array_phase;
     uint32_t roots;     /* scalar roots claimed so far */
     uint32_t aux_stamp; /* for copies, dependence and embedding walks */
-    int oom;
     info spare; /* what slot_of gives when the table cannot grow */
 } share;
+
+/* The pass's only error state is its diag (share_recover enters with a
+ * clean one): a failure is recorded there once, and the walks stop at
+ * their next check of failed() instead of checking every node they get. */
+static int failed(const share *s)
+{
+    return !diag_ok(s->d);
+}
+
+/* Out of memory, reported through diag_oom like everywhere else. */
+static void out_of_memory(share *s)
+{
+    diag_oom(s->d, "sharing recovery");
+}
 
 /* ---- the side table -------------------------------------------------------- */
 
@@ -73,10 +86,10 @@ static info *slot_of(share *s, const ir_node *n)
             cap *= 2;
         info *grown = mem_realloc(s->info, cap * sizeof *grown);
         if (!grown) {
-            /* out of memory: the pass stops at its next check of oom;
+            /* out of memory: the pass stops at its next check of failed();
              * until then its callers write into a spare slot instead of
              * checking every access */
-            s->oom = 1;
+            out_of_memory(s);
             free(s->spare.pending);
             free(s->spare.binds);
             free(s->spare.embedded);
@@ -193,7 +206,7 @@ static ir_node *clone_dependent(share *s, ir_node *n, const ir_node *lam,
         return i->copy;
     ir_node *m = ir_program_node(s->p, n->op, n->type, n->n_args, n->args);
     if (!m) {
-        s->oom = 1;
+        out_of_memory(s);
         return n;
     }
     m->u = n->u;
@@ -237,7 +250,7 @@ static int push_node(share *s, ir_node ***items, uint32_t *n, uint32_t *cap,
         uint32_t c = *cap ? *cap * 2 : 4;
         ir_node **grown = mem_realloc(*items, c * sizeof *grown);
         if (!grown) {
-            s->oom = 1;
+            out_of_memory(s);
             return 0;
         }
         *items = grown;
@@ -255,7 +268,7 @@ static void embedded_walk(share *s, ir_node *n, uint32_t st, ir_node *owner)
     if (!i || i->embed_stamp == st)
         return;
     i->embed_stamp = st;
-    for (uint32_t k = 0; k < n->n_args && !s->oom; k++) {
+    for (uint32_t k = 0; k < n->n_args && !failed(s); k++) {
         ir_node *a = n->args[k];
         if (!array_level(a)) {
             embedded_walk(s, a, st, owner);
@@ -273,7 +286,7 @@ static void embedded_walk(share *s, ir_node *n, uint32_t st, ir_node *owner)
 static void count_visit(share *s, ir_node *n)
 {
     fresh(s, n)->visited = 1;
-    for (uint32_t k = 0; k < n->n_args && !s->oom; k++) {
+    for (uint32_t k = 0; k < n->n_args && !failed(s); k++) {
         ir_node *a = n->args[k];
         if (!in_region(s, a))
             continue;
@@ -282,14 +295,14 @@ static void count_visit(share *s, ir_node *n)
             n->args[k] = a = split_lambda(s, a);
         count_edge(s, a, 0);
     }
-    if (!s->array_phase || s->oom)
+    if (!s->array_phase || failed(s))
         return;
     uint32_t st = ++s->aux_stamp;
-    for (uint32_t k = 0; k < n->n_args && !s->oom; k++)
+    for (uint32_t k = 0; k < n->n_args && !failed(s); k++)
         if (!array_level(n->args[k]))
             embedded_walk(s, n->args[k], st, n);
     info *i = fresh(s, n);
-    for (uint32_t k = 0; i && k < i->n_embedded && !s->oom; k++) {
+    for (uint32_t k = 0; i && k < i->n_embedded && !failed(s); k++) {
         count_edge(s, i->embedded[k], 1);
         i = fresh(s, n); /* the table may have moved */
     }
@@ -312,7 +325,7 @@ static void acc_add(share *s, acc_list *l, ir_node *node, uint32_t count,
         uint32_t cap = l->cap ? l->cap * 2 : 8;
         pend *grown = mem_realloc(l->items, cap * sizeof *grown);
         if (!grown) {
-            s->oom = 1;
+            out_of_memory(s);
             return;
         }
         l->items = grown;
@@ -347,9 +360,9 @@ static void bind_at(share *s, ir_node *n, ir_node *term)
  * let).  A bound term's own pending terms continue from here. */
 static void complete(share *s, ir_node *n, acc_list *l)
 {
-    for (int found = 1; found && !s->oom;) {
+    for (int found = 1; found && !failed(s);) {
         found = 0;
-        for (uint32_t k = 0; k < l->n && !s->oom; k++) {
+        for (uint32_t k = 0; k < l->n && !failed(s); k++) {
             pend e = l->items[k];
             if (!e.node || e.count != fresh(s, e.node)->count)
                 continue;
@@ -378,7 +391,7 @@ static void keep_pending(share *s, ir_node *n, acc_list *l)
         return;
     i->pending = mem_alloc(live * sizeof *i->pending);
     if (!i->pending) {
-        s->oom = 1;
+        out_of_memory(s);
         return;
     }
     memcpy(i->pending, l->items, live * sizeof *i->pending);
@@ -446,24 +459,24 @@ static void add_branches(share *s, acc_list *l, ir_node *then_, ir_node *else_)
 static void float_visit(share *s, ir_node *n)
 {
     fresh(s, n)->processed = 1;
-    for (uint32_t k = 0; k < n->n_args && !s->oom; k++) {
+    for (uint32_t k = 0; k < n->n_args && !failed(s); k++) {
         ir_node *a = n->args[k];
         if (in_region(s, a) && !fresh(s, a)->processed)
             float_visit(s, a);
     }
-    for (uint32_t k = 0; k < fresh(s, n)->n_embedded && !s->oom; k++) {
+    for (uint32_t k = 0; k < fresh(s, n)->n_embedded && !failed(s); k++) {
         ir_node *e = fresh(s, n)->embedded[k];
         if (!fresh(s, e)->processed)
             float_visit(s, e);
     }
     acc_list l = {0};
     int two_way = n->op == IR_COND || n->op == IR_ACOND;
-    for (uint32_t k = 0; k < n->n_args && !s->oom; k++)
+    for (uint32_t k = 0; k < n->n_args && !failed(s); k++)
         if (in_region(s, n->args[k]) && !(two_way && k > 0))
             add_edge(s, &l, n->args[k], lazy_edge(n, k));
     if (two_way && in_region(s, n->args[1]))
         add_branches(s, &l, n->args[1], n->args[2]);
-    for (uint32_t k = 0; k < fresh(s, n)->n_embedded && !s->oom; k++)
+    for (uint32_t k = 0; k < fresh(s, n)->n_embedded && !failed(s); k++)
         add_edge(s, &l, fresh(s, n)->embedded[k], 0);
     complete(s, n, &l);
     keep_pending(s, n, &l);
@@ -476,7 +489,7 @@ static ir_node *make_var(share *s, ir_node *bound, uint32_t var_plus1)
 {
     ir_node *v = ir_program_node(s->p, IR_VAR, bound->type, 0, NULL);
     if (!v) {
-        s->oom = 1;
+        out_of_memory(s);
         return bound;
     }
     v->u.let.var = var_plus1 - 1;
@@ -513,18 +526,18 @@ static ir_node *wrap_lets(share *s, ir_node *n, ir_node *body)
         return body;
     ir_node **binds = mem_alloc(count * sizeof *binds);
     if (!binds) {
-        s->oom = 1;
+        out_of_memory(s);
         return body;
     }
     memcpy(binds, i->binds, count * sizeof *binds);
     qsort(binds, count, sizeof *binds, by_depth);
-    for (uint32_t k = count; k-- > 0 && !s->oom;) {
+    for (uint32_t k = count; k-- > 0 && !failed(s);) {
         uint32_t var = fresh(s, binds[k])->var_plus1 - 1;
         ir_node *bound = rebuild(s, binds[k]);
         ir_node *args[2] = {bound, body};
         ir_node *let = ir_program_node(s->p, IR_LET, body->type, 2, args);
         if (!let) {
-            s->oom = 1;
+            out_of_memory(s);
             break;
         }
         let->u.let.var = var;
@@ -552,7 +565,7 @@ static ir_node *rebuild(share *s, ir_node *n)
         return i->rebuilt_as;
     i->rebuilt = 1;
     i->rebuilt_as = n;
-    for (uint32_t k = 0; k < n->n_args && !s->oom; k++) {
+    for (uint32_t k = 0; k < n->n_args && !failed(s); k++) {
         ir_node *a = n->args[k];
         if (!in_region(s, a)) {
             if (!s->array_phase && array_level(a))
@@ -584,13 +597,16 @@ static ir_node *recover_region(share *s, ir_node *root, int array_phase)
     s->stamp++;
     s->array_phase = array_phase;
     count_visit(s, root);
-    if (!s->oom)
+    if (!failed(s))
         float_visit(s, root);
-    info *r = s->oom ? NULL : fresh(s, root);
+    info *r = failed(s) ? NULL : fresh(s, root);
     if (r && r->n_pending > 0) /* the root dominates every use */
-        s->oom = -1;
-    if (s->oom || !grow_vars(s)) {
-        s->oom = s->oom ? s->oom : 1;
+        diag_fail(s->d, ACC_ERR_INTERNAL, "sharing recovery: a shared term "
+                  "was not dominated by the program root");
+    if (failed(s))
+        return root;
+    if (!grow_vars(s)) {
+        out_of_memory(s);
         return root;
     }
     return rebuild(s, root);
@@ -609,7 +625,7 @@ static ir_node *claim(share *s, ir_node *a, uint32_t root)
         return a;
     if (i->owner == 0) {
         i->owner = root;
-        for (uint32_t k = 0; k < a->n_args && !s->oom; k++)
+        for (uint32_t k = 0; k < a->n_args && !failed(s); k++)
             a->args[k] = claim(s, a->args[k], root);
         return a;
     }
@@ -617,7 +633,7 @@ static ir_node *claim(share *s, ir_node *a, uint32_t root)
         return i->copy;
     ir_node *m = ir_program_node(s->p, a->op, a->type, a->n_args, a->args);
     if (!m) {
-        s->oom = 1;
+        out_of_memory(s);
         return a;
     }
     m->u = a->u;
@@ -629,7 +645,7 @@ static ir_node *claim(share *s, ir_node *a, uint32_t root)
     i->copy_stamp = root + 0x80000000u;
     i->copy = m;
     slot_of(s, m)->owner = root;
-    for (uint32_t k = 0; k < m->n_args && !s->oom; k++)
+    for (uint32_t k = 0; k < m->n_args && !failed(s); k++)
         m->args[k] = claim(s, m->args[k], root);
     return m;
 }
@@ -644,7 +660,7 @@ static void scalar_pass(share *s, ir_node *n, uint32_t pass)
     if (!i || i->scalar_done >= pass)
         return;
     i->scalar_done = pass;
-    for (uint32_t k = 0; k < n->n_args && !s->oom; k++) {
+    for (uint32_t k = 0; k < n->n_args && !failed(s); k++) {
         ir_node *a = n->args[k];
         if (array_level(a))
             scalar_pass(s, a, pass);
@@ -670,20 +686,16 @@ static void release_table(share *s)
 
 acc_status share_recover(ir_program *p, diag *d)
 {
+    if (!diag_ok(d)) /* an earlier error wins; failed() reads d */
+        return d->status;
     share s = {0};
     s.p = p;
     s.d = d;
     p->root = recover_region(&s, p->root, 1);
-    if (!s.oom)
+    if (!failed(&s))
         scalar_pass(&s, p->root, 1);
-    if (!s.oom)
+    if (!failed(&s))
         scalar_pass(&s, p->root, 2);
     release_table(&s);
-    if (s.oom < 0)
-        return diag_fail(d, ACC_ERR_INTERNAL, "sharing recovery: a shared "
-                         "term was not dominated by the program root");
-    if (s.oom)
-        return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "sharing recovery: "
-                         "out of host memory");
-    return ACC_OK;
+    return d->status;
 }

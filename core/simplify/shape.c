@@ -57,7 +57,7 @@ static void remember(simplifier *s, copy_map *m, const ir_node *from,
 {
     if (!grow2((void **)&m->from, (void **)&m->to, sizeof(void *), m->n,
                &m->cap)) {
-        s->oom = 1;
+        simp_oom(s);
         return;
     }
     m->from[m->n] = from;
@@ -74,9 +74,9 @@ static uint32_t renamed(const copy_map *m, uint32_t var)
 
 static void rename_var(simplifier *s, copy_map *m, uint32_t from, uint32_t to)
 {
-    if (s->oom || !grow2((void **)&m->var_from, (void **)&m->var_to,
+    if (simp_failed(s) || !grow2((void **)&m->var_from, (void **)&m->var_to,
                          sizeof(uint32_t), m->n_vars, &m->cap_vars)) {
-        s->oom = 1;
+        simp_oom(s);
         return;
     }
     m->var_from[m->n_vars] = from;
@@ -89,7 +89,7 @@ static void rename_var(simplifier *s, copy_map *m, uint32_t from, uint32_t to)
 static ir_node *copy_rec(simplifier *s, copy_map *m, const ir_node *n)
 {
     ir_node *seen = copied(m, n);
-    if (seen || s->oom)
+    if (seen || simp_failed(s))
         return seen ? seen : (ir_node *)n;
     if (n->op == IR_INPUT || n->op == IR_PARAM || ir_is_array(n))
         return (ir_node *)n;
@@ -105,7 +105,8 @@ static ir_node *copy_rec(simplifier *s, copy_map *m, const ir_node *n)
     c->fused = n->fused;
     c->in_bounds = n->in_bounds;
     if (n->op == IR_LAMBDA)
-        for (uint32_t i = 0; i < n->u.lambda.n_params && !s->oom; i++) {
+        for (uint32_t i = 0; i < n->u.lambda.n_params && !simp_failed(s);
+             i++) {
             ir_node *param = simp_mk(s, IR_PARAM, n->args[i]->type, 0, NULL);
             if (param) {
                 param->u = n->args[i]->u;
@@ -115,9 +116,9 @@ static ir_node *copy_rec(simplifier *s, copy_map *m, const ir_node *n)
         }
     if (n->op == IR_LET)
         rename_var(s, m, n->u.let.var, simp_new_var(s, NULL));
-    for (uint32_t i = 0; i < n->n_args && !s->oom; i++)
+    for (uint32_t i = 0; i < n->n_args && !simp_failed(s); i++)
         c->args[i] = copy_rec(s, m, n->args[i]);
-    if (n->op == IR_LET && !s->oom) {
+    if (n->op == IR_LET && !simp_failed(s)) {
         c->u.let.var = renamed(m, n->u.let.var);
         s->p->var_bound[c->u.let.var] = c->args[0];
     }
@@ -155,7 +156,7 @@ static ir_node *bound_shape(simplifier *s, const ir_node *a, uint32_t *var)
 {
     ir_node *sh = shape_term(s, a);
     *var = sh ? simp_new_var(s, sh) : UINT32_MAX;
-    return s->oom || !sh ? NULL : simp_var(s, *var, sh->type);
+    return simp_failed(s) || !sh ? NULL : simp_var(s, *var, sh->type);
 }
 
 static ir_node *extent(simplifier *s, ir_node *sh, size_t d)
@@ -245,7 +246,7 @@ static ir_node *shape_term(simplifier *s, const ir_node *a)
 static ir_node *size_of(simplifier *s, ir_node *sh, int32_t rank)
 {
     uint32_t var = simp_new_var(s, sh);
-    ir_node *v = s->oom ? NULL : simp_var(s, var, sh->type);
+    ir_node *v = simp_failed(s) ? NULL : simp_var(s, var, sh->type);
     ir_node *size = simp_const(s, ty_scalar(ACC_I64), (ir_value){.i = 1});
     for (int32_t d = 0; d < rank && size; d++) {
         ir_node *args[2] = {size, extent(s, v, (size_t)d)};
@@ -264,5 +265,5 @@ ir_node *simp_shape_use(simplifier *s, ir_node *n)
     ir_node *sh = shape_term(s, a);
     if (sh && n->op == IR_SIZE)
         sh = size_of(s, sh, a->type->rank);
-    return sh && !s->oom ? sh : n;
+    return sh && !simp_failed(s) ? sh : n;
 }

@@ -7,6 +7,7 @@
  * folded (fold.c).
  */
 #include "core/simplify/simplify_internal.h"
+#include "core/simplify/form.h"
 #include "core/base/mem.h"
 
 #include <stdlib.h>
@@ -16,20 +17,21 @@
 ir_node *simp_mk(simplifier *s, ir_op op, const acc_type *type, uint32_t n,
                  ir_node *const *args)
 {
-    ir_node *node = s->oom ? NULL : ir_program_node(s->p, op, type, n, args);
+    ir_node *node =
+        simp_failed(s) ? NULL : ir_program_node(s->p, op, type, n, args);
     if (!node)
-        s->oom = 1;
+        simp_oom(s);
     return node;
 }
 
 uint32_t simp_new_var(simplifier *s, ir_node *bound)
 {
     ir_program *p = s->p;
-    ir_node **grown = s->oom ? NULL
+    ir_node **grown = simp_failed(s) ? NULL
                              : mem_realloc(p->var_bound,
                                            (p->n_vars + 1) * sizeof *grown);
     if (!grown) {
-        s->oom = 1;
+        simp_oom(s);
         return UINT32_MAX;
     }
     p->var_bound = grown;
@@ -74,11 +76,6 @@ ir_node *simp_const(simplifier *s, const acc_type *type, ir_value v)
 
 /* ---- the form fusion expects -------------------------------------------- */
 
-static int is_ref(const ir_node *n)
-{
-    return n->op == IR_INPUT || n->op == IR_VAR || n->op == IR_PARAM;
-}
-
 int simp_is_producer(const ir_node *a)
 {
     switch (a->op) {
@@ -86,54 +83,21 @@ int simp_is_producer(const ir_node *a)
     case IR_REPLICATE: case IR_SLICE:
         return 1;
     case IR_MAP: /* over anything else, map is applied as a consumer writes */
-        return is_ref(a->args[1]) || simp_is_producer(a->args[1]);
+        return form_is_ref(a->args[1]) || simp_is_producer(a->args[1]);
     default:
         return 0;
     }
-}
-
-static int is_consumer(ir_op op)
-{
-    switch (op) {
-    case IR_FOLD: case IR_FOLD1: case IR_FOLD_SEG: case IR_SCAN:
-    case IR_SCAN_SEG: case IR_PERMUTE: case IR_PERMUTE_PAIRS:
-    case IR_STENCIL: case IR_STENCIL2: case IR_EXPAND:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-/* The lets that move out to around an operation, outermost first.  At
- * most 64 per operation, as fusion's own (fusion.c, pending_lets): a let
- * beyond stays where it is, which is correct, only less fused. */
-typedef struct floated {
-    uint32_t vars[64];
-    ir_node *bound[64];
-    uint32_t n;
-} floated;
-
-/* Lets float out of an argument that is always evaluated: variables are
- * unique, so no other argument can see the move. */
-static ir_node *float_lets(ir_node *a, floated *f)
-{
-    while (a->op == IR_LET && f->n < 64) {
-        f->vars[f->n] = a->u.let.var;
-        f->bound[f->n++] = a->args[0];
-        a = a->args[1];
-    }
-    return a;
 }
 
 /* A source of a producer that is not a variable, an input or a producer
  * (a consumer's result, an acond, ...) is bound to a variable, so the
  * producer's elements read a manifest array. */
-static ir_node *bind_source(simplifier *s, ir_node *a, floated *f)
+static ir_node *bind_source(simplifier *s, ir_node *a, form_lets *f)
 {
-    if (is_ref(a) || simp_is_producer(a) || f->n == 64)
+    if (form_is_ref(a) || simp_is_producer(a) || f->n == FORM_LETS_MAX)
         return a;
     uint32_t var = simp_new_var(s, a);
-    ir_node *v = s->oom ? NULL : simp_var(s, var, a->type);
+    ir_node *v = simp_failed(s) ? NULL : simp_var(s, var, a->type);
     if (!v)
         return a;
     f->vars[f->n] = var;
@@ -142,9 +106,9 @@ static ir_node *bind_source(simplifier *s, ir_node *a, floated *f)
 }
 
 static void source(simplifier *s, ir_node *n, uint32_t i, int bind,
-                   floated *f)
+                   form_lets *f)
 {
-    n->args[i] = float_lets(n->args[i], f);
+    n->args[i] = form_float_lets(n->args[i], f);
     if (bind)
         n->args[i] = bind_source(s, n->args[i], f);
 }
@@ -154,7 +118,7 @@ static void source(simplifier *s, ir_node *n, uint32_t i, int bind,
  * fuse_args). */
 static ir_node *normal_form(simplifier *s, ir_node *n)
 {
-    floated f = {.n = 0};
+    form_lets f = {.n = 0};
     switch (n->op) {
     case IR_MAP: source(s, n, 1, 0, &f); break;
     case IR_ZIPWITH:
@@ -165,14 +129,14 @@ static ir_node *normal_form(simplifier *s, ir_node *n)
     case IR_REPLICATE: source(s, n, n->n_args - 1, 1, &f); break;
     case IR_SLICE: source(s, n, 0, 1, &f); break;
     default:
-        if (!is_consumer(n->op))
+        if (!form_is_consumer(n->op))
             break;
         for (uint32_t i = 0; i < n->n_args; i++)
             if (ir_is_array(n->args[i]))
                 source(s, n, i, 0, &f);
         break;
     }
-    for (uint32_t i = f.n; i-- > 0 && !s->oom;) {
+    for (uint32_t i = f.n; i-- > 0 && !simp_failed(s);) {
         ir_node *let = simp_let(s, f.vars[i], f.bound[i], n);
         n = let ? let : n;
     }
@@ -183,17 +147,17 @@ static ir_node *normal_form(simplifier *s, ir_node *n)
 
 static ir_node *simplify(simplifier *s, ir_node *n)
 {
-    if (s->oom)
+    if (simp_failed(s))
         return n;
     if (n->id < s->n_done && s->done[n->id])
         return s->done[n->id];
-    for (uint32_t i = 0; i < n->n_args && !s->oom; i++) {
+    for (uint32_t i = 0; i < n->n_args && !simp_failed(s); i++) {
         n->args[i] = simplify(s, n->args[i]);
         if (n->op == IR_LET && i == 0)
             s->p->var_bound[n->u.let.var] = n->args[0];
     }
     ir_node *r = n;
-    if (s->oom)
+    if (simp_failed(s))
         r = n;
     else if (ir_is_array(n))
         r = normal_form(s, n);
@@ -211,15 +175,15 @@ static ir_node *simplify(simplifier *s, ir_node *n)
 
 acc_status simplify_program(ir_program *p, diag *d)
 {
-    simplifier s = {.p = p, .n_done = p->n_nodes};
+    if (!diag_ok(d)) /* an earlier error wins; simp_failed() reads d */
+        return d->status;
+    simplifier s = {.p = p, .n_done = p->n_nodes, .d = d};
     s.done = mem_calloc(p->n_nodes ? p->n_nodes : 1, sizeof *s.done);
     if (!s.done)
-        s.oom = 1;
-    ir_node *root = simplify(&s, p->root);
-    if (!s.oom)
+        simp_oom(&s);
+    ir_node *root = simp_failed(&s) ? p->root : simplify(&s, p->root);
+    if (!simp_failed(&s))
         p->root = root;
     free(s.done);
-    if (s.oom)
-        return diag_oom(d, "simplify");
-    return ACC_OK;
+    return d->status;
 }

@@ -19,8 +19,12 @@
  *    exact semantics, through the interpreter's own primitives
  *    (core/ir/prim_eval.h).
  *
- * ACC_DUMP=simplify prints the IR after it; ACC_DISABLE=simplify skips it
- * (fusion then floats and binds by itself, and counts shape-only uses).
+ * The rules of the form fusion expects have one implementation, in
+ * form.h, which fusion calls for the terms it builds.  ACC_DUMP=simplify
+ * prints the IR after the pass; ACC_DISABLE=simplify skips the pass: no
+ * constant folding and no shape-only rewrite, while fusion's calls of
+ * form.h still float the lets of what it fuses (and fusion counts
+ * shape-only uses as no data use), so the kernels are the same.
  */
 #ifndef ACC_CORE_SIMPLIFY_SIMPLIFY_H
 #define ACC_CORE_SIMPLIFY_SIMPLIFY_H

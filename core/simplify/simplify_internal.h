@@ -8,19 +8,32 @@
 
 #include "core/simplify/simplify.h"
 
-/* The pass's state.  Out of memory sets oom; every function then returns
- * what it was given, and simplify_program reports the failure (the
- * half-rewritten program is discarded by the caller). */
+/* The pass's state.  Its only error state is the diag d (the pass starts
+ * with a clean one): out of memory is recorded there by simp_oom (through
+ * diag_oom), every function then returns what it was given, and the
+ * caller discards the half-rewritten program. */
 typedef struct simplifier {
     ir_program *p;
     ir_node **done;   /* per node id (of the program before the pass):
                          its simplified form, so a shared node is
                          simplified once */
     uint32_t n_done;
-    int oom;
+    diag *d;
 } simplifier;
 
-/* A new node of the program, or NULL (oom set). */
+/* Whether an error is recorded (the walks stop at their next check). */
+static inline int simp_failed(const simplifier *s)
+{
+    return !diag_ok(s->d);
+}
+
+/* Records out of host memory on the pass's diag; the first error wins. */
+static inline void simp_oom(simplifier *s)
+{
+    diag_oom(s->d, "simplify");
+}
+
+/* A new node of the program, or NULL (out of memory recorded). */
 ir_node *simp_mk(simplifier *s, ir_op op, const acc_type *type, uint32_t n,
                  ir_node *const *args);
 /* A fresh let variable bound to `bound`; UINT32_MAX when out of memory. */
