@@ -35,6 +35,7 @@ static void setup(void)
 static void teardown(void)
 {
     unsetenv("ACC_CPU_PERMUTE");
+    unsetenv("ACC_CPU_PERMUTE_HALVES");
     unsetenv("ACC_DISABLE");
     ts_remove_cache_dir();
 }
@@ -281,6 +282,33 @@ Test(cpu_permute_strategies, sieve_every_strategy)
                            ts_host(ACC_I64, 0, NULL, &n)};
         differ_all(build_sieve, NULL, 2, in, ACC_OK);
     }
+}
+
+/* The privatised pass hands each thread every (threads)-th slice of the
+ * source, not one contiguous part (drive_permute.c, PRIVATE_SLICES): a
+ * sieve whose expansion (about 1.1 million positions) has more slices
+ * than the minimum slice size allows below, and whose slice count is not a
+ * multiple of 3, on 2 and 3 threads; the contiguous split
+ * (ACC_CPU_PERMUTE_HALVES) must give the same marks. */
+Test(cpu_permute_strategies, sieve_privatised_in_slices)
+{
+    static int64_t ps[1000];
+    int64_t n = (int64_t)1 << 19, np = primes_below_root(n, ps);
+    acc_array in[2] = {ts_host(ACC_I64, 1, &np, ps),
+                       ts_host(ACC_I64, 0, NULL, &n)};
+    cr_assert_eq(setenv("ACC_CPU_PERMUTE", "private", 1), 0);
+    for (int h = 0; h < 2; h++) {
+        if (h)
+            cr_assert_eq(setenv("ACC_CPU_PERMUTE_HALVES", "1", 1), 0);
+        for (size_t t = 1; t < 3; t++) {
+            cr_assert_eq(setenv("ACC_NUM_THREADS", thread_counts[t], 1), 0);
+            acc_status st = ts_differ(build_sieve, NULL, 2, in, 0, 0);
+            cr_assert_eq(st, ACC_OK, "%s threads%s: %s", thread_counts[t],
+                         h ? ", halves" : "", acc_status_string(st));
+        }
+    }
+    unsetenv("ACC_CPU_PERMUTE_HALVES");
+    unsetenv("ACC_CPU_PERMUTE");
 }
 
 /* The number of CPU kernels of build's program, compiled now. */

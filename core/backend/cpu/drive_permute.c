@@ -74,22 +74,35 @@ static int64_t private_copies(const pool *pl, const acc_type *elem, int ident,
 
 typedef struct private_pass {
     cpu_launch *l;
-    int64_t n, len, copies;
+    int64_t n, len, copies, stride;
 } private_pass;
 
-/* Parts [lo, hi) of the source, part p being positions [p len, (p+1)
- * len): part 0 combined directly into the result, part p > 0 into copy
- * p - 1. */
+/* Slices of the source per thread in the privatised pass (at least
+ * PRIVATE_SLICE_MIN positions each).  The threads take the slices in
+ * turn rather than one contiguous half each because the cost of a
+ * position varies along the source: in the sieve the first half of the
+ * expansion is the multiples of 2, 3, 5 (small strides, cache friendly)
+ * and the second half the multiples of the 400-odd larger primes (a cache
+ * miss per write), so contiguous halves left one thread with nearly all
+ * the misses. */
+#define PRIVATE_SLICES 32
+#define PRIVATE_SLICE_MIN ((int64_t)4096)
+
+/* Tasks [lo, hi) of the source pass: task p combines the slices p, p +
+ * stride, p + 2 stride, ... (slice s being positions [s len, (s+1) len)),
+ * task 0 directly into the result, task p > 0 into copy p - 1, so no two
+ * tasks share a target. */
 static void task_private(void *arg, int64_t lo, int64_t hi)
 {
     private_pass *t = arg;
     cpu_part_fn block;
     memcpy(&block, &t->l->entry->block, sizeof block);
-    for (int64_t p = lo; p < hi; p++) {
-        int64_t a = p * t->len, b = a + t->len < t->n ? a + t->len : t->n;
-        if (a < b && !cpu_failed(t->l))
-            block(&t->l->A, 0, a, b, p == 0 ? PERMUTE_DIRECT : p - 1);
-    }
+    for (int64_t p = lo; p < hi; p++)
+        for (int64_t a = p * t->len; a < t->n; a += t->stride * t->len) {
+            int64_t b = t->n - a > t->len ? a + t->len : t->n;
+            if (!cpu_failed(t->l))
+                block(&t->l->A, 0, a, b, p == 0 ? PERMUTE_DIRECT : p - 1);
+        }
 }
 
 static void task_merge(void *arg, int64_t lo, int64_t hi)
@@ -133,7 +146,12 @@ static int combine_private(pool *pl, cpu_launch *l, const acc_type *elem,
         return 0;
     private_layout(mem, elem, ident, cells, bufs);
     void *const *shared = l->A.part;
-    private_pass t = {l, n, (n + copies) / (copies + 1), copies};
+    int64_t slices = (copies + 1) * PRIVATE_SLICES;
+    int64_t len = (n + slices - 1) / slices;
+    private_pass t = {l, n, len > PRIVATE_SLICE_MIN ? len : PRIVATE_SLICE_MIN,
+                      copies, copies + 1};
+    if (getenv("ACC_CPU_PERMUTE_HALVES")) /* measurement: the old split */
+        t.len = (n + copies) / (copies + 1);
     l->A.part = bufs;
     if (ident)
         run_phase(pl, l, CPU_PERMUTE_CLEAR, cells);
@@ -203,7 +221,7 @@ static void combine_range(pool *pl, cpu_launch *l, const ir_node *pm,
     const acc_type *elem = pm->type->elem;
     int ident = cg_permute_identity(pm) != NULL;
     int64_t threads = pool_threads(pl);
-    private_pass t = {l, n, n, threads};
+    private_pass t = {l, n, n, threads, 1};
     switch (choose_strategy(pl, elem, ident, l->A.out_size, n)) {
     case PM_DIRECT:
         task_private(&t, 0, 1);
