@@ -124,8 +124,8 @@ if(ACC_CUDA_INCLUDE_DIR AND ACC_EMU_CXX AND TARGET accel_fake_cuda)
     get_filename_component(stem "${rel}" NAME_WE)
     string(REPLACE "/" "." test_name "${dir}.${stem}")
     string(REPLACE "." "_" target "test.${test_name}")
-    # (not yet gpu.test_cuda_plugins_device: the plugins need driver
-    # functions the emulating driver lacks, and a fake cuFFT)
+    # (gpu.test_cuda_plugins_device: cmake/AccelForeign.cmake, with the
+    # fake cuBLAS and cuFFT)
     if(dir STREQUAL "lang" OR test_name STREQUAL "gpu.test_cuda_device" OR
        test_name STREQUAL "e2e.test_fusion")
       acc_emu_test(${test_name} ${target} ${dir})

@@ -55,6 +55,14 @@ static uint3 threadIdx, blockIdx;
 static dim3 blockDim, gridDim;
 static const int warpSize = 32;
 
+/* NVRTC's built-in vector types that device code uses (the cufft plugin's
+ * callbacks take and return cufftComplex, which is float2), laid out as
+ * CUDA's. */
+struct __attribute__((aligned(8))) float2 { float x, y; };
+struct __attribute__((aligned(16))) double2 { double x, y; };
+static inline float2 make_float2(float x, float y) { float2 v = {x, y}; return v; }
+static inline double2 make_double2(double x, double y) { double2 v = {x, y}; return v; }
+
 #define __global__
 #define __device__
 #define __host__
