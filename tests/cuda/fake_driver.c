@@ -81,19 +81,23 @@ typedef struct device_shape {
     int max_block; /* threads per block */
     size_t memory; /* bytes of device memory (0: as much as the host's) */
     int reverse;   /* a block's threads run last to first */
+    unsigned shared; /* bytes of dynamic shared memory a launch may ask
+                        for: 48 KiB, CUDA's limit without the opt-in
+                        (cuFuncSetAttribute, which no fake has) */
 } device_shape;
 
 static device_shape shape(void)
 {
 #ifdef FAKE_EMU
     static const device_shape small = {"small", 2, 64, 64, 1024,
-                                       (size_t)512 << 20, 0};
+                                       (size_t)512 << 20, 0, 48 << 10};
     static const device_shape large = {"large", 24, 512, 96, 1024,
-                                       (size_t)1 << 30, 1};
+                                       (size_t)1 << 30, 1, 48 << 10};
     const char *e = getenv("ACC_EMU_DEVICE");
     return e && strcmp(e, "small") == 0 ? small : large;
 #else
-    static const device_shape fixed = {"fake", 132, 0, 264, 1024, 0, 0};
+    static const device_shape fixed = {"fake", 132, 0, 264, 1024, 0, 0,
+                                       48 << 10};
     return fixed;
 #endif
 }
@@ -981,9 +985,11 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
                                 unsigned int shared_bytes, CUstream stream,
                                 void **params, void **extra)
 {
-    (void)shared_bytes;
     pthread_mutex_lock(&lock);
     CUresult r = copy_checks(stream);
+    if (r == CUDA_SUCCESS && shared_bytes > shape().shared)
+        r = misuse(CUDA_ERROR_INVALID_VALUE, "more dynamic shared memory "
+                   "than a block has");
     if (r == CUDA_SUCCESS &&
         (!f || !params || extra || gx == 0 || gy == 0 || gz == 0 || bx == 0 ||
          by == 0 || bz == 0 || bx * by * bz > (unsigned)shape().max_block ||

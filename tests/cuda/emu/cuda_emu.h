@@ -94,6 +94,16 @@ static const char *const op_names[] = {
     "__syncthreads", "__syncthreads_and", "__syncthreads_or",
     "__syncthreads_count"};
 
+/* Dynamic shared memory (`extern __shared__ T name[];`, which emu_build.c
+ * rewrites to a pointer here): one buffer, as a block's static shared
+ * variables, refilled with a pattern before each block (its content is
+ * undefined on a GPU, so a kernel that reads it before writing it reads
+ * garbage here too).  The driver refuses a launch asking for more than
+ * its shape's shared memory per block. */
+enum { DYNAMIC_SHARED_MAX = 228 * 1024 };
+alignas(16) static unsigned char dynamic_shared[DYNAMIC_SHARED_MAX];
+static unsigned dynamic_shared_bytes;
+
 static fiber *fibers; /* the driver's (acc_emu_launch_args) */
 static unsigned char *stacks;
 static size_t stack_bytes;
@@ -289,6 +299,7 @@ static void thread_main(void)
  * failed); 0 when it completed. */
 static int run_block(void)
 {
+    memset(dynamic_shared, 0xa5, dynamic_shared_bytes);
     live = nthreads;
     for (int t = 0; t < nthreads; t++) {
         fiber *f = &fibers[t];
@@ -340,6 +351,12 @@ static int launch(void (*k)(void **), const acc_emu_launch_args *L)
                  MAX_THREADS * sizeof(fiber));
         return 1;
     }
+    if (L->shared_bytes > DYNAMIC_SHARED_MAX) {
+        snprintf(fail_text, fail_size, "%u bytes of dynamic shared memory "
+                 "(the emulator has %d)", L->shared_bytes, DYNAMIC_SHARED_MAX);
+        return 1;
+    }
+    dynamic_shared_bytes = L->shared_bytes;
     fibers = (fiber *)L->fibers;
     reverse = L->reverse;
     stacks = L->stacks;
