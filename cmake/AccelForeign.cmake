@@ -292,8 +292,7 @@ if(TARGET test_gpu_test_cuda_plugins_device)
     acc_test_properties(gpu.test_cuda_plugins_device.emu-small
                         LABELS cuda-emu)
     set_property(TEST gpu.test_cuda_plugins_device.emu-small APPEND PROPERTY
-      ENVIRONMENT ${ACC_EMU_ENV} "ACC_EMU_DEVICE=small"
-      "LD_LIBRARY_PATH=${ACC_EMU_DIR}")
+      ENVIRONMENT ${ACC_EMU_ENV} "ACC_EMU_DEVICE=small")
     # skipped is a failure here: the emulated device is always there
     set_property(TEST gpu.test_cuda_plugins_device.emu-small PROPERTY
       FAIL_REGULAR_EXPRESSION "SKIPPED, nothing ran")
