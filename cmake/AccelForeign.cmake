@@ -262,4 +262,39 @@ if(TARGET test_gpu_test_cuda_plugins_device)
     set_tests_properties(gpu.test_cuda_plugins_device PROPERTIES
       SKIP_REGULAR_EXPRESSION "SKIPPED, nothing ran on a GPU")
   endif()
+  # ... and on the emulated device (cmake/AccelCuda.cmake), where the
+  # plugins find, in build/emu-cuda/, the emulating driver (libcuda.so.1),
+  # the test NVRTC (libnvrtc.so.13, a link), a fake cuBLAS over OpenBLAS
+  # and a fake cuFFT over FFTW (tests/foreign/fake_cu*.c).
+  if(TARGET accel_emu_cuda AND OPENBLAS_FOUND AND FFTW3_FOUND AND
+     FFTW3F_FOUND)
+    add_library(accel_emu_cublas SHARED "${ACC_TESTS_DIR}/foreign/fake_cublas.c")
+    target_link_libraries(accel_emu_cublas PRIVATE PkgConfig::OPENBLAS)
+    add_library(accel_emu_cufft SHARED "${ACC_TESTS_DIR}/foreign/fake_cufft.c"
+      "${ACC_TESTS_DIR}/cuda/emu/emu_build.c")
+    target_include_directories(accel_emu_cufft PRIVATE "${ACC_TESTS_DIR}/cuda")
+    target_compile_definitions(accel_emu_cufft PRIVATE ${ACC_POSIX_DEFS}
+                               ${ACC_EMU_DEFS})
+    target_link_libraries(accel_emu_cufft PRIVATE PkgConfig::FFTW3
+      PkgConfig::FFTW3F ${CMAKE_DL_LIBS})
+    set_target_properties(accel_emu_cublas PROPERTIES OUTPUT_NAME cublas
+      SUFFIX ".so.13" LIBRARY_OUTPUT_DIRECTORY "${ACC_EMU_DIR}")
+    set_target_properties(accel_emu_cufft PROPERTIES OUTPUT_NAME cufft
+      SUFFIX ".so.12" LIBRARY_OUTPUT_DIRECTORY "${ACC_EMU_DIR}")
+    add_custom_command(TARGET accel_emu_cufft POST_BUILD COMMAND
+      ${CMAKE_COMMAND} -E create_symlink "$<TARGET_FILE_NAME:accel_emu_nvrtc>"
+      "${ACC_EMU_DIR}/libnvrtc.so.13")
+    add_dependencies(test_gpu_test_cuda_plugins_device accel_emu_cuda
+      accel_emu_nvrtc accel_emu_cublas accel_emu_cufft)
+    add_test(NAME gpu.test_cuda_plugins_device.emu-small
+             COMMAND test_gpu_test_cuda_plugins_device
+             WORKING_DIRECTORY "${PROJECT_BINARY_DIR}/tests/gpu")
+    acc_test_properties(gpu.test_cuda_plugins_device.emu-small
+                        LABELS cuda-emu)
+    set_property(TEST gpu.test_cuda_plugins_device.emu-small APPEND PROPERTY
+      ENVIRONMENT ${ACC_EMU_ENV} "ACC_EMU_DEVICE=small")
+    # skipped is a failure here: the emulated device is always there
+    set_property(TEST gpu.test_cuda_plugins_device.emu-small PROPERTY
+      FAIL_REGULAR_EXPRESSION "SKIPPED, nothing ran")
+  endif()
 endif()

@@ -1519,6 +1519,12 @@ typedef struct acc_user_kernel {
     acc_status (*launch)(void *user, const acc_foreign_call *call,
                          uint32_t grid[3], uint32_t block[3]);
     void *user;             /* passed to launch                            */
+    /* CUDA: bytes of dynamic shared memory (`extern __shared__ T s[];`)
+     * per block, the sharedMemBytes of every launch; 0: none.  At most
+     * 48 KiB (CUDA's limit without an opt-in): a larger request fails the
+     * launch.  Read only when struct_size covers it (added after the first
+     * release; an older caller's kernels get none). */
+    uint32_t shared_bytes;
 } acc_user_kernel;
 
 /* Compiles kernel->source and registers its function `entry` as an

@@ -25,6 +25,7 @@
 #include "foreign/registry.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,8 +46,12 @@ static cuda_backend *ctx_cuda(acc_context *ctx)
 
 static const char fn_name[] = "acc_register_kernel";
 
-/* Every field of the first published acc_user_kernel. */
-#define KERNEL_V1_SIZE sizeof(acc_user_kernel)
+/* Every field of the first published acc_user_kernel (shared_bytes came
+ * later). */
+#define KERNEL_V1_SIZE offsetof(acc_user_kernel, shared_bytes)
+#define KERNEL_HAS_SHARED(k)                                                  \
+    ((k)->struct_size >= offsetof(acc_user_kernel, shared_bytes) +            \
+                             sizeof(uint32_t))
 
 /* ---- checks ------------------------------------------------------------------ */
 
@@ -269,6 +274,7 @@ typedef struct uk_cuda {
     acc_status (*launch)(void *user, const acc_foreign_call *call,
                          uint32_t grid[3], uint32_t block[3]);
     void *user;
+    uint32_t shared_bytes; /* dynamic shared memory per block */
 } uk_cuda;
 
 static void cuda_kernel_free(void *p)
@@ -346,7 +352,7 @@ static acc_status cuda_execute(acc_foreign_call *call)
     diag d;
     diag_clear(&d);
     if (cuda_user_launch(ctx_cuda(u->ctx), call->state, grid, block,
-                         call->stream, values, &d) != ACC_OK)
+                         u->shared_bytes, call->stream, values, &d) != ACC_OK)
         snprintf(call->message, call->message_size, "%s", d.message);
     return d.status;
 }
@@ -374,6 +380,7 @@ static uk_cuda *cuda_kernel_make(acc_context *ctx, const acc_user_kernel *k,
     memcpy(u->block, k->block, sizeof u->block);
     u->launch = k->launch;
     u->user = k->user;
+    u->shared_bytes = KERNEL_HAS_SHARED(k) ? k->shared_bytes : 0;
     u->source = strdup(k->source);
     u->entry = strdup(k->entry);
     u->name = strdup(k->name);

@@ -35,6 +35,7 @@
 #include <sys/mman.h>
 #endif
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,19 +81,23 @@ typedef struct device_shape {
     int max_block; /* threads per block */
     size_t memory; /* bytes of device memory (0: as much as the host's) */
     int reverse;   /* a block's threads run last to first */
+    unsigned shared; /* bytes of dynamic shared memory a launch may ask
+                        for: 48 KiB, CUDA's limit without the opt-in
+                        (cuFuncSetAttribute, which no fake has) */
 } device_shape;
 
 static device_shape shape(void)
 {
 #ifdef FAKE_EMU
     static const device_shape small = {"small", 2, 64, 64, 1024,
-                                       (size_t)512 << 20, 0};
+                                       (size_t)512 << 20, 0, 48 << 10};
     static const device_shape large = {"large", 24, 512, 96, 1024,
-                                       (size_t)1 << 30, 1};
+                                       (size_t)1 << 30, 1, 48 << 10};
     const char *e = getenv("ACC_EMU_DEVICE");
     return e && strcmp(e, "small") == 0 ? small : large;
 #else
-    static const device_shape fixed = {"fake", 132, 0, 264, 1024, 0, 0};
+    static const device_shape fixed = {"fake", 132, 0, 264, 1024, 0, 0,
+                                       48 << 10};
     return fixed;
 #endif
 }
@@ -424,6 +429,33 @@ CUresult CUDAAPI cuCtxPopCurrent(CUcontext *ctx)
     return r;
 }
 
+/* What the cuBLAS/cuFFT plugins ask of a context (plugins/cuda_common):
+ * the current one (the top of the one stack the fake keeps for every
+ * thread) and its device, always the first. */
+CUresult CUDAAPI cuCtxGetCurrent(CUcontext *ctx)
+{
+    pthread_mutex_lock(&lock);
+    CUresult r = !initialised ? CUDA_ERROR_NOT_INITIALIZED
+                 : !ctx       ? CUDA_ERROR_INVALID_VALUE
+                              : CUDA_SUCCESS;
+    if (r == CUDA_SUCCESS)
+        *ctx = ctx_depth ? ctx_stack[ctx_depth - 1] : NULL;
+    pthread_mutex_unlock(&lock);
+    return r;
+}
+
+CUresult CUDAAPI cuCtxGetDevice(CUdevice *dev)
+{
+    pthread_mutex_lock(&lock);
+    CUresult r = need_context();
+    if (r == CUDA_SUCCESS && !dev)
+        r = misuse(CUDA_ERROR_INVALID_VALUE, "cuCtxGetDevice without room");
+    if (r == CUDA_SUCCESS)
+        *dev = 0;
+    pthread_mutex_unlock(&lock);
+    return r;
+}
+
 /* ---- memory ---------------------------------------------------------------- */
 
 static int alloc_should_fail(void)
@@ -593,6 +625,95 @@ CUresult CUDAAPI cuStreamSynchronize(CUstream stream)
         record(FAKE_SYNC, stream, 0);
         r = (CUresult)config.sync_error;
     }
+    pthread_mutex_unlock(&lock);
+    return r;
+}
+
+/* ---- events, memset (the plugins') ------------------------------------------ */
+
+/* Work runs when it is enqueued, so an event is complete as soon as it is
+ * recorded; what is checked is the handles' life. */
+typedef struct fake_cu_event {
+    int magic;
+} fake_cu_event;
+enum { EVENT_MAGIC = 0x65766e74 };
+
+static int event_ok(CUevent e)
+{
+    return e && ((fake_cu_event *)(void *)e)->magic == EVENT_MAGIC;
+}
+
+CUresult CUDAAPI cuEventCreate(CUevent *event, unsigned int flags)
+{
+    pthread_mutex_lock(&lock);
+    CUresult r = need_context();
+    fake_cu_event *e = NULL;
+    if (r == CUDA_SUCCESS && (!event || flags > 0xf))
+        r = misuse(CUDA_ERROR_INVALID_VALUE, "bad cuEventCreate arguments");
+    if (r == CUDA_SUCCESS && !(e = calloc(1, sizeof *e)))
+        r = CUDA_ERROR_OUT_OF_MEMORY;
+    if (r == CUDA_SUCCESS) {
+        e->magic = EVENT_MAGIC;
+        *event = (CUevent)(void *)e;
+    }
+    pthread_mutex_unlock(&lock);
+    return r;
+}
+
+CUresult CUDAAPI cuEventDestroy(CUevent event)
+{
+    pthread_mutex_lock(&lock);
+    CUresult r = need_context();
+    if (r == CUDA_SUCCESS && !event_ok(event))
+        r = misuse(CUDA_ERROR_INVALID_HANDLE, "destroy of an unknown event");
+    if (r == CUDA_SUCCESS) {
+        ((fake_cu_event *)(void *)event)->magic = 0;
+        free(event);
+    }
+    pthread_mutex_unlock(&lock);
+    return r;
+}
+
+CUresult CUDAAPI cuEventRecord(CUevent event, CUstream stream)
+{
+    pthread_mutex_lock(&lock);
+    CUresult r = copy_checks(stream);
+    if (r == CUDA_SUCCESS && !event_ok(event))
+        r = misuse(CUDA_ERROR_INVALID_HANDLE, "record of an unknown event");
+    pthread_mutex_unlock(&lock);
+    return r;
+}
+
+CUresult CUDAAPI cuEventSynchronize(CUevent event)
+{
+    pthread_mutex_lock(&lock);
+    CUresult r = need_context();
+    if (r == CUDA_SUCCESS && !event_ok(event))
+        r = misuse(CUDA_ERROR_INVALID_HANDLE, "sync on an unknown event");
+    pthread_mutex_unlock(&lock);
+    return r;
+}
+
+CUresult CUDAAPI cuStreamWaitEvent(CUstream stream, CUevent event,
+                                   unsigned int flags)
+{
+    pthread_mutex_lock(&lock);
+    CUresult r = copy_checks(stream);
+    if (r == CUDA_SUCCESS && (!event_ok(event) || flags != 0))
+        r = misuse(CUDA_ERROR_INVALID_HANDLE, "wait on an unknown event");
+    pthread_mutex_unlock(&lock);
+    return r;
+}
+
+CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dst, unsigned int value,
+                                  size_t count, CUstream stream)
+{
+    pthread_mutex_lock(&lock);
+    CUresult r = copy_checks(stream);
+    if (r == CUDA_SUCCESS && (count > SIZE_MAX / 4 || !holding(dst, count * 4)))
+        r = misuse(CUDA_ERROR_INVALID_VALUE, "memset outside an allocation");
+    for (size_t i = 0; r == CUDA_SUCCESS && i < count; i++)
+        memcpy((unsigned char *)(uintptr_t)dst + 4 * i, &value, 4);
     pthread_mutex_unlock(&lock);
     return r;
 }
@@ -864,9 +985,11 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
                                 unsigned int shared_bytes, CUstream stream,
                                 void **params, void **extra)
 {
-    (void)shared_bytes;
     pthread_mutex_lock(&lock);
     CUresult r = copy_checks(stream);
+    if (r == CUDA_SUCCESS && shared_bytes > shape().shared)
+        r = misuse(CUDA_ERROR_INVALID_VALUE, "more dynamic shared memory "
+                   "than a block has");
     if (r == CUDA_SUCCESS &&
         (!f || !params || extra || gx == 0 || gy == 0 || gz == 0 || bx == 0 ||
          by == 0 || bz == 0 || bx * by * bz > (unsigned)shape().max_block ||

@@ -84,11 +84,13 @@ acc_status cuda_user_load(cuda_backend *be, const char *source,
                           const char *name, const char *entry,
                           cuda_user_fn **out, diag *d);
 void cuda_user_unload(cuda_backend *be, cuda_user_fn *f);
-/* Launches f on `stream` with cuLaunchKernel's `params`; the context must
- * be current (it is, in a foreign call).  Errors on d. */
+/* Launches f on `stream` with cuLaunchKernel's `params` and shared_bytes
+ * of dynamic shared memory per block; the context must be current (it
+ * is, in a foreign call).  Errors on d. */
 acc_status cuda_user_launch(cuda_backend *be, const cuda_user_fn *f,
                             const uint32_t grid[3], const uint32_t block[3],
-                            void *stream, void **params, diag *d);
+                            uint32_t shared_bytes, void *stream,
+                            void **params, diag *d);
 
 /* ---- execution handles ------------------------------------------------------ */
 

@@ -103,14 +103,18 @@ void cuda_user_unload(cuda_backend *be, cuda_user_fn *f)
 
 acc_status cuda_user_launch(cuda_backend *be, const cuda_user_fn *f,
                             const uint32_t grid[3], const uint32_t block[3],
-                            void *stream, void **params, diag *d)
+                            uint32_t shared_bytes, void *stream,
+                            void **params, diag *d)
 {
     cu_result r = be->drv.cuLaunchKernel(f->f, grid[0], grid[1], grid[2],
-                                         block[0], block[1], block[2], 0,
-                                         (cu_stream)stream, params, NULL);
+                                         block[0], block[1], block[2],
+                                         shared_bytes, (cu_stream)stream,
+                                         params, NULL);
     if (r != CU_SUCCESS)
         cuda_fail(be, d, r, "launching the user kernel %s with %u x %u x %u "
-                  "blocks of %u x %u x %u threads (cuLaunchKernel)", f->entry,
-                  grid[0], grid[1], grid[2], block[0], block[1], block[2]);
+                  "blocks of %u x %u x %u threads and %u bytes of dynamic "
+                  "shared memory (cuLaunchKernel)", f->entry, grid[0],
+                  grid[1], grid[2], block[0], block[1], block[2],
+                  shared_bytes);
     return d->status;
 }

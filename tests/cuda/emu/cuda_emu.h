@@ -55,6 +55,14 @@ static uint3 threadIdx, blockIdx;
 static dim3 blockDim, gridDim;
 static const int warpSize = 32;
 
+/* NVRTC's built-in vector types that device code uses (the cufft plugin's
+ * callbacks take and return cufftComplex, which is float2), laid out as
+ * CUDA's. */
+struct __attribute__((aligned(8))) float2 { float x, y; };
+struct __attribute__((aligned(16))) double2 { double x, y; };
+static inline float2 make_float2(float x, float y) { float2 v = {x, y}; return v; }
+static inline double2 make_double2(double x, double y) { double2 v = {x, y}; return v; }
+
 #define __global__
 #define __device__
 #define __host__
@@ -85,6 +93,16 @@ static const char *const op_names[] = {
     "__ballot_sync", "__any_sync", "__all_sync", "__syncwarp",
     "__syncthreads", "__syncthreads_and", "__syncthreads_or",
     "__syncthreads_count"};
+
+/* Dynamic shared memory (`extern __shared__ T name[];`, which emu_build.c
+ * rewrites to a pointer here): one buffer, as a block's static shared
+ * variables, refilled with a pattern before each block (its content is
+ * undefined on a GPU, so a kernel that reads it before writing it reads
+ * garbage here too).  The driver refuses a launch asking for more than
+ * its shape's shared memory per block. */
+enum { DYNAMIC_SHARED_MAX = 228 * 1024 };
+alignas(16) static unsigned char dynamic_shared[DYNAMIC_SHARED_MAX];
+static unsigned dynamic_shared_bytes;
 
 static fiber *fibers; /* the driver's (acc_emu_launch_args) */
 static unsigned char *stacks;
@@ -281,6 +299,7 @@ static void thread_main(void)
  * failed); 0 when it completed. */
 static int run_block(void)
 {
+    memset(dynamic_shared, 0xa5, dynamic_shared_bytes);
     live = nthreads;
     for (int t = 0; t < nthreads; t++) {
         fiber *f = &fibers[t];
@@ -332,6 +351,12 @@ static int launch(void (*k)(void **), const acc_emu_launch_args *L)
                  MAX_THREADS * sizeof(fiber));
         return 1;
     }
+    if (L->shared_bytes > DYNAMIC_SHARED_MAX) {
+        snprintf(fail_text, fail_size, "%u bytes of dynamic shared memory "
+                 "(the emulator has %d)", L->shared_bytes, DYNAMIC_SHARED_MAX);
+        return 1;
+    }
+    dynamic_shared_bytes = L->shared_bytes;
     fibers = (fiber *)L->fibers;
     reverse = L->reverse;
     stacks = L->stacks;

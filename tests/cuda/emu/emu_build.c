@@ -129,6 +129,50 @@ static void entry_line(const char *name, size_t len, void *ctx)
     puts_text(ctx, "(\n");
 }
 
+/* The source with every `extern __shared__ TYPE NAME[];` (dynamic shared
+ * memory) made `static TYPE *const NAME = (TYPE *)(void *)
+ * acc_emu::dynamic_shared;` (cuda_emu.h), on the same line; any other
+ * text is copied as it is (a declaration of another form then fails to
+ * build, with the compiler's message). */
+static void put_source(text *t, const char *source)
+{
+    static const char key[] = "extern __shared__";
+    const char *p = source, *at;
+    while ((at = strstr(p, key)) != NULL) {
+        const char *decl = at + sizeof key - 1, *end = strchr(decl, ';');
+        const char *open = NULL, *name = NULL;
+        for (const char *q = decl; end && q < end; q++)
+            if (*q == '[')
+                open = q;
+        if (open) {
+            name = open;
+            while (name > decl && (name[-1] == ' ' || name[-1] == '\t'))
+                name--;
+            while (name > decl && ident_char(name[-1]))
+                name--;
+        }
+        const char *name_end = name;
+        while (name_end && ident_char(*name_end))
+            name_end++;
+        if (!open || !name || name_end == name || name == decl ||
+            (at > source && ident_char(at[-1]))) {
+            put(t, p, (size_t)(decl - p));
+            p = decl;
+            continue;
+        }
+        put(t, p, (size_t)(at - p));
+        puts_text(t, "static ");
+        put(t, decl, (size_t)(name - decl));
+        puts_text(t, " *const ");
+        put(t, name, (size_t)(name_end - name));
+        puts_text(t, " = (");
+        put(t, decl, (size_t)(name - decl));
+        puts_text(t, " *)(void *)acc_emu::dynamic_shared;");
+        p = end + 1;
+    }
+    puts_text(t, p);
+}
+
 static const char source_mark[] = "// ---- the CUDA source\n";
 
 char *emu_image(const char *source, size_t *size)
@@ -292,7 +336,7 @@ int emu_build(const char *source, char *so_path, size_t so_size, char **log)
              (long)getpid(), serial++);
     text unit = {0};
     puts_text(&unit, "#include \"cuda_emu.h\"\n#line 1 \"kernel.cu\"\n");
-    puts_text(&unit, source);
+    put_source(&unit, source);
     puts_text(&unit, "\n#line 1 \"emu-entries\"\nnamespace acc_emu_absent {\n");
     emu_kernels(source, absent_decl, &unit);
     puts_text(&unit, "}\nusing namespace acc_emu_absent;\n");

@@ -6,10 +6,15 @@
  * is the program's log, as NVRTC's would be); the "PTX" it hands out is
  * the emulator's image, the CUDA source behind a PTX-like head naming
  * its kernels.  It cannot produce a cubin: accel then asks for PTX, as it
- * does when NVRTC cannot produce one.
+ * does when NVRTC cannot produce one.  The cufft plugin loads it too (as
+ * libnvrtc.so.13, a link in build/emu-cuda/): it compiles its callbacks
+ * with -D options, which are honoured (a `#define` line each, ahead of the
+ * source), and asks for LTO IR, which is the same image (the fake cuFFT,
+ * tests/foreign/fake_cufft.c, builds it and calls the callback).
  */
 #include "emu_build.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +49,8 @@ EXPORT int nvrtcGetPTX(nvrtcProgram prog, char *ptx);
 EXPORT int nvrtcGetCUBINSize(nvrtcProgram prog, size_t *size);
 EXPORT int nvrtcGetCUBIN(nvrtcProgram prog, char *cubin);
 EXPORT int nvrtcGetNumSupportedArchs(int *count);
+EXPORT int nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *size);
+EXPORT int nvrtcGetLTOIR(nvrtcProgram prog, char *ir);
 EXPORT int nvrtcGetSupportedArchs(int *out);
 
 EXPORT int nvrtcVersion(int *major, int *minor)
@@ -95,18 +102,48 @@ EXPORT int nvrtcDestroyProgram(nvrtcProgram *prog)
     return OK;
 }
 
+/* The source after one `#define NAME VALUE` line per -DNAME[=VALUE]
+ * option (malloc'ed), or NULL when out of memory. */
+static char *with_defines(const char *source, int n_options,
+                          const char *const *options)
+{
+    size_t size = strlen(source) + 1;
+    for (int i = 0; i < n_options; i++)
+        if (options[i] && strncmp(options[i], "-D", 2) == 0)
+            size += strlen(options[i]) + 16;
+    char *out = malloc(size), *at = out;
+    if (!out)
+        return NULL;
+    for (int i = 0; i < n_options; i++) {
+        if (!options[i] || strncmp(options[i], "-D", 2) != 0)
+            continue;
+        const char *name = options[i] + 2, *eq = strchr(name, '=');
+        int len = eq ? (int)(eq - name) : (int)strlen(name);
+        at += sprintf(at, "#define %.*s %s\n", len, name, eq ? eq + 1 : "1");
+    }
+    strcpy(at, source);
+    return out;
+}
+
 EXPORT int nvrtcCompileProgram(nvrtcProgram prog, int n_options,
                                const char *const *options)
 {
     char so[1200];
-    (void)n_options, (void)options;
-    if (!prog)
+    if (!prog || (n_options > 0 && !options))
         return ERR_INVALID_PROGRAM;
     free(prog->log);
     prog->log = NULL;
-    if (!emu_build(prog->source, so, sizeof so, &prog->log))
+    free(prog->image);
+    prog->image = NULL;
+    char *source = with_defines(prog->source, n_options, options);
+    if (!source)
+        return ERR_OUT_OF_MEMORY;
+    int ok = emu_build(source, so, sizeof so, &prog->log);
+    if (ok)
+        prog->image = emu_image(source, &prog->image_size);
+    free(source);
+    if (!ok)
         return ERR_COMPILATION;
-    prog->image = emu_image(prog->source, &prog->image_size);
     return prog->image ? OK : ERR_OUT_OF_MEMORY;
 }
 
@@ -140,6 +177,17 @@ EXPORT int nvrtcGetPTX(nvrtcProgram prog, char *ptx)
         return ERR_INVALID_PROGRAM;
     memcpy(ptx, prog->image, prog->image_size);
     return OK;
+}
+
+/* LTO IR (-dlto) is the image as well. */
+EXPORT int nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *size)
+{
+    return nvrtcGetPTXSize(prog, size);
+}
+
+EXPORT int nvrtcGetLTOIR(nvrtcProgram prog, char *ir)
+{
+    return nvrtcGetPTX(prog, ir);
 }
 
 /* No cubin: accel falls back to PTX for the same architecture. */

@@ -349,4 +349,84 @@ Test(emu_device, user_kernel)
     acc_context_destroy(ctx);
 }
 
+/* Dynamic shared memory: a user kernel with `extern __shared__`, launched
+ * with the kernel's shared_bytes.  Each block loads its elements into two
+ * halves of the buffer and reads other threads' entries after a barrier,
+ * so a buffer that is not the block's (or too small, or not shared by its
+ * threads) gives other values than the reference computed here.  A
+ * request beyond the device's 48 KiB fails the run, saying so. */
+static const char dyn_cu[] =
+    "extern \"C\" __global__ void uk_dyn(const double *x, double *out,\n"
+    "                                    long long n)\n"
+    "{\n"
+    "    extern __shared__ double s[];\n"
+    "    unsigned t = threadIdx.x, b = blockDim.x;\n"
+    "    long long i = (long long)blockIdx.x * b + t;\n"
+    "    s[t] = i < n ? x[i] : 0.0;\n"
+    "    s[b + t] = 2 * s[t];\n"
+    "    __syncthreads();\n"
+    "    if (i < n)\n"
+    "        out[i] = s[b - 1 - t] + s[b + (t + 1) % b];\n"
+    "}\n";
+
+static acc_status run_dyn(uint32_t shared_bytes, double *got, int64_t n,
+                          const double *xs)
+{
+    acc_context_options o;
+    acc_context *ctx = NULL;
+    acc_context_options_init(&o);
+    o.backend = ACC_BACKEND_CUDA;
+    cr_assert_eq(acc_context_create(&o, &ctx), ACC_OK, "%s",
+                 acc_last_error());
+    acc_user_kernel k;
+    memset(&k, 0, sizeof k);
+    k.struct_size = sizeof k;
+    k.name = "uk.dyn";
+    k.backend = ACC_BACKEND_CUDA;
+    k.source = dyn_cu;
+    k.entry = "uk_dyn";
+    k.signature = "void(const f64*, f64*, i64)";
+    k.grid[0] = (uint32_t)((n + 127) / 128), k.grid[1] = k.grid[2] = 1;
+    k.block[0] = 128, k.block[1] = k.block[2] = 1;
+    k.shared_bytes = shared_bytes;
+    cr_assert_eq(acc_register_kernel(ctx, &k), ACC_OK, "%s",
+                 acc_last_error());
+    acc_program *p = NULL;
+    cr_assert_eq(acc_compile_text(ctx,
+        "dyn (xs : Vector f64) : Vector f64 =\n"
+        "  foreign \"uk.dyn\" (map (\\v -> v)) xs\n", (size_t)-1, "dyn",
+        &p), ACC_OK, "%s", acc_last_error());
+    acc_array in = ts_host(ACC_F64, 1, &n, (void *)xs), out;
+    acc_status st = ts_run_program(p, 1, &in, 1, &out);
+    if (st == ACC_OK) {
+        memcpy(got, out.data[0], (size_t)n * sizeof *got);
+        acc_array_release(&out);
+    }
+    acc_program_free(p);
+    acc_context_destroy(ctx);
+    return st;
+}
+
+Test(emu_device, user_kernel_with_dynamic_shared_memory)
+{
+    enum { N = 1000, B = 128 };
+    setenv("ACC_CUDA_DRIVER", ACC_EMU_DRIVER, 1);
+    setenv("ACC_NVRTC", ACC_EMU_NVRTC, 1);
+    static double xs[N], got[N];
+    for (int i = 0; i < N; i++)
+        xs[i] = i * 0.25 - 7;
+    cr_assert_eq(run_dyn(2 * B * sizeof(double), got, N, xs), ACC_OK, "%s",
+                 acc_last_error());
+    for (int i = 0; i < N; i++) {
+        int blk = i / B, t = i % B, j = blk * B + (B - 1 - t),
+            k = blk * B + (t + 1) % B;
+        double want = (j < N ? xs[j] : 0.0) + 2 * (k < N ? xs[k] : 0.0);
+        cr_expect_eq(got[i], want, "element %d: %g, not %g", i, got[i], want);
+    }
+    cr_expect_neq(run_dyn(64 << 10, got, N, xs), ACC_OK,
+                  "64 KiB of dynamic shared memory (beyond 48 KiB) ran");
+    cr_expect(strstr(acc_last_error(), "dynamic shared memory") != NULL,
+              "%s", acc_last_error());
+}
+
 #endif
