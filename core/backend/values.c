@@ -24,6 +24,9 @@ int values_init(run_values *vs, const ir_program *ir, const uint8_t *is_step,
 void values_release(run_values *vs, uint32_t id)
 {
     run_value *v = &vs->v[id];
+    if (!v->n && !v->arrays && !v->poison)
+        return; /* most nodes never hold a value: the end of every run
+                 * visits them all (values_free) */
     for (size_t j = 0; j < v->n; j++)
         rt_release(v->arrays[j]);
     free(v->arrays);

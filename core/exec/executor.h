@@ -22,15 +22,15 @@ typedef struct executor {
 } executor;
 
 /* Runs scope s (the root schedule, or a body); `first`: the first
- * iteration of the loop whose body s is (its once steps run).  0 after
- * recording an error on the run's diag. */
-int exec_schedule(executor *ex, const schedule *s, int first);
+ * iteration of the loop whose body s is (its once steps run).  Returns
+ * the run diag's status (its first error). */
+acc_status exec_schedule(executor *ex, const schedule *s, int first);
 /* Gives a reference back through the backend's memory operations
  * (backend.h: release); before the backend's run begins, directly. */
 void exec_release(executor *ex, rt_array *a);
-/* a's contents valid on the host, through the backend's copy; 0 after
- * recording an error on the run's diag. */
-int exec_to_host(executor *ex, rt_array *a);
+/* a's contents valid on the host, through the backend's copy.  Returns
+ * the run diag's status. */
+acc_status exec_to_host(executor *ex, rt_array *a);
 /* Releases the values scope s still holds once it has ended (its result
  * taken). */
 void exec_end_scope(executor *ex, const schedule *s);

@@ -9,6 +9,11 @@
  * interpreter (BACKEND_REPLAY), which reports the error with its own
  * message when the error happens.  A lazy step's runtime error is kept
  * as its value (core/backend/values.h) instead of failing the run.
+ *
+ * Errors follow the library's convention (core/base/diag.h): every
+ * function records the first error on the run's diag and returns its
+ * status; the value table's and the interpreter's 1/0 results are turned
+ * into it here (ok_or_failed).
  */
 #include "core/exec/executor.h"
 
@@ -18,11 +23,22 @@
 
 #include <stdlib.h>
 
-/* A check point between steps. */
-static int stopped(executor *ex, const char *where)
+/* The run diag's status after a helper that returns 1 or 0: a 0 that
+ * recorded nothing is an internal error, never a silent success. */
+static acc_status ok_or_failed(executor *ex, int ok)
+{
+    diag *d = ex->env.d;
+    if (!ok && diag_ok(d))
+        return diag_fail(d, ACC_ERR_INTERNAL, "acc_run: a step failed "
+                         "without an error");
+    return d->status;
+}
+
+/* A check point between steps: the stop request's error, or ACC_OK. */
+static acc_status check_stop(executor *ex, const char *where)
 {
     run_stop *s = ex->env.stop;
-    return s && stop_fail(s, ex->env.d, where) != ACC_OK;
+    return s ? stop_fail(s, ex->env.d, where) : ACC_OK;
 }
 
 /* Run statistics: one kernel, and the memory its result owns (on the host
@@ -40,19 +56,20 @@ static void count_kernel(executor *ex, const sched_step *st)
         ex->bytes += (uint64_t)a->size * acc_scalar_size(a->elem->leaves[i]);
 }
 
-static int run_array(executor *ex, const sched_step *st)
+static acc_status run_array(executor *ex, const sched_step *st)
 {
     int replay = 0;
     if (st->by == SCHED_BY_KERNEL) {
         acc_status s = ex->ops->run_step(ex->run, st, &replay);
         if (!replay)
-            return s == ACC_OK;
+            return ok_or_failed(ex, s == ACC_OK);
         /* a kernel stopped by the stop request hands its step back as a
          * failed kernel does: the run stops here */
-        if (stopped(ex, ir_op_name(st->node->op)))
-            return 0;
+        if (check_stop(ex, ir_op_name(st->node->op)) != ACC_OK)
+            return ex->env.d->status;
     }
-    return ex->host_ops->run_step(ex->host, st, &replay) == ACC_OK;
+    return ok_or_failed(ex, ex->host_ops->run_step(ex->host, st, &replay) ==
+                                ACC_OK);
 }
 
 /* The value of term `t` (of array sort), as new references in a fresh
@@ -80,12 +97,12 @@ void exec_release(executor *ex, rt_array *a)
         rt_release(a);
 }
 
-int exec_to_host(executor *ex, rt_array *a)
+acc_status exec_to_host(executor *ex, rt_array *a)
 {
-    if (ex->run)
-        return ex->ops->copy(ex->run, a, ACC_MEMORY_HOST, ex->env.d) ==
-               ACC_OK;
-    return rt_host(a, ex->env.d);
+    int ok = ex->run ? ex->ops->copy(ex->run, a, ACC_MEMORY_HOST,
+                                     ex->env.d) == ACC_OK
+                     : rt_host(a, ex->env.d);
+    return ok_or_failed(ex, ok);
 }
 
 static void release_all(executor *ex, rt_array **v, size_t n)
@@ -96,19 +113,20 @@ static void release_all(executor *ex, rt_array **v, size_t n)
 }
 
 /* Stores v (n arrays, references taken over) as node id's value. */
-static int store(executor *ex, uint32_t id, rt_array **v, size_t n)
+static acc_status store(executor *ex, uint32_t id, rt_array **v, size_t n)
 {
     int ok = values_set(&ex->values, id, v, n, ex->env.d);
     free(v);
-    return ok;
+    return ok_or_failed(ex, ok);
 }
 
 /* Binds the parameter of array function lam to v (n arrays). */
-static int bind(executor *ex, const ir_node *lam, rt_array *const *v,
-                size_t n)
+static acc_status bind(executor *ex, const ir_node *lam, rt_array *const *v,
+                       size_t n)
 {
-    return values_bind(&ex->values, ir_lambda_param(lam, 0)->id, v, n,
-                       ex->env.d);
+    return ok_or_failed(ex, values_bind(&ex->values,
+                                        ir_lambda_param(lam, 0)->id, v, n,
+                                        ex->env.d));
 }
 
 static void unbind(executor *ex, const ir_node *lam)
@@ -122,8 +140,8 @@ static rt_array **run_body(executor *ex, const schedule *s, rt_array **v,
                            size_t n, int first, size_t *count)
 {
     rt_array **r = NULL;
-    if ((!s->lambda || bind(ex, s->lambda, v, n)) &&
-        exec_schedule(ex, s, first))
+    if ((!s->lambda || bind(ex, s->lambda, v, n) == ACC_OK) &&
+        exec_schedule(ex, s, first) == ACC_OK)
         r = value_of(ex, s->result, count);
     values_end_step(&ex->values);
     exec_end_scope(ex, s);
@@ -132,13 +150,13 @@ static rt_array **run_body(executor *ex, const schedule *s, rt_array **v,
     return r;
 }
 
-static int run_cond(executor *ex, const sched_step *st)
+static acc_status run_cond(executor *ex, const sched_step *st)
 {
     const ir_value *c = interp_scalar(ex->env.host, st->node->args[0]);
     size_t n;
     rt_array **r = c ? run_body(ex, st->body[c->i ? 0 : 1], NULL, 0, 1, &n)
                      : NULL;
-    return r && store(ex, st->node->id, r, n);
+    return r ? store(ex, st->node->id, r, n) : ok_or_failed(ex, 0);
 }
 
 /* The condition of an awhile on state v: 1 holds, 0 does not, -1 after
@@ -149,7 +167,7 @@ static int test(executor *ex, const schedule *s, rt_array **v, size_t n,
     size_t count;
     rt_array **c = run_body(ex, s, v, n, first, &count);
     int holds = -1;
-    if (c && exec_to_host(ex, c[0]))
+    if (c && exec_to_host(ex, c[0]) == ACC_OK)
         holds = val_load(c[0]->data[0], ACC_BOOL, 0).i != 0;
     release_all(ex, c, count);
     return holds;
@@ -164,13 +182,13 @@ static void release_once(executor *ex, const schedule *s)
 /* awhile: the state starts as init; each iteration tests the condition
  * on it, then replaces it by the body's result.  The bodies' once steps
  * run on the first iteration; their values live until the loop ends. */
-static int run_while(executor *ex, const sched_step *st)
+static acc_status run_while(executor *ex, const sched_step *st)
 {
     size_t n, m;
     rt_array **state = value_of(ex, st->node->args[2], &n);
     int first = 1, holds = 0;
     while (state) {
-        if (stopped(ex, "an awhile iteration") ||
+        if (check_stop(ex, "an awhile iteration") != ACC_OK ||
             (holds = test(ex, st->body[0], state, n, first)) <= 0)
             break;
         rt_array **next = run_body(ex, st->body[1], state, n, first, &m);
@@ -182,21 +200,21 @@ static int run_while(executor *ex, const sched_step *st)
     release_once(ex, st->body[1]);
     if (holds != 0 || !diag_ok(ex->env.d)) {
         release_all(ex, state, n);
-        return 0;
+        return ok_or_failed(ex, 0);
     }
     return store(ex, st->node->id, state, n);
 }
 
 /* A foreign call: the implementation when there is one and it accepts
  * the extents, else the fallback applied to the argument. */
-static int run_foreign(executor *ex, const sched_step *st)
+static acc_status run_foreign(executor *ex, const sched_step *st)
 {
     const ir_node *node = st->node;
     size_t n, m = node->type->n_leaves;
     rt_array **arg = value_of(ex, node->args[1], &n);
     rt_array **r = NULL;
     if (!arg)
-        return 0;
+        return ok_or_failed(ex, 0);
     if (node->u.foreign.impl) {
         r = mem_calloc(m ? m : 1, sizeof *r);
         acc_status s = r ? ex->ops->call_foreign(ex->run, node, arg, r)
@@ -207,16 +225,16 @@ static int run_foreign(executor *ex, const sched_step *st)
         }
         if (s != ACC_OK && s != ACC_ERR_UNSUPPORTED) {
             release_all(ex, arg, n);
-            return 0;
+            return ok_or_failed(ex, 0);
         }
     }
     if (!r)
         r = run_body(ex, st->body[0], arg, n, 1, &m);
     release_all(ex, arg, n);
-    return r && store(ex, node->id, r, m);
+    return r ? store(ex, node->id, r, m) : ok_or_failed(ex, 0);
 }
 
-static int run_step(executor *ex, const sched_step *st)
+static acc_status run_step(executor *ex, const sched_step *st)
 {
     switch (st->kind) {
     case SCHED_ARRAY: return run_array(ex, st);
@@ -224,7 +242,8 @@ static int run_step(executor *ex, const sched_step *st)
     case SCHED_WHILE: return run_while(ex, st);
     case SCHED_FOREIGN: return run_foreign(ex, st);
     }
-    return 0;
+    return diag_fail(ex->env.d, ACC_ERR_INTERNAL, "acc_run: step kind %d",
+                     (int)st->kind);
 }
 
 /* A runtime error of the program, which a lazy step keeps as its value. */
@@ -233,16 +252,16 @@ static int program_error(acc_status s)
     return s == ACC_ERR_RUNTIME || s == ACC_ERR_SHAPE;
 }
 
-int exec_schedule(executor *ex, const schedule *s, int first)
+acc_status exec_schedule(executor *ex, const schedule *s, int first)
 {
     diag *d = ex->env.d;
     for (size_t i = 0; i < s->n_steps; i++) {
         const sched_step *st = &s->steps[i];
         if (st->once && !first)
             continue;
-        if (stopped(ex, ir_op_name(st->node->op)))
-            return 0;
-        int ok = run_step(ex, st);
+        if (check_stop(ex, ir_op_name(st->node->op)) != ACC_OK)
+            return d->status;
+        int ok = run_step(ex, st) == ACC_OK;
         values_end_step(&ex->values);
         if (!ok && st->lazy && program_error(d->status)) {
             ok = values_poison(&ex->values, st->node->id, d);
@@ -253,11 +272,11 @@ int exec_schedule(executor *ex, const schedule *s, int first)
             count_kernel(ex, st);
         }
         if (!ok)
-            return 0;
+            return d->status;
         for (uint32_t k = 0; k < st->n_release; k++)
             values_release(&ex->values, st->release[k]);
     }
-    return 1;
+    return d->status;
 }
 
 void exec_end_scope(executor *ex, const schedule *s)

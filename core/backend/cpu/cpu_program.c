@@ -9,6 +9,7 @@
 #include "core/backend/cpu/cpu_launch.h"
 #include "core/backend/foreign_call.h"
 #include "core/backend/host_memory.h"
+#include "core/backend/step_compile.h"
 #include "core/backend/step_fallback.h"
 #include "core/base/mem.h"
 #include "core/ir/dump.h"
@@ -19,8 +20,7 @@
 
 struct backend_program {
     cpu_backend *be;
-    cpu_node **nodes;          /* the compiled steps, freed with it */
-    size_t n_nodes, cap_nodes;
+    step_kept nodes;           /* the compiled steps (cpu_node), freed with it */
     size_t kernels, host_steps, interpreted;
     cache_stats stats;
     char cache_note[CACHE_NOTE_MAX]; /* the cache folder's, when built */
@@ -56,20 +56,6 @@ static int is_host_step(const ir_node *n)
     return n->op == IR_RESHAPE || n->op == IR_UNIT;
 }
 
-static int keep_node(backend_program *cp, cpu_node *kn)
-{
-    if (cp->n_nodes == cp->cap_nodes) {
-        size_t cap = cp->cap_nodes ? 2 * cp->cap_nodes : 8;
-        cpu_node **grown = mem_realloc(cp->nodes, cap * sizeof *grown);
-        if (!grown)
-            return 0;
-        cp->nodes = grown;
-        cp->cap_nodes = cap;
-    }
-    cp->nodes[cp->n_nodes++] = kn;
-    return 1;
-}
-
 /* A step without a kernel: a host step, or one the interpreter runs (an
  * error with `strict`). */
 static acc_status no_kernel(backend_program *cp, sched_program *s,
@@ -103,11 +89,10 @@ static acc_status compile_step(backend_program *cp, const ir_program *ir,
                       : diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: "
                                   "out of host memory");
     }
-    if (!keep_node(cp, kn)) {
+    if (step_keep(&cp->nodes, kn, d) != ACC_OK) {
         cg_kernel_free(&kn->k);
         free(kn);
-        return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of "
-                         "host memory");
+        return d->status;
     }
     dump_kernel("cpu", n, kn->k.source);
     if (cache_get(cp->be->cache, &cp->be->tc, kn->k.source, &kn->entry,
@@ -121,19 +106,18 @@ static acc_status compile_step(backend_program *cp, const ir_program *ir,
     return ACC_OK;
 }
 
-static acc_status compile_steps(backend_program *cp, const ir_program *ir,
-                                sched_program *s, const schedule *sc,
-                                int strict, diag *d)
+/* What compile_step needs besides the step (step_compile_all's ctx). */
+typedef struct compile_ctx {
+    backend_program *cp;
+    const ir_program *ir;
+    sched_program *s;
+    int strict;
+} compile_ctx;
+
+static acc_status compile_one(void *ctx, sched_step *st, diag *d)
 {
-    for (size_t i = 0; i < sc->n_steps && diag_ok(d); i++) {
-        sched_step *st = &sc->steps[i];
-        if (st->kind == SCHED_ARRAY)
-            compile_step(cp, ir, s, st, strict, d);
-        for (int k = 0; k < 2 && diag_ok(d); k++)
-            if (st->body[k])
-                compile_steps(cp, ir, s, st->body[k], strict, d);
-    }
-    return d->status;
+    compile_ctx *c = ctx;
+    return compile_step(c->cp, c->ir, c->s, st, c->strict, d);
 }
 
 static void cpu_program_free(backend_program *cp)
@@ -141,13 +125,14 @@ static void cpu_program_free(backend_program *cp)
     if (!cp)
         return;
     /* the last program using a kernel lets the cache unload it */
-    for (size_t i = 0; i < cp->n_nodes; i++) {
-        if (cp->nodes[i]->entry)
-            cache_release(cp->be->cache, cp->nodes[i]->entry);
-        cg_kernel_free(&cp->nodes[i]->k);
-        free(cp->nodes[i]);
+    for (size_t i = 0; i < cp->nodes.n; i++) {
+        cpu_node *kn = cp->nodes.items[i];
+        if (kn->entry)
+            cache_release(cp->be->cache, kn->entry);
+        cg_kernel_free(&kn->k);
+        free(kn);
     }
-    free(cp->nodes);
+    step_kept_free(&cp->nodes);
     free(cp);
 }
 
@@ -162,7 +147,8 @@ static acc_status cpu_build(backend *be, const ir_program *ir,
         return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of "
                          "host memory");
     cp->be = cb;
-    if (compile_steps(cp, ir, s, &s->root, strict, d) != ACC_OK) {
+    compile_ctx c = {cp, ir, s, strict};
+    if (step_compile_all(&s->root, compile_one, &c, d) != ACC_OK) {
         cpu_program_free(cp);
         return d->status;
     }

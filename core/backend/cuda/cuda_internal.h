@@ -14,6 +14,7 @@
 #include "core/cache/cache_store.h"
 #include "core/codegen/kernel_cuda.h"
 #include "core/backend/foreign_call.h"
+#include "core/backend/step_compile.h"
 
 #include <pthread.h>
 
@@ -124,8 +125,7 @@ int cuda_drive_scan_seg(cuda_run *run, const cuda_node *kn, interp *st,
 
 struct cuda_program {
     cuda_backend *be;
-    cuda_node **nodes;      /* the compiled steps, freed with it */
-    size_t n_nodes, cap_nodes;
+    step_kept nodes;        /* the compiled steps (cuda_node), freed with it */
     size_t kernels, interpreted;
     cache_stats stats;
     char cache_note[CACHE_NOTE_MAX]; /* the cache folder's, when built */

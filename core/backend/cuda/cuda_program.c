@@ -5,6 +5,7 @@
  * launchers by kernel kind (see cuda_internal.h).
  */
 #include "core/backend/cuda/cuda_internal.h"
+#include "core/backend/step_compile.h"
 #include "core/backend/step_fallback.h"
 
 #include "core/base/mem.h"
@@ -102,20 +103,6 @@ static acc_status load_node(cuda_program *cp, cuda_node *kn,
     return ACC_OK;
 }
 
-static int keep_node(cuda_program *cp, cuda_node *kn)
-{
-    if (cp->n_nodes == cp->cap_nodes) {
-        size_t cap = cp->cap_nodes ? 2 * cp->cap_nodes : 8;
-        cuda_node **grown = mem_realloc(cp->nodes, cap * sizeof *grown);
-        if (!grown)
-            return 0;
-        cp->nodes = grown;
-        cp->cap_nodes = cap;
-    }
-    cp->nodes[cp->n_nodes++] = kn;
-    return 1;
-}
-
 /* A step the interpreter runs, with the reason (an error with
  * `strict`). */
 static acc_status no_kernel(cuda_program *cp, sched_program *s,
@@ -153,11 +140,10 @@ static acc_status compile_step(cuda_program *cp, const ir_program *ir,
                       : diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: "
                                   "out of host memory");
     }
-    if (!keep_node(cp, kn)) {
+    if (step_keep(&cp->nodes, kn, d) != ACC_OK) {
         cg_kernel_free(&kn->k);
         free(kn);
-        return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of "
-                         "host memory");
+        return d->status;
     }
     dump_kernel("cuda", n, kn->k.source);
     if (load_node(cp, kn, l, n, d) != ACC_OK)
@@ -170,19 +156,18 @@ static acc_status compile_step(cuda_program *cp, const ir_program *ir,
     return ACC_OK;
 }
 
-static acc_status compile_steps(cuda_program *cp, const ir_program *ir,
-                                sched_program *s, const schedule *sc,
-                                int strict, diag *d)
+/* What compile_step needs besides the step (step_compile_all's ctx). */
+typedef struct compile_ctx {
+    cuda_program *cp;
+    const ir_program *ir;
+    sched_program *s;
+    int strict;
+} compile_ctx;
+
+static acc_status compile_one(void *ctx, sched_step *st, diag *d)
 {
-    for (size_t i = 0; i < sc->n_steps && diag_ok(d); i++) {
-        sched_step *st = &sc->steps[i];
-        if (st->kind == SCHED_ARRAY)
-            compile_step(cp, ir, s, st, strict, d);
-        for (int k = 0; k < 2 && diag_ok(d); k++)
-            if (st->body[k])
-                compile_steps(cp, ir, s, st->body[k], strict, d);
-    }
-    return d->status;
+    compile_ctx *c = ctx;
+    return compile_step(c->cp, c->ir, c->s, st, c->strict, d);
 }
 
 acc_status cuda_program_build(cuda_backend *be, const ir_program *ir,
@@ -199,7 +184,8 @@ acc_status cuda_program_build(cuda_backend *be, const ir_program *ir,
         cuda_program_free(cp);
         return d->status;
     }
-    compile_steps(cp, ir, s, &s->root, strict, d);
+    compile_ctx c = {cp, ir, s, strict};
+    step_compile_all(&s->root, compile_one, &c, d);
     cuda_leave(be);
     if (!diag_ok(d)) {
         cuda_program_free(cp);
@@ -215,13 +201,14 @@ void cuda_program_free(cuda_program *cp)
     if (!cp)
         return;
     /* the last program using a module lets the cache unload it */
-    for (size_t i = 0; i < cp->n_nodes; i++) {
-        if (cp->nodes[i]->module)
-            cuda_module_release(cp->be, cp->nodes[i]->module);
-        cg_kernel_free(&cp->nodes[i]->k);
-        free(cp->nodes[i]);
+    for (size_t i = 0; i < cp->nodes.n; i++) {
+        cuda_node *kn = cp->nodes.items[i];
+        if (kn->module)
+            cuda_module_release(cp->be, kn->module);
+        cg_kernel_free(&kn->k);
+        free(kn);
     }
-    free(cp->nodes);
+    step_kept_free(&cp->nodes);
     free(cp);
 }
 
