@@ -2839,12 +2839,13 @@ pub struct acc_user_kernel {
         ) -> acc_status,
     >,
     pub user: *mut ::std::os::raw::c_void,
+    pub shared_bytes: u32,
 }
 #[test]
 fn bindgen_test_layout_acc_user_kernel() {
     assert_eq!(
         ::std::mem::size_of::<acc_user_kernel>(),
-        96usize,
+        104usize,
         concat!("Size of: ", stringify!(acc_user_kernel))
     );
     assert_eq!(
@@ -3056,6 +3057,23 @@ fn bindgen_test_layout_acc_user_kernel() {
         );
     }
     test_field_user();
+    fn test_field_shared_bytes() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<acc_user_kernel>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).shared_bytes) as usize - ptr as usize
+            },
+            96usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(acc_user_kernel),
+                "::",
+                stringify!(shared_bytes)
+            )
+        );
+    }
+    test_field_shared_bytes();
 }
 extern "C" {
     pub fn acc_register_kernel(ctx: *mut acc_context, kernel: *const acc_user_kernel)
