@@ -521,7 +521,7 @@ int cache_folder_report(cache_folder *f, char **dir, char **note, diag *d)
         !(*note = mem_strdup(f->note))) {
         free(*dir);
         *dir = NULL;
-        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+        diag_oom(d, "the cache folder");
         return 0;
     }
     return 1;

@@ -204,8 +204,7 @@ static cuda_module *lookup(cuda_backend *be, const char *source,
     cuda_module *m = mod ? mem_calloc(1, sizeof *m) : NULL;
     if (mod && !m) {
         be->drv.cuModuleUnload(mod);
-        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of host "
-                  "memory");
+        diag_oom(d, "acc_compile");
         return NULL;
     }
     if (m) {
