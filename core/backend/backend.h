@@ -96,8 +96,10 @@ struct backend_ops {
     backend *(*create)(const backend_config *c, diag *d);
     void (*destroy)(backend *be); /* NULL-safe */
     /* The kernel cache's folder and note (malloc'd; core/cache/
-     * cache_folder.h); NULL when the backend has no cache. */
-    int (*cache_report)(backend *be, char **dir, char **note, diag *d);
+     * cache_folder.h): ACC_OK or the error recorded on d; NULL when the
+     * backend has no cache. */
+    acc_status (*cache_report)(backend *be, char **dir, char **note,
+                               diag *d);
 
     /* Decides who runs each array step of s (and compiles the kernels):
      * by, kernel, why.  With `strict`, a step the backend cannot compile

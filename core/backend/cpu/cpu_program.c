@@ -249,7 +249,8 @@ static void cpu_destroy(backend *be)
     cpu_backend_destroy((cpu_backend *)be);
 }
 
-static int cpu_cache_report(backend *be, char **dir, char **note, diag *d)
+static acc_status cpu_cache_report(backend *be, char **dir, char **note,
+                                   diag *d)
 {
     return cache_report(((cpu_backend *)be)->cache, dir, note, d);
 }

@@ -80,12 +80,12 @@ void cache_note(kcache *c, char *buf, size_t size)
     pthread_mutex_unlock(&c->lock);
 }
 
-int cache_report(kcache *c, char **dir, char **note, diag *d)
+acc_status cache_report(kcache *c, char **dir, char **note, diag *d)
 {
     pthread_mutex_lock(&c->lock);
-    int ok = cache_folder_report(&c->folder, dir, note, d);
+    cache_folder_report(&c->folder, dir, note, d);
     pthread_mutex_unlock(&c->lock);
-    return ok;
+    return d->status;
 }
 
 size_t cache_loaded(kcache *c)

@@ -41,10 +41,10 @@ cuda_backend *cuda_backend_create(int ordinal, const char *cache_dir,
 void cuda_backend_close(cuda_backend *b);
 
 /* The folder the module cache writes to and its note (malloc'd; see
- * core/cache/cache_folder.h: cache_folder_report).  0 after recording an
- * error on d. */
-int cuda_backend_cache_report(cuda_backend *b, char **dir, char **note,
-                              diag *d);
+ * core/cache/cache_folder.h: cache_folder_report): ACC_OK or the error
+ * recorded on d. */
+acc_status cuda_backend_cache_report(cuda_backend *b, char **dir,
+                                     char **note, diag *d);
 
 typedef struct cuda_memory_stats {
     uint64_t driver_allocs, driver_frees, reuses, cached_bytes, live_bytes;

@@ -23,7 +23,8 @@ static void ops_destroy(backend *be)
     cuda_backend_close((cuda_backend *)be);
 }
 
-static int ops_cache_report(backend *be, char **dir, char **note, diag *d)
+static acc_status ops_cache_report(backend *be, char **dir, char **note,
+                                   diag *d)
 {
     return cuda_backend_cache_report((cuda_backend *)be, dir, note, d);
 }

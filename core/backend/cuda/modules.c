@@ -276,13 +276,13 @@ void cuda_module_note(cuda_backend *be, char *buf, size_t size)
     pthread_mutex_unlock(&be->module_lock);
 }
 
-int cuda_backend_cache_report(cuda_backend *be, char **dir, char **note,
-                              diag *d)
+acc_status cuda_backend_cache_report(cuda_backend *be, char **dir,
+                                     char **note, diag *d)
 {
     pthread_mutex_lock(&be->module_lock);
-    int ok = cache_folder_report(&be->folder, dir, note, d);
+    cache_folder_report(&be->folder, dir, note, d);
     pthread_mutex_unlock(&be->module_lock);
-    return ok;
+    return d->status;
 }
 
 void cuda_modules_unload(cuda_backend *be)
