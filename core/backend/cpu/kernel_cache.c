@@ -113,12 +113,10 @@ static void (*symbol(const cache_dl *h, const char *name))(void)
  * of host memory). */
 static cache_entry *load(int fd, const char *path, const char *key, diag *d)
 {
-    char want[128], why[512]; /* why: dlerror's text (kernel_load.h) */
-    cache_dl *h = cache_dl_open(fd, path, why, sizeof why);
-    if (!h) {
-        diag_fail(d, ACC_ERR_COMPILE, "%s", why);
+    char want[128];
+    cache_dl *h = cache_dl_open(fd, path, d);
+    if (!h)
         return NULL;
-    }
     const char *abi = cache_dl_symbol(h, "accel_kernel_abi");
     snprintf(want, sizeof want, "%s:%s", CPU_KERNEL_ABI, key);
     cache_entry *e = NULL;
