@@ -40,7 +40,9 @@ acc_status acc_context_kernel_cache(const acc_context *ctx, char **dir,
         return api_fail(slot, ACC_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn,
                         !dir ? "dir" : "note");
     backend *be = ctx->be;
-    int ok = be->ops->cache_report ? be->ops->cache_report(be, dir, note, &d)
-                                   : report_unowned(ctx, dir, note, &d);
-    return ok ? ACC_OK : api_fail_diag(slot, &d);
+    if (be->ops->cache_report)
+        be->ops->cache_report(be, dir, note, &d);
+    else
+        report_unowned(ctx, dir, note, &d);
+    return diag_ok(&d) ? ACC_OK : api_fail_diag(slot, &d);
 }

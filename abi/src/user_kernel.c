@@ -359,13 +359,7 @@ static acc_status cuda_execute(acc_foreign_call *call)
 
 static acc_status cuda_check(const uk_cuda *u, diag *d)
 {
-    char *log = NULL;
-    int r = cuda_user_check(u->source, u->name, u->entry, &log);
-    if (r == 0)
-        diag_fail(d, ACC_ERR_COMPILE, "%s: '%s': NVRTC does not compile the "
-                  "CUDA source: %s", fn_name, u->name, log ? log : "");
-    free(log);
-    return d->status;
+    return cuda_user_check(fn_name, u->source, u->name, u->entry, d);
 }
 
 static uk_cuda *cuda_kernel_make(acc_context *ctx, const acc_user_kernel *k,

@@ -77,24 +77,29 @@ typedef struct run_env {
  * found a runtime error it cannot name, or a value it reads lazily
  * failed; nothing is recorded, and the interpreter runs the step
  * instead, reporting the error with its own message if it happens
- * (core/exec/steps.c).  BACKEND_REPLAY is how the compiling backends'
- * drivers say so to their run_step (their 1/0/-1 results stay inside
- * the backend). */
-enum { BACKEND_REPLAY = -1 };
+ * (core/exec/steps.c).  The compiling backends' drivers (drive_*.c)
+ * answer the same way. */
 
 struct backend_ops {
     acc_backend kind;
     acc_memory memory;       /* where its steps' arrays live */
-    /* Whether the backend works here; `why` receives a sentence. */
-    int (*probe)(const backend_config *c, char *why, size_t why_size);
-    /* Opens the backend for a context: NULL with a sentence in why and
-     * the status in *st. */
-    backend *(*create)(const backend_config *c, char *why, size_t why_size,
-                       acc_status *st);
+    /* Whether the backend works here: ACC_OK with a sentence saying what
+     * it uses written into `about` ("available: ..."), or the status of
+     * why not recorded on d (ACC_ERR_UNSUPPORTED; ACC_ERR_OUT_OF_HOST_
+     * MEMORY), whose message is the sentence "not available: ...".  An
+     * answer for the context's list of backends, not a caller's error. */
+    acc_status (*probe)(const backend_config *c, char *about,
+                        size_t about_size, diag *d);
+    /* Opens the backend for a context: NULL after recording why on d (a
+     * sentence without prefix; ACC_ERR_UNSUPPORTED when something is
+     * missing, ACC_ERR_DEVICE, or out of host memory through diag_oom). */
+    backend *(*create)(const backend_config *c, diag *d);
     void (*destroy)(backend *be); /* NULL-safe */
     /* The kernel cache's folder and note (malloc'd; core/cache/
-     * cache_folder.h); NULL when the backend has no cache. */
-    int (*cache_report)(backend *be, char **dir, char **note, diag *d);
+     * cache_folder.h): ACC_OK or the error recorded on d; NULL when the
+     * backend has no cache. */
+    acc_status (*cache_report)(backend *be, char **dir, char **note,
+                               diag *d);
 
     /* Decides who runs each array step of s (and compiles the kernels):
      * by, kernel, why.  With `strict`, a step the backend cannot compile

@@ -93,8 +93,7 @@ int exec_dests_create(const ir_program *p, acc_memory memory, size_t n_in,
                    !(t->by_node = mem_calloc(p->n_nodes ? p->n_nodes : 1,
                                          sizeof *t->by_node)))) {
             free(t);
-            diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of host "
-                      "memory");
+            diag_oom(d, "acc_run");
             return 0;
         }
         t->n_nodes = p->n_nodes;

@@ -187,8 +187,7 @@ static int alloc_results(frame *f, rt_array **results, diag *d)
     }
     f->given = mem_alloc((f->n_out ? f->n_out : 1) * sizeof *f->given);
     if (!f->given) {
-        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
-                  f->n->u.foreign.name);
+        diag_oom(d, f->n->u.foreign.name);
         return 0;
     }
     memcpy(f->given, f->out, f->n_out * sizeof *f->given);

@@ -59,8 +59,7 @@ rt_array *rt_shell(const acc_type *elem, int32_t rank, const int64_t *extents,
     }
     rt_array *a = mem_calloc(1, sizeof *a);
     if (!a) {
-        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
-                  op);
+        diag_oom(d, op);
         return NULL;
     }
     a->elem = elem;
@@ -151,7 +150,7 @@ rt_array *rt_wrap(const acc_array *desc, diag *d)
 {
     rt_array *a = mem_calloc(1, sizeof *a);
     if (!a) {
-        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+        diag_oom(d, "wrapping an array");
         return NULL;
     }
     a->elem = desc->type;

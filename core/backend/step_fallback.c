@@ -35,8 +35,7 @@ acc_status step_interpreted(sched_program *s, sched_step *st,
     size_t n = strlen(why);
     char *copy = arena_alloc(s->arena, n + 1);
     if (!copy)
-        return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of "
-                         "host memory");
+        return diag_oom(d, "acc_compile");
     memcpy(copy, why, n + 1);
     st->by = SCHED_BY_INTERP;
     st->why = copy;

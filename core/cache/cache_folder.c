@@ -471,8 +471,11 @@ static int make_temporary(cache_folder *f, char *why, size_t n)
 int cache_folder_resolve(cache_folder *f, diag *d)
 {
     char why[600] = "", tmp_why[600];
+    if (f->resolved && f->fd < 0 && f->tmp_fd < 0) /* refused before */
+        return diag_fail(d, ACC_ERR_COMPILE, "kernel cache: no folder can be "
+                         "used (refused when first needed)") == ACC_OK;
     if (f->resolved)
-        return f->fd >= 0 || f->tmp_fd >= 0;
+        return 1;
     f->resolved = 1;
     f->dir = f->option ? mem_strdup(f->option) : default_folder();
     int fd = -1;
@@ -521,7 +524,7 @@ int cache_folder_report(cache_folder *f, char **dir, char **note, diag *d)
         !(*note = mem_strdup(f->note))) {
         free(*dir);
         *dir = NULL;
-        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+        diag_oom(d, "the cache folder");
         return 0;
     }
     return 1;

@@ -9,6 +9,7 @@
 #ifndef ACC_CORE_CODEGEN_KERNEL_H
 #define ACC_CORE_CODEGEN_KERNEL_H
 
+#include "core/base/diag.h"
 #include "core/ir/program_ir.h"
 
 typedef enum cg_kind {
@@ -62,6 +63,19 @@ typedef struct cg_kernel {
     unsigned checks;        /* runtime checks in the scalar code: without
                                any, the error slot cannot change */
 } cg_kernel;
+
+enum { CG_WHY_MAX = 256 };
+
+/* A kernel generator's answer besides its status (cg_cpu_kernel,
+ * cg_cuda_kernel): whether the step got a kernel, and if not why.  A
+ * step that cannot be a kernel on a target is not an error: its backend
+ * schedules it on the interpreter at compile time, and the plan shows
+ * why_not.  The caller owns the struct; errors (out of host memory) go
+ * to the caller's diag only. */
+typedef struct cg_outcome {
+    int built;                /* 1: the kernel is in *out */
+    char why_not[CG_WHY_MAX]; /* built 0: the reason, a phrase */
+} cg_outcome;
 
 /* Frees what a builder put in *k (the source and the array list). */
 void cg_kernel_free(cg_kernel *k);

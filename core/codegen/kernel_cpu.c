@@ -222,16 +222,18 @@ static int assemble(cg_inst *in, const char *skeleton, cg_kernel *k)
     return r;
 }
 
-int cg_cpu_kernel(const ir_program *p, const ir_node *n, cg_kernel *out,
-                  char *why, size_t why_len)
+acc_status cg_cpu_kernel(const ir_program *p, const ir_node *n,
+                         cg_kernel *out, cg_outcome *o, diag *d)
 {
     const cg_builder *b = builder_of(n);
     if (!b) {
         memset(out, 0, sizeof *out);
-        snprintf(why, why_len, "%s has no CPU skeleton", ir_op_name(n->op));
-        return 0;
+        o->built = 0;
+        snprintf(o->why_not, sizeof o->why_not, "%s has no CPU skeleton",
+                 ir_op_name(n->op));
+        return ACC_OK;
     }
-    return cg_fill_kernel(p, n, b, assemble, out, why, why_len);
+    return cg_fill_kernel(p, n, b, assemble, out, o, d);
 }
 
 void cg_kernel_free(cg_kernel *k)

@@ -26,9 +26,10 @@
 /* Whether step n has a CPU skeleton at all. */
 int cg_cpu_has_skeleton(const ir_node *n);
 
-/* Builds the kernel of step n of program p into *out.  Returns 1; 0 when
- * n has no CPU kernel (the reason in why); -1 when out of memory. */
-int cg_cpu_kernel(const ir_program *p, const ir_node *n, cg_kernel *out,
-                  char *why, size_t why_len);
+/* Builds the kernel of step n of program p into *out.  ACC_OK with
+ * o->built 1, or 0 when n has no CPU kernel (the reason in o->why_not);
+ * else the error recorded on d (out of host memory, "acc_compile"). */
+acc_status cg_cpu_kernel(const ir_program *p, const ir_node *n,
+                         cg_kernel *out, cg_outcome *o, diag *d);
 
 #endif

@@ -47,7 +47,7 @@ static int sub_template(cg_inst *in, const char *hole, const char *name)
         sb_puts(h, text.text ? text.text : "");
         h->failed |= text.failed; /* reported as out of memory */
     } else if (r < 0) {
-        snprintf(in->why, sizeof in->why, "out of memory");
+        in->text[CG_MAX_HOLES].failed = 1; /* out of memory, not a reason */
     }
     sb_free(&text);
     return r == 1;
@@ -208,16 +208,18 @@ static int assemble(cg_inst *in, const char *skeleton, cg_kernel *k)
     return r;
 }
 
-int cg_cuda_kernel(const ir_program *p, const ir_node *n, cg_kernel *out,
-                   char *why, size_t why_len)
+acc_status cg_cuda_kernel(const ir_program *p, const ir_node *n,
+                          cg_kernel *out, cg_outcome *o, diag *d)
 {
     const cg_builder *b = builder_of(n);
     if (!b) {
         memset(out, 0, sizeof *out);
-        snprintf(why, why_len, "%s has no CUDA skeleton", ir_op_name(n->op));
-        return 0;
+        o->built = 0;
+        snprintf(o->why_not, sizeof o->why_not, "%s has no CUDA skeleton",
+                 ir_op_name(n->op));
+        return ACC_OK;
     }
-    return cg_fill_kernel(p, n, b, assemble, out, why, why_len);
+    return cg_fill_kernel(p, n, b, assemble, out, o, d);
 }
 
 /* ---- the launch contract --------------------------------------------------------- */

@@ -44,10 +44,11 @@ int cg_cuda_has_skeleton(const ir_node *n);
 /* Builds the CUDA kernel of step n of program p into *out (kind
  * CG_KERNEL_GENERATE, _FOLD, _FOLD_SEG, _SCAN, _SCAN_SEG, _STENCIL,
  * _PERMUTE, _PERMUTE_EXPAND or _EXPAND; free with cg_kernel_free).
- * Returns 1; 0 when n has no CUDA kernel (the reason in why); -1 when out
- * of memory. */
-int cg_cuda_kernel(const ir_program *p, const ir_node *n, cg_kernel *out,
-                   char *why, size_t why_len);
+ * ACC_OK with o->built 1, or 0 when n has no CUDA kernel (the reason in
+ * o->why_not); else the error recorded on d (out of host memory,
+ * "acc_compile"). */
+acc_status cg_cuda_kernel(const ir_program *p, const ir_node *n,
+                          cg_kernel *out, cg_outcome *o, diag *d);
 
 /* ---- the launch contract (docs/CUDA.md, "Launch contracts") ---------------- */
 

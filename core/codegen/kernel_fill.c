@@ -407,15 +407,17 @@ static size_t result_leaves(const acc_type *t)
     return k;
 }
 
-int cg_fill_kernel(const ir_program *p, const ir_node *n, const cg_builder *b,
-                   cg_assemble_fn assemble, cg_kernel *out, char *why,
-                   size_t why_len)
+acc_status cg_fill_kernel(const ir_program *p, const ir_node *n,
+                          const cg_builder *b, cg_assemble_fn assemble,
+                          cg_kernel *out, cg_outcome *o, diag *d)
 {
     cg_inst in;
     memset(&in, 0, sizeof in);
     memset(out, 0, sizeof *out);
+    o->built = 0;
+    o->why_not[0] = '\0';
     if (!(in.e = cg_emitter_create(p)))
-        return -1;
+        return diag_oom(d, "acc_compile");
     out->kind = b->kind;
     int r = b->build(&in, n, out);
     if (r == 1) {
@@ -433,14 +435,15 @@ int cg_fill_kernel(const ir_program *p, const ir_node *n, const cg_builder *b,
             r = -1;
     if (r != 1 && cg_out_of_memory(in.e))
         r = -1;
-    if (r != 1) {
-        snprintf(why, why_len, "%s", in.why);
+    if (r == 0)
+        snprintf(o->why_not, sizeof o->why_not, "%s", in.why);
+    if (r != 1)
         cg_kernel_free(out);
-    }
+    o->built = r == 1;
     for (size_t i = 0; i <= CG_MAX_HOLES; i++)
         sb_free(&in.text[i]);
     cg_emitter_free(in.e);
-    return r;
+    return r < 0 ? diag_oom(d, "acc_compile") : ACC_OK;
 }
 
 int cg_fill_arrays(const cg_emitter *e, cg_kernel *k)

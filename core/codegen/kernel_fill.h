@@ -14,13 +14,17 @@
 
 enum { CG_MAX_HOLES = 40 }; /* permute.c.in has 27 (+2 of every kernel) */
 
-/* What one instantiation accumulates: its holes' values. */
+/* What one instantiation accumulates: its holes' values.  The builders
+ * below answer 1 (filled) or 0: the step cannot be a kernel (why says
+ * so), or out of memory, which is never a reason: it is a failed text
+ * (text[i].failed, the spare one included) or the emitter's
+ * (cg_out_of_memory), and cg_fill_kernel reports it. */
 typedef struct cg_inst {
     cg_emitter *e;
     strbuf text[CG_MAX_HOLES + 1]; /* the last one absorbs an overflow */
     cg_hole holes[CG_MAX_HOLES];
     size_t n_holes;
-    char why[256];
+    char why[CG_WHY_MAX];
 } cg_inst;
 
 typedef char cg_name_buf[24];
@@ -104,11 +108,12 @@ typedef int (*cg_assemble_fn)(cg_inst *in, const char *skeleton,
                               cg_kernel *k);
 
 /* The kernel of step n of p built by b into *out: holes, source, array
- * arguments.  1; 0 when it cannot be compiled (the reason in why); -1 when
- * out of memory. */
-int cg_fill_kernel(const ir_program *p, const ir_node *n, const cg_builder *b,
-                   cg_assemble_fn assemble, cg_kernel *out, char *why,
-                   size_t why_len);
+ * arguments.  ACC_OK with o->built 1, or 0 when it cannot be compiled
+ * (the reason in o->why_not); out of memory recorded on d
+ * ("acc_compile"), *out then empty. */
+acc_status cg_fill_kernel(const ir_program *p, const ir_node *n,
+                          const cg_builder *b, cg_assemble_fn assemble,
+                          cg_kernel *out, cg_outcome *o, diag *d);
 
 /* The kernel's array arguments: the arrays the emitted code reads, in
  * argument order (k->arrays, k->n_arrays), and its number of runtime

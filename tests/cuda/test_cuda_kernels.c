@@ -23,6 +23,22 @@
 static cuda_nvrtc nvrtc;
 static acc_context *ctx;
 
+/* cg_cuda_kernel's answer as these tests read it: 1 built, 0 no kernel
+ * (why: the reason), -1 an error (why: its message). */
+static int cuda_kernel(const ir_program *ir, const ir_node *n, cg_kernel *k,
+                       char *why, size_t size)
+{
+    cg_outcome o;
+    diag d;
+    diag_clear(&d);
+    if (cg_cuda_kernel(ir, n, k, &o, &d) != ACC_OK) {
+        snprintf(why, size, "%.*s", (int)size - 1, d.message);
+        return -1;
+    }
+    snprintf(why, size, "%s", o.built ? "" : o.why_not);
+    return o.built;
+}
+
 static void setup(void)
 {
     char why[1024];
@@ -304,7 +320,7 @@ static counts check_program(acc_program *p, const char *what)
         const ir_node *n = p->c.sched.all[i]->node;
         cg_kernel k;
         char why[256], name[128];
-        int r = cg_cuda_kernel(&p->c.ir, n, &k, why, sizeof why);
+        int r = cuda_kernel(&p->c.ir, n, &k, why, sizeof why);
         if (!cg_cuda_has_skeleton(n)) {
             cr_expect_eq(r, 0, "%s, step %zu (%s)", what, i, ir_op_name(n->op));
             cr_expect(strstr(why, "has no CUDA skeleton") != NULL, "%s", why);
@@ -359,7 +375,7 @@ Test(cuda_kernels, mandelbrot_with_while)
             continue;
         cg_kernel k;
         char why[256];
-        cr_assert_eq(cg_cuda_kernel(&p->c.ir, n, &k, why, sizeof why), 1, "%s",
+        cr_assert_eq(cuda_kernel(&p->c.ir, n, &k, why, sizeof why), 1, "%s",
                      why);
         cr_expect(strstr(k.source, "for (;;)") != NULL, "the while loop");
         cr_expect(strstr(k.source, "#define ACC_NEEDS_INDEX 1") != NULL);
@@ -443,7 +459,7 @@ Test(cuda_kernels, integer_division_and_bounds_checks)
             continue;
         cg_kernel k;
         char why[256];
-        cr_assert_eq(cg_cuda_kernel(&p->c.ir, n, &k, why, sizeof why), 1, "%s",
+        cr_assert_eq(cuda_kernel(&p->c.ir, n, &k, why, sizeof why), 1, "%s",
                      why);
         cr_expect(strstr(k.source, "ACC_FAIL(ACC_KERR_DIV_ZERO") != NULL);
         cr_expect(strstr(k.source, "ACC_FAIL(ACC_KERR_BOUNDS") != NULL);
@@ -511,7 +527,7 @@ Test(cuda_kernels, every_scalar_primitive_in_one_generate)
             continue;
         cg_kernel k;
         char why[256];
-        cr_assert_eq(cg_cuda_kernel(&p->c.ir, n, &k, why, sizeof why), 1, "%s",
+        cr_assert_eq(cuda_kernel(&p->c.ir, n, &k, why, sizeof why), 1, "%s",
                      why);
         const char *body = strstr(k.source, "BEGIN generate.cu.in");
         cr_assert_not_null(body);
@@ -626,7 +642,7 @@ static acc_program *only_kernel_of(const char *src, const char *entry,
             n = p->c.sched.all[i]->node;
         }
     cr_assert_not_null(n, "%s: a step with a CUDA skeleton", entry);
-    cr_assert_eq(cg_cuda_kernel(&p->c.ir, n, k, why, sizeof why), 1, "%s", why);
+    cr_assert_eq(cuda_kernel(&p->c.ir, n, k, why, sizeof why), 1, "%s", why);
     return p;
 }
 
@@ -742,7 +758,7 @@ Test(cuda_kernels, smvm_is_one_segmented_fold_over_a_producer)
         char why[256];
         if (n->op != IR_FOLD_SEG)
             continue;
-        cr_assert_eq(cg_cuda_kernel(&p->c.ir, n, &k, why, sizeof why), 1, "%s",
+        cr_assert_eq(cuda_kernel(&p->c.ir, n, &k, why, sizeof why), 1, "%s",
                      why);
         cr_expect_eq(k.src->op, IR_GENERATE);
         /* the producer reads the vector through the column indices */
@@ -774,7 +790,7 @@ Test(cuda_kernels, steps_without_a_cuda_skeleton_are_refused)
     cr_assert_not_null(reshape);
     cg_kernel k;
     char why[256];
-    cr_expect_eq(cg_cuda_kernel(&p->c.ir, reshape, &k, why, sizeof why), 0);
+    cr_expect_eq(cuda_kernel(&p->c.ir, reshape, &k, why, sizeof why), 0);
     cr_expect_str_eq(why, "reshape has no CUDA skeleton");
     acc_program_free(p);
 }
@@ -803,7 +819,7 @@ static acc_program *one_step(const char *src, const char *entry, cg_kernel *k)
     cr_assert_eq(acc_compile_text(ctx, src, (size_t)-1, entry, &p), ACC_OK,
                  "%s: %s", entry, acc_last_error());
     cr_assert_eq(p->c.sched.n_all, 1, "%s: one step", entry);
-    cr_assert_eq(cg_cuda_kernel(&p->c.ir, p->c.sched.all[0]->node, k, why,
+    cr_assert_eq(cuda_kernel(&p->c.ir, p->c.sched.all[0]->node, k, why,
                                 sizeof why), 1, "%s: %s", entry, why);
     return p;
 }
@@ -1045,7 +1061,7 @@ Test(cuda_kernels, maps_over_host_arrays)
         cr_assert_not_null(map, "%s: a map step", cases[i].entry);
         cg_kernel k;
         char why[256];
-        cr_assert_eq(cg_cuda_kernel(&p->c.ir, map, &k, why, sizeof why), 1,
+        cr_assert_eq(cuda_kernel(&p->c.ir, map, &k, why, sizeof why), 1,
                      "%s: %s", cases[i].entry, why);
         cr_expect_eq(k.kind, CG_KERNEL_GENERATE);
         cr_assert_not_null(k.src);
@@ -1326,7 +1342,7 @@ static cg_kernel check_kinds(const char *entry, const char *const *kinds,
                  ACC_OK, "%s: %s", entry, acc_last_error());
     size_t last = (*p)->c.sched.n_all - 1;
     char why[256], want[64];
-    cr_assert_eq(cg_cuda_kernel(&(*p)->c.ir, (*p)->c.sched.all[last]->node, &k,
+    cr_assert_eq(cuda_kernel(&(*p)->c.ir, (*p)->c.sched.all[last]->node, &k,
                                 why, sizeof why), 1, "%s: %s", entry, why);
     for (size_t i = 0; kinds[i]; i++) {
         snprintf(want, sizeof want, "ACC_FAIL(%s", kinds[i]);

@@ -9,6 +9,7 @@
 #include "core/backend/cuda/nvrtc.h"
 #include "core/backend/cuda/probe.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const char kernel_source[] =
@@ -85,7 +86,11 @@ Test(nvrtc, errors_come_back_with_the_log)
 Test(cuda_probe, says_available_or_names_what_is_missing)
 {
     char reason[1024];
-    int available = cuda_probe(0, reason, sizeof reason);
+    diag d;
+    diag_clear(&d);
+    int available = cuda_probe(0, reason, sizeof reason, &d) == ACC_OK;
+    if (!available) /* why not: the diag's sentence */
+        snprintf(reason, sizeof reason, "%s", d.message);
     if (available) {
         cr_expect(strncmp(reason, "available: CUDA device 0 of ", 28) == 0,
                   "%s", reason);

@@ -17,9 +17,13 @@ char *ts_last_step_source(acc_program *p)
 {
     cr_assert(p->c.sched.n_all > 0);
     cg_kernel k;
-    char why[256];
+    cg_outcome o;
+    diag d;
+    diag_clear(&d);
     const ir_node *n = p->c.sched.all[p->c.sched.n_all - 1]->node;
-    cr_assert_eq(cg_cpu_kernel(&p->c.ir, n, &k, why, sizeof why), 1, "%s", why);
+    cr_assert_eq(cg_cpu_kernel(&p->c.ir, n, &k, &o, &d), ACC_OK, "%s",
+                 d.message);
+    cr_assert_eq(o.built, 1, "%s", o.why_not);
     char *src = k.source;
     k.source = NULL;
     cg_kernel_free(&k);

@@ -130,7 +130,7 @@ Test(canary, pass_with_the_chosen_toolchain)
     cr_assert_eq(probe(&tc, report, sizeof report), 1, "%s", report);
     cr_expect_not_null(strstr(report, "6 passed") ? report
                        : strstr(report, "6 canaries passed"), "%s", report);
-    cr_expect(cpu_canaries_run(&tc, 0, &r), "%s %s", r.failed, r.why);
+    cr_expect(cpu_canaries_run(&tc, 0, &r), "%s %s", r.failed, r.d.message);
     cr_expect_eq(r.built, 1);
     cr_expect_eq(r.passed, 6);
     cr_expect_eq(r.total, cpu_canary_count());

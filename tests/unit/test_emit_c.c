@@ -550,3 +550,40 @@ Test(emit_c, permute_and_expand_compile_without_warnings)
     free(src);
     acc_graph_free(g);
 }
+
+/* A step the CPU target cannot compile is an outcome of cg_cpu_kernel,
+ * not an error: ACC_OK, no kernel, the reason the plan shows, nothing
+ * recorded on the diag; a step it compiles comes with its source. */
+Test(emit_c, no_kernel_is_an_outcome_not_an_error)
+{
+    acc_program *p = NULL;
+    cr_assert_eq(acc_compile_text(ctx, "r (xs : Vector f32) : Matrix f32 =\n"
+                                  "  reshape [2, 3] (map (* 2.0) xs)\n",
+                                  (size_t)-1, "r", &p),
+                 ACC_OK, "%s", acc_last_error());
+    const ir_node *reshape = NULL, *map = NULL;
+    for (size_t i = 0; i < p->c.sched.n_all; i++) {
+        const ir_node *n = p->c.sched.all[i]->node;
+        if (n->op == IR_RESHAPE)
+            reshape = n;
+        else if (cg_cpu_has_skeleton(n))
+            map = n;
+    }
+    cr_assert_not_null(reshape);
+    cr_assert_not_null(map);
+    cg_kernel k;
+    cg_outcome o = {1, "stale"};
+    diag d;
+    diag_clear(&d);
+    cr_expect_eq(cg_cpu_kernel(&p->c.ir, reshape, &k, &o, &d), ACC_OK);
+    cr_expect_eq(o.built, 0);
+    cr_expect_str_eq(o.why_not, "reshape has no CPU skeleton");
+    cr_expect(diag_ok(&d), "%s", d.message);
+    cr_expect_null(k.source);
+    cr_assert_eq(cg_cpu_kernel(&p->c.ir, map, &k, &o, &d), ACC_OK, "%s",
+                 d.message);
+    cr_expect_eq(o.built, 1, "%s", o.why_not);
+    cr_expect_not_null(k.source);
+    cg_kernel_free(&k);
+    acc_program_free(p);
+}

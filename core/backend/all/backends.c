@@ -33,8 +33,13 @@ void backends_probe(backends_state *s, acc_backend kind)
     const backend_ops *ops = backends_ops(kind);
     if (!ops || s->probed[kind])
         return;
+    diag why;
+    diag_clear(&why);
     s->available[kind] = ops->probe(&s->config, s->reasons[kind],
-                                    sizeof s->reasons[kind]);
+                                    sizeof s->reasons[kind], &why) == ACC_OK;
+    if (!s->available[kind]) /* the answer is the sentence, whatever status */
+        snprintf(s->reasons[kind], sizeof s->reasons[kind], "%s",
+                 why.message);
     s->reason[kind] = s->reasons[kind];
     s->probed[kind] = 1;
 }
@@ -77,22 +82,21 @@ backend *backends_open(backends_state *s, acc_backend asked, diag *d)
     }
     for (;;) {
         acc_backend kind = asked == ACC_BACKEND_AUTO ? best(s) : asked;
-        char why[768];
-        acc_status st = ACC_OK;
-        backend *be = backends_ops(kind)->create(&s->config, why, sizeof why,
-                                                 &st);
+        diag why;
+        diag_clear(&why);
+        backend *be = backends_ops(kind)->create(&s->config, &why);
         if (be)
             return be;
-        if (st == ACC_ERR_OUT_OF_HOST_MEMORY) {
-            diag_fail(d, st, "acc_context_create: out of host memory");
+        if (why.status == ACC_ERR_OUT_OF_HOST_MEMORY) {
+            diag_oom(d, "acc_context_create");
             return NULL;
         }
         s->available[kind] = 0;
         snprintf(s->reasons[kind], sizeof s->reasons[kind],
-                 "not available: %s", why);
+                 "not available: %.900s", why.message);
         s->reason[kind] = s->reasons[kind];
         if (asked != ACC_BACKEND_AUTO || kind == ACC_BACKEND_INTERP) {
-            diag_fail(d, st, "acc_context_create: backend '%s' is %s",
+            diag_fail(d, why.status, "acc_context_create: backend '%s' is %s",
                       acc_backend_name(kind), s->reason[kind]);
             return NULL;
         }

@@ -253,7 +253,7 @@ static int run_all(void *h, int attempt, cpu_canary_report *r)
     int64_t *want = mem_alloc(OUT_SLOTS * sizeof *want);
     int ok = got && want && inputs_make(&in);
     if (!ok) {
-        snprintf(r->why, sizeof r->why, "out of host memory");
+        diag_oom(&r->d, "the canaries");
         free(got);
         free(want);
         return 0;
@@ -279,8 +279,8 @@ static int load_and_run(const char *so, int attempt, cpu_canary_report *r)
 {
     void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
-        snprintf(r->why, sizeof r->why, "the compiled probe does not load: %s",
-                 dlerror());
+        diag_fail(&r->d, ACC_ERR_COMPILE, "the compiled probe does not load: "
+                  "%s", dlerror());
         return 0;
     }
     int (*probe)(int) = NULL;
@@ -288,8 +288,8 @@ static int load_and_run(const char *so, int attempt, cpu_canary_report *r)
     memcpy(&probe, &sym, sizeof probe);
     int ok = probe && probe(41) == 42;
     if (!ok)
-        snprintf(r->why, sizeof r->why, "the compiled probe does not run "
-                 "correctly");
+        diag_fail(&r->d, ACC_ERR_COMPILE, "the compiled probe does not run "
+                  "correctly");
     ok = ok && run_all(h, attempt, r);
     dlclose(h);
     return ok;
@@ -315,17 +315,19 @@ int cpu_canaries_run(const cpu_toolchain *tc, int attempt,
     snprintf(dir, sizeof dir, "%s/accel-probe-XXXXXX",
              tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir)) {
-        snprintf(r->why, sizeof r->why, "cannot create a folder in %s to probe "
-                 "the C compiler: %s", tmp && *tmp ? tmp : "/tmp",
-                 strerror(errno));
+        diag_fail(&r->d, ACC_ERR_COMPILE, "cannot create a folder in %s to "
+                  "probe the C compiler: %s", tmp && *tmp ? tmp : "/tmp",
+                  strerror(errno));
         return 0;
     }
     snprintf(src, sizeof src, "%s/canary.c", dir);
     snprintf(so, sizeof so, "%s/canary.so", dir);
+    char complaint[512]; /* the compiler's output (toolchain.h) */
     int ok = write_source(src);
     if (!ok)
-        snprintf(r->why, sizeof r->why, "cannot write %.400s", src);
-    ok = ok && cpu_compile(tc, src, so, r->why, sizeof r->why);
+        diag_fail(&r->d, ACC_ERR_COMPILE, "cannot write %.400s", src);
+    else if (!(ok = cpu_compile(tc, src, so, complaint, sizeof complaint)))
+        diag_fail(&r->d, ACC_ERR_COMPILE, "%s", complaint);
     ok = ok && load_and_run(so, attempt, r);
     unlink(src);
     unlink(so);

@@ -6,7 +6,7 @@
  * step's driver (drive_*.c) launches its kernel over the pool.  A step
  * without a kernel is run by the interpreter (the schedule says so, and
  * why).  A kernel that reports a runtime error hands its step back to
- * the interpreter (BACKEND_REPLAY), which reports the error with its own
+ * the interpreter (run_step's replay), which reports the error with its own
  * message.
  */
 #ifndef ACC_CORE_BACKEND_CPU_CPU_BACKEND_H
@@ -28,16 +28,19 @@ typedef struct cpu_backend {
 
 /* Whether the CPU backend works here: a C compiler, with flags that pass
  * the canaries (probe.h; stamp files in cache folder `cache_dir`, NULL:
- * the default).  `why` receives a sentence either way (when available:
- * the compiler and flags, the canaries and what they chose). */
-int cpu_backend_probe(const char *cache_dir, char *why, size_t why_len);
+ * the default).  ACC_OK with "available: " and the compiler and flags,
+ * the canaries and what they chose written into `about`; else the
+ * sentence "not available: ..." recorded on d (ACC_ERR_UNSUPPORTED, or
+ * out of host memory). */
+acc_status cpu_backend_probe(const char *cache_dir, char *about,
+                             size_t about_size, diag *d);
 /* The backend of a context: cache folder (NULL: default) and threads
  * (0: pool_default_threads()), with the toolchain the probe chose (call
  * cpu_backend_probe first), and with fp_contract 1 floating-point
- * contraction (cpu_toolchain_contract).  NULL when out of resources or
- * when no toolchain works. */
+ * contraction (cpu_toolchain_contract).  NULL after recording out of host
+ * memory on d (out of resources, or no toolchain works). */
 cpu_backend *cpu_backend_create(const char *cache_dir, int32_t threads,
-                                int fp_contract);
+                                int fp_contract, diag *d);
 void cpu_backend_destroy(cpu_backend *b);
 
 #endif

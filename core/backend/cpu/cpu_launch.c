@@ -87,7 +87,7 @@ int cpu_bind_arrays(interp *st, const cg_kernel *k, cpu_launch *l,
     l->in = mem_calloc(k->n_arrays + extra ? k->n_arrays + extra : 1,
                    sizeof *l->in);
     if (!l->in) {
-        diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "run: out of host memory");
+        diag_oom(st->d, "run");
         return 0;
     }
     for (size_t i = 0; i < k->n_arrays; i++) {

@@ -5,10 +5,12 @@
  * terms a kernel does not compute is core/backend/host/host_eval.h).
  *
  * A driver (one per skeleton family: drive_*.c) runs one plan step whose
- * kernel was compiled.  It returns 1 with the result(s) in out[], 0 after
- * recording an error on the interpreter's diag (out of memory, an error of
- * a host-side term), or -1 to hand the step back to the interpreter, which
- * then evaluates it and reports any runtime error with its own message.
+ * kernel was compiled.  It answers as the backend interface's run_step
+ * (backend.h): ACC_OK with the result(s) in out[]; the error recorded on
+ * the interpreter's diag (out of memory, an error of a host-side term);
+ * or ACC_OK with *replay set to hand the step back to the interpreter,
+ * which then evaluates it and reports any runtime error with its own
+ * message.  Its helpers below keep host_eval.h's 1/0/-1 (host_answer).
  */
 #ifndef ACC_CORE_BACKEND_CPU_CPU_LAUNCH_H
 #define ACC_CORE_BACKEND_CPU_CPU_LAUNCH_H
@@ -32,20 +34,21 @@ typedef struct cpu_launch {
     int64_t row, part_len;
 } cpu_launch;
 
-typedef int (*cpu_driver_fn)(pool *pl, const cpu_node *kn, interp *st,
-                             const ir_node *n, rt_array **out);
+typedef acc_status (*cpu_driver_fn)(pool *pl, const cpu_node *kn,
+                                    interp *st, const ir_node *n,
+                                    rt_array **out, int *replay);
 
 /* The drivers, by kernel kind. */
-int cpu_drive_generate(pool *pl, const cpu_node *kn, interp *st,
-                       const ir_node *n, rt_array **out);
-int cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
-                   const ir_node *n, rt_array **out);
-int cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
-                       const ir_node *n, rt_array **out);
-int cpu_drive_scan(pool *pl, const cpu_node *kn, interp *st,
-                   const ir_node *n, rt_array **out);
-int cpu_drive_scan_seg(pool *pl, const cpu_node *kn, interp *st,
-                       const ir_node *n, rt_array **out);
+acc_status cpu_drive_generate(pool *pl, const cpu_node *kn, interp *st,
+                              const ir_node *n, rt_array **out, int *replay);
+acc_status cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
+                          const ir_node *n, rt_array **out, int *replay);
+acc_status cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
+                              const ir_node *n, rt_array **out, int *replay);
+acc_status cpu_drive_scan(pool *pl, const cpu_node *kn, interp *st,
+                          const ir_node *n, rt_array **out, int *replay);
+acc_status cpu_drive_scan_seg(pool *pl, const cpu_node *kn, interp *st,
+                              const ir_node *n, rt_array **out, int *replay);
 
 /* A scan step (plain or segmented, drive_scan.c): its launch, the scan
  * node (kn->k.fold), the results a and, for a primed scan, the totals t;
@@ -72,12 +75,12 @@ int cpu_scan_begin(cpu_scan *s, interp *st, const cpu_node *kn,
 int cpu_scan_finish(cpu_scan *s, interp *st, const ir_node *n, int began,
                     int oom, rt_array **out);
 
-int cpu_drive_stencil(pool *pl, const cpu_node *kn, interp *st,
-                      const ir_node *n, rt_array **out);
-int cpu_drive_permute(pool *pl, const cpu_node *kn, interp *st,
-                      const ir_node *n, rt_array **out);
-int cpu_drive_expand(pool *pl, const cpu_node *kn, interp *st,
-                     const ir_node *n, rt_array **out);
+acc_status cpu_drive_stencil(pool *pl, const cpu_node *kn, interp *st,
+                             const ir_node *n, rt_array **out, int *replay);
+acc_status cpu_drive_permute(pool *pl, const cpu_node *kn, interp *st,
+                             const ir_node *n, rt_array **out, int *replay);
+acc_status cpu_drive_expand(pool *pl, const cpu_node *kn, interp *st,
+                            const ir_node *n, rt_array **out, int *replay);
 
 /* Pool tasks over a launch: accel_kernel_run over [lo, hi); _part over
  * parts [lo, hi) of row l->row (each l->part_len elements of A.inner);

@@ -77,17 +77,17 @@ static acc_status compile_step(backend_program *cp, const ir_program *ir,
                                sched_program *s, sched_step *st, int strict,
                                diag *d)
 {
-    char why[256];
     const ir_node *n = st->node;
     if (step_uncounted(st))
         return ACC_OK;
+    cg_outcome o;
     cpu_node *kn = mem_calloc(1, sizeof *kn);
-    int r = kn ? cg_cpu_kernel(ir, n, &kn->k, why, sizeof why) : -1;
-    if (r <= 0) {
+    if (!kn)
+        return diag_oom(d, "acc_compile");
+    if (cg_cpu_kernel(ir, n, &kn->k, &o, d) != ACC_OK || !o.built) {
         free(kn);
-        return r == 0 ? no_kernel(cp, s, st, why, strict, d)
-                      : diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: "
-                                  "out of host memory");
+        return diag_ok(d) ? no_kernel(cp, s, st, o.why_not, strict, d)
+                          : d->status;
     }
     if (step_keep(&cp->nodes, kn, d) != ACC_OK) {
         cg_kernel_free(&kn->k);
@@ -144,8 +144,7 @@ static acc_status cpu_build(backend *be, const ir_program *ir,
     *out = NULL;
     backend_program *cp = mem_calloc(1, sizeof *cp);
     if (!cp)
-        return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of "
-                         "host memory");
+        return diag_oom(d, "acc_compile");
     cp->be = cb;
     compile_ctx c = {cp, ir, s, strict};
     if (step_compile_all(&s->root, compile_one, &c, d) != ACC_OK) {
@@ -171,8 +170,7 @@ static backend_run *cpu_begin(backend *be, backend_program *bp, run_env *env)
     (void)be;
     backend_run *r = mem_calloc(1, sizeof *r);
     if (!r) {
-        diag_fail(env->d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of host "
-                  "memory");
+        diag_oom(env->d, "acc_run");
         return NULL;
     }
     r->cp = bp;
@@ -180,8 +178,6 @@ static backend_run *cpu_begin(backend *be, backend_program *bp, run_env *env)
     return r;
 }
 
-/* The drivers' 1/0/BACKEND_REPLAY become the interface's status and
- * replay request (backend.h). */
 static acc_status cpu_step(backend_run *r, const sched_step *s, int *replay)
 {
     const cpu_node *kn = s->kernel;
@@ -189,16 +185,13 @@ static acc_status cpu_step(backend_run *r, const sched_step *s, int *replay)
     rt_array *out[2] = {NULL, NULL};
     *replay = (size_t)kn->k.kind >= sizeof drivers / sizeof *drivers ||
               !drivers[kn->k.kind];
-    int ok = *replay ? BACKEND_REPLAY
-                     : drivers[kn->k.kind](r->cp->be->pool, kn, r->env->host,
-                                           n, out);
-    *replay = ok == BACKEND_REPLAY;
-    if (ok > 0)
-        values_set(r->env->values, n->id, out, n->type->n_leaves, r->env->d);
-    else if (ok == 0 && diag_ok(r->env->d)) /* every failure records it */
-        diag_fail(r->env->d, ACC_ERR_INTERNAL, "cpu: %s failed without an "
-                  "error", ir_op_name(n->op));
-    return *replay ? ACC_OK : r->env->d->status;
+    if (*replay ||
+        drivers[kn->k.kind](r->cp->be->pool, kn, r->env->host, n, out,
+                            replay) != ACC_OK ||
+        *replay)
+        return r->env->d->status;
+    values_set(r->env->values, n->id, out, n->type->n_leaves, r->env->d);
+    return r->env->d->status;
 }
 
 static acc_status cpu_foreign(backend_run *r, const ir_node *n,
@@ -238,23 +231,17 @@ static void cpu_release(backend_run *r, rt_array *a)
 
 /* ---- the context ------------------------------------------------------------------- */
 
-static int cpu_probe(const backend_config *c, char *why, size_t why_size)
+static acc_status cpu_probe(const backend_config *c, char *about,
+                            size_t about_size, diag *d)
 {
-    return cpu_backend_probe(c->cache_dir, why, why_size);
+    return cpu_backend_probe(c->cache_dir, about, about_size, d);
 }
 
-static backend *cpu_create(const backend_config *c, char *why,
-                           size_t why_size, acc_status *st)
+static backend *cpu_create(const backend_config *c, diag *d)
 {
     cpu_backend *b = cpu_backend_create(c->cache_dir, c->threads,
-                                        c->fp_contract);
-    if (!b) {
-        snprintf(why, why_size, "out of host memory");
-        *st = ACC_ERR_OUT_OF_HOST_MEMORY;
-        return NULL;
-    }
-    *st = ACC_OK;
-    return &b->base;
+                                        c->fp_contract, d);
+    return b ? &b->base : NULL;
 }
 
 static void cpu_destroy(backend *be)
@@ -262,7 +249,8 @@ static void cpu_destroy(backend *be)
     cpu_backend_destroy((cpu_backend *)be);
 }
 
-static int cpu_cache_report(backend *be, char **dir, char **note, diag *d)
+static acc_status cpu_cache_report(backend *be, char **dir, char **note,
+                                   diag *d)
 {
     return cache_report(((cpu_backend *)be)->cache, dir, note, d);
 }

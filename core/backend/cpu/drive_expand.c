@@ -32,25 +32,25 @@ int cpu_expand_offsets(pool *pl, cpu_launch *l, int64_t phase, int64_t n,
     return 1;
 }
 
-int cpu_drive_expand(pool *pl, const cpu_node *kn, interp *st,
-                     const ir_node *n, rt_array **out)
+acc_status cpu_drive_expand(pool *pl, const cpu_node *kn, interp *st,
+                            const ir_node *n, rt_array **out, int *replay)
 {
     int64_t ext[ACC_MAX_RANK] = {0}, total = 0;
     cpu_launch l;
     memset(&l, 0, sizeof l);
     int r = host_source_extents(st, kn->k.src, ext);
     if (r <= 0)
-        return r;
+        return host_answer(r, st->d, replay);
     /* a failed allocation is the interpreter's to report too */
     int64_t *off = host_alloc_offsets(ext[0]);
     void *parts[1] = {off};
     if (!off)
-        return -1;
+        return host_answer(-1, st->d, replay);
     int bound = cpu_bind_arrays(st, &kn->k, &l, 0);
     if (bound <= 0) {
         free(l.in);
         free(off);
-        return bound;
+        return host_answer(bound, st->d, replay);
     }
     l.entry = kn->entry;
     l.A.part = parts;
@@ -68,10 +68,10 @@ int cpu_drive_expand(pool *pl, const cpu_node *kn, interp *st,
     free(off);
     if (a && cpu_failed(&l)) {
         rt_release(a);
-        return -1;
+        return host_answer(-1, st->d, replay);
     }
     if (r <= 0)
-        return r;
+        return host_answer(r, st->d, replay);
     *out = a;
-    return a != NULL;
+    return host_answer(a != NULL, st->d, replay);
 }

@@ -52,8 +52,8 @@ static void fold_launch(pool *pl, cpu_launch *l, const acc_type *elem,
     pool_for(pl, rows, cpu_grain(pl, rows, least), cpu_task_run, l);
 }
 
-int cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
-                   const ir_node *n, rt_array **out)
+acc_status cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
+                          const ir_node *n, rt_array **out, int *replay)
 {
     const ir_node *fold = kn->k.fold, *xs = kn->k.src;
     int32_t r = xs->type->rank;
@@ -62,11 +62,12 @@ int cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
     memset(&l, 0, sizeof l);
     int ok = host_consumer_source(st, pl, fold, xs, &src);
     if (ok <= 0)
-        return ok; /* -1: an empty fold1 row, the interpreter names it */
+        /* -1: an empty fold1 row, the interpreter names it */
+        return host_answer(ok, st->d, replay);
     const int64_t *ext = src.ext;
     if ((ok = cpu_bind_arrays(st, &kn->k, &l, 0)) <= 0) {
         free(l.in);
-        return ok;
+        return host_answer(ok, st->d, replay);
     }
     rt_array *a = interp_result(st, n, n->type->elem, r - 1, ext,
                                 ir_op_name(n->op));
@@ -85,12 +86,11 @@ int cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
     if (a && (oom || cpu_failed(&l))) {
         rt_release(a);
         if (oom)
-            diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host "
-                      "memory", ir_op_name(n->op));
-        return oom ? 0 : -1;
+            diag_oom(st->d, ir_op_name(n->op));
+        return host_answer(oom ? 0 : -1, st->d, replay);
     }
     *out = a;
-    return a != NULL;
+    return host_answer(a != NULL, st->d, replay);
 }
 
 /* ---- segmented folds ------------------------------------------------------------ */
@@ -109,8 +109,8 @@ static void task_tail(void *arg, int64_t lo, int64_t hi)
         part(&t->l->A, row, t->lo, t->l->A.inner, 0);
 }
 
-int cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
-                       const ir_node *n, rt_array **out)
+acc_status cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
+                              const ir_node *n, rt_array **out, int *replay)
 {
     const ir_node *fold = kn->k.fold, *xs = kn->k.src;
     int32_t r = xs->type->rank;
@@ -119,13 +119,14 @@ int cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
     memset(&l, 0, sizeof l);
     int ok = host_consumer_source(st, pl, fold, xs, &src);
     if (ok <= 0)
-        return ok; /* -1: a refused descriptor, the interpreter names it */
+        /* -1: a refused descriptor, the interpreter names it */
+        return host_answer(ok, st->d, replay);
     int64_t *ext = src.ext, inner = src.inner, rows = src.rows, k = src.k;
     int64_t *off = src.off;
     if ((ok = cpu_bind_arrays(st, &kn->k, &l, 1)) <= 0) {
         free(l.in);
         pool_scratch_done(pl, off);
-        return ok;
+        return host_answer(ok, st->d, replay);
     }
     cpu_bind_segments(&l, kn->k.n_arrays, off, k);
     ext[r - 1] = k;
@@ -157,8 +158,8 @@ int cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
     pool_scratch_done(pl, off);
     if (a && cpu_failed(&l)) {
         rt_release(a);
-        return -1;
+        return host_answer(-1, st->d, replay);
     }
     *out = a;
-    return a != NULL;
+    return host_answer(a != NULL, st->d, replay);
 }

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cpu_drive_generate(pool *pl, const cpu_node *kn, interp *st,
-                       const ir_node *n, rt_array **out)
+acc_status cpu_drive_generate(pool *pl, const cpu_node *kn, interp *st,
+                              const ir_node *n, rt_array **out, int *replay)
 {
     int64_t ext[ACC_MAX_RANK] = {0};
     cpu_launch l;
@@ -18,12 +18,12 @@ int cpu_drive_generate(pool *pl, const cpu_node *kn, interp *st,
     const ir_node *src = kn->k.src; /* maps over this array, or NULL */
     int r = src ? 1 : host_shape_extents(st, n->args[0], ext);
     if (r <= 0)
-        return r;
+        return host_answer(r, st->d, replay);
     /* the mapped array is an argument: bound first, then its extents */
     if ((r = cpu_bind_arrays(st, &kn->k, &l, 0)) <= 0 ||
         (src && (r = host_source_extents(st, src, ext)) <= 0)) {
         free(l.in);
-        return r;
+        return host_answer(r, st->d, replay);
     }
     rt_array *a = interp_result(st, n, n->type->elem, n->type->rank, ext,
                                 ir_op_name(n->op));
@@ -37,8 +37,8 @@ int cpu_drive_generate(pool *pl, const cpu_node *kn, interp *st,
     free(l.in);
     if (a && cpu_failed(&l)) {
         rt_release(a);
-        return -1;
+        return host_answer(-1, st->d, replay);
     }
     *out = a;
-    return a != NULL;
+    return host_answer(a != NULL, st->d, replay);
 }

@@ -287,8 +287,8 @@ static int map_after(pool *pl, cpu_launch *l, interp *st, const ir_node *n,
     return 1;
 }
 
-int cpu_drive_permute(pool *pl, const cpu_node *kn, interp *st,
-                      const ir_node *n, rt_array **out)
+acc_status cpu_drive_permute(pool *pl, const cpu_node *kn, interp *st,
+                             const ir_node *n, rt_array **out, int *replay)
 {
     const ir_node *pm = kn->k.fold;
     int expanded = cg_permute_expanded(pm);
@@ -297,13 +297,14 @@ int cpu_drive_permute(pool *pl, const cpu_node *kn, interp *st,
     memset(&l, 0, sizeof l);
     int r = host_source_extents(st, pm->args[1], ext);
     if (r <= 0)
-        return r;
+        return host_answer(r, st->d, replay);
     if (rt_shape_size(pm->type->rank, ext) < 0)
-        return -1; /* too many elements: the interpreter names the producer */
+        /* too many elements: the interpreter names the producer */
+        return host_answer(-1, st->d, replay);
     int bound = cpu_bind_arrays(st, &kn->k, &l, 0);
     if (bound <= 0) {
         free(l.in);
-        return bound;
+        return host_answer(bound, st->d, replay);
     }
     /* without a map after it, the permutation is the step's result */
     rt_array *a = pm == n ? interp_result(st, n, pm->type->elem,
@@ -327,8 +328,8 @@ int cpu_drive_permute(pool *pl, const cpu_node *kn, interp *st,
         r = -1;
     if (r <= 0) {
         rt_release(a);
-        return r;
+        return host_answer(r, st->d, replay);
     }
     *out = a;
-    return 1;
+    return host_answer(1, st->d, replay);
 }

@@ -81,8 +81,7 @@ int cpu_scan_finish(cpu_scan *s, interp *st, const ir_node *n, int began,
     int r = began <= 0 ? began : oom ? 0 : cpu_failed(&s->l) ? -1 : 1;
     free(s->l.in);
     if (oom)
-        diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host "
-                  "memory", scan_op(s, n));
+        diag_oom(st->d, scan_op(s, n));
     if (r != 1) {
         rt_release(s->a);
         rt_release(s->t);
@@ -117,8 +116,8 @@ static int scan_by_blocks(pool *pl, cpu_launch *l, const acc_type *elem,
     return ok;
 }
 
-int cpu_drive_scan(pool *pl, const cpu_node *kn, interp *st,
-                   const ir_node *n, rt_array **out)
+acc_status cpu_drive_scan(pool *pl, const cpu_node *kn, interp *st,
+                          const ir_node *n, rt_array **out, int *replay)
 {
     const ir_node *xs = kn->k.src;
     ir_scan_form form = ir_scan_form_of(kn->k.fold->u.scan.kind);
@@ -126,11 +125,13 @@ int cpu_drive_scan(pool *pl, const cpu_node *kn, interp *st,
     cpu_scan s;
     int ok = host_consumer_source(st, pl, kn->k.fold, xs, &src);
     if (ok <= 0)
-        return ok; /* -1: an empty scanl1 row, the interpreter names it */
+        /* -1: an empty scanl1 row, the interpreter names it */
+        return host_answer(ok, st->d, replay);
     int64_t inner = src.inner, rows = src.rows;
     int oom = 0;
     if (form == IR_SCAN_FULL && inner == INT64_MAX)
-        return -1; /* n + 1 outputs per row: the interpreter refuses them */
+        /* n + 1 outputs per row: the interpreter refuses them */
+        return host_answer(-1, st->d, replay);
     ok = cpu_scan_begin(&s, st, kn, n, &src, inner + (form == IR_SCAN_FULL),
                         1, 0);
     if (ok > 0 && rows > 0) {
@@ -145,5 +146,5 @@ int cpu_drive_scan(pool *pl, const cpu_node *kn, interp *st,
                      cpu_task_run, l);
         }
     }
-    return cpu_scan_finish(&s, st, n, ok, oom, out);
+    return host_answer(cpu_scan_finish(&s, st, n, ok, oom, out), st->d, replay);
 }

@@ -31,15 +31,16 @@ static void scan_pairs(pool *pl, cpu_launch *l, const ir_node *xs,
     pool_for(pl, rows * q, cpu_grain(pl, rows * q, least), cpu_task_run, l);
 }
 
-int cpu_drive_scan_seg(pool *pl, const cpu_node *kn, interp *st,
-                       const ir_node *n, rt_array **out)
+acc_status cpu_drive_scan_seg(pool *pl, const cpu_node *kn, interp *st,
+                              const ir_node *n, rt_array **out, int *replay)
 {
     const ir_node *scan = kn->k.fold, *xs = kn->k.src;
     host_source src;
     cpu_scan s;
     int ok = host_consumer_source(st, pl, scan, xs, &src);
     if (ok <= 0)
-        return ok; /* -1: a refused descriptor, the interpreter names it */
+        /* -1: a refused descriptor, the interpreter names it */
+        return host_answer(ok, st->d, replay);
     int64_t k = src.k, *off = src.off;
     int full = ir_scan_form_of(scan->u.scan.kind) == IR_SCAN_FULL;
     /* a result row beyond int64 (S elements and k seeds), or more (row,
@@ -47,7 +48,7 @@ int cpu_drive_scan_seg(pool *pl, const cpu_node *kn, interp *st,
     if (off[k] > INT64_MAX - (full ? k : 0) ||
         (src.rows > 0 && k >= INT64_MAX / src.rows)) {
         pool_scratch_done(pl, off);
-        return -1;
+        return host_answer(-1, st->d, replay);
     }
     ok = cpu_scan_begin(&s, st, kn, n, &src, off[k] + (full ? k : 0), k, 1);
     if (ok > 0) {
@@ -56,5 +57,5 @@ int cpu_drive_scan_seg(pool *pl, const cpu_node *kn, interp *st,
     }
     ok = cpu_scan_finish(&s, st, n, ok, 0, out);
     pool_scratch_done(pl, off);
-    return ok;
+    return host_answer(ok, st->d, replay);
 }

@@ -41,8 +41,8 @@ static int64_t stencil_grain(const pool *pl, int64_t size, int64_t inner)
     return inner < g ? (g + inner - 1) / inner * inner : g;
 }
 
-int cpu_drive_stencil(pool *pl, const cpu_node *kn, interp *st,
-                      const ir_node *n, rt_array **out)
+acc_status cpu_drive_stencil(pool *pl, const cpu_node *kn, interp *st,
+                             const ir_node *n, rt_array **out, int *replay)
 {
     int m = n->op == IR_STENCIL2 ? 2 : 1;
     int32_t r = n->type->rank;
@@ -58,7 +58,7 @@ int cpu_drive_stencil(pool *pl, const cpu_node *kn, interp *st,
         int ok = bind_side(st, n, i, &barg_at, &side[i],
                            constant + i * ACC_MAX_COMPONENTS);
         if (ok <= 0)
-            return ok;
+            return host_answer(ok, st->d, replay);
     }
     for (int32_t d = 0; d < r; d++)
         ext[d] = m == 2 && side[1].ext[d] < side[0].ext[d] ? side[1].ext[d]
@@ -66,7 +66,7 @@ int cpu_drive_stencil(pool *pl, const cpu_node *kn, interp *st,
     int bound = cpu_bind_arrays(st, &kn->k, &l, 2);
     if (bound <= 0) {
         free(l.in);
-        return bound;
+        return host_answer(bound, st->d, replay);
     }
     memcpy(l.in + kn->k.n_arrays, side, sizeof side);
     rt_array *a = interp_result(st, n, n->type->elem, r, ext,
@@ -94,8 +94,8 @@ int cpu_drive_stencil(pool *pl, const cpu_node *kn, interp *st,
     free(l.in);
     if (a && cpu_failed(&l)) {
         rt_release(a);
-        return -1;
+        return host_answer(-1, st->d, replay);
     }
     *out = a;
-    return a != NULL;
+    return host_answer(a != NULL, st->d, replay);
 }

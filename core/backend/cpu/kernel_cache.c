@@ -80,12 +80,12 @@ void cache_note(kcache *c, char *buf, size_t size)
     pthread_mutex_unlock(&c->lock);
 }
 
-int cache_report(kcache *c, char **dir, char **note, diag *d)
+acc_status cache_report(kcache *c, char **dir, char **note, diag *d)
 {
     pthread_mutex_lock(&c->lock);
-    int ok = cache_folder_report(&c->folder, dir, note, d);
+    cache_folder_report(&c->folder, dir, note, d);
     pthread_mutex_unlock(&c->lock);
-    return ok;
+    return d->status;
 }
 
 size_t cache_loaded(kcache *c)
@@ -109,21 +109,22 @@ static void (*symbol(const cache_dl *h, const char *name))(void)
 }
 
 /* Loads the verified object open on fd and checks its exported key;
- * NULL with why. */
-static cache_entry *load(int fd, const char *path, const char *key,
-                         char *why, size_t n)
+ * NULL after recording why it does not load on d (ACC_ERR_COMPILE, or out
+ * of host memory). */
+static cache_entry *load(int fd, const char *path, const char *key, diag *d)
 {
     char want[128];
-    cache_dl *h = cache_dl_open(fd, path, why, n);
+    cache_dl *h = cache_dl_open(fd, path, d);
     if (!h)
         return NULL;
     const char *abi = cache_dl_symbol(h, "accel_kernel_abi");
     snprintf(want, sizeof want, "%s:%s", CPU_KERNEL_ABI, key);
     cache_entry *e = NULL;
     if (!abi || strcmp(abi, want) != 0)
-        snprintf(why, n, "it does not export accel_kernel_abi \"%s\"", want);
+        diag_fail(d, ACC_ERR_COMPILE, "it does not export accel_kernel_abi "
+                  "\"%s\"", want);
     else if (!(e = mem_calloc(1, sizeof *e)))
-        snprintf(why, n, "out of host memory");
+        diag_oom(d, "kernel cache");
     else {
         snprintf(e->key, sizeof e->key, "%s", key);
         e->dl = h;
@@ -132,7 +133,8 @@ static cache_entry *load(int fd, const char *path, const char *key,
         e->finish = symbol(h, "accel_kernel_finish");
         e->block = symbol(h, "accel_kernel_block");
         if (!e->run)
-            snprintf(why, n, "it does not export accel_kernel_run");
+            diag_fail(d, ACC_ERR_COMPILE, "it does not export "
+                      "accel_kernel_run");
     }
     if (!e || !e->run) {
         free(e);
@@ -142,20 +144,23 @@ static cache_entry *load(int fd, const char *path, const char *key,
     return e;
 }
 
-/* The kernel from its sealed file, when one verifies and loads. */
+/* The kernel from its sealed file, when one verifies and loads (one that
+ * does not is compiled again: not an error). */
 static cache_entry *from_disk(kcache *c, const char *name, const char *key)
 {
-    char path[4200], why[512];
+    char path[4200];
     unsigned char *image = NULL;
     size_t n = 0;
     int fd = -1;
+    diag ignored;
+    diag_clear(&ignored);
     if (!cache_file_open(&c->folder, name, key, &image, &n, &fd))
         return NULL;
     int complete = cache_elf_complete(image, n, n);
     free(image);
     snprintf(path, sizeof path, "%s/%s", cache_folder_write_dir(&c->folder),
              name);
-    cache_entry *e = complete ? load(fd, path, key, why, sizeof why) : NULL;
+    cache_entry *e = complete ? load(fd, path, key, &ignored) : NULL;
     close(fd);
     return e;
 }
@@ -288,10 +293,12 @@ static cache_entry *from_compiler(kcache *c, const cpu_toolchain *tc,
                                   const char *source, const char *name,
                                   const char *key, cache_stats *how, diag *d)
 {
-    char path[4200], why[512];
+    char path[4200];
     unsigned char *image = NULL;
     size_t n = 0;
     int fd = -1;
+    diag why;
+    diag_clear(&why);
     double start = cache_now();
     if (!compile(c, tc, source, key, &image, &n, d))
         return NULL;
@@ -303,11 +310,13 @@ static cache_entry *from_compiler(kcache *c, const cpu_toolchain *tc,
     how->compile_seconds += cache_now() - start;
     snprintf(path, sizeof path, "%s/%s", cache_folder_write_dir(&c->folder),
              name);
-    cache_entry *e = load(fd, path, key, why, sizeof why);
+    cache_entry *e = load(fd, path, key, &why);
     close(fd);
-    if (!e)
+    if (!e && why.status == ACC_ERR_OUT_OF_HOST_MEMORY)
+        diag_oom(d, "kernel cache");
+    else if (!e)
         diag_fail(d, ACC_ERR_COMPILE, "kernel cache: %s was compiled but does "
-                  "not load: %s", path, why);
+                  "not load: %s", path, why.message);
     return e;
 }
 

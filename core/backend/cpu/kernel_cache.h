@@ -64,8 +64,8 @@ void cache_release(kcache *c, const cache_entry *e);
 /* The folder's note (cache_folder.h) into buf ("" when none). */
 void cache_note(kcache *c, char *buf, size_t size);
 /* The folder new kernels go to and its note, malloc'd
- * (cache_folder_report). */
-int cache_report(kcache *c, char **dir, char **note, diag *d);
+ * (cache_folder_report): ACC_OK or the error recorded on d. */
+acc_status cache_report(kcache *c, char **dir, char **note, diag *d);
 /* Kernels loaded in this cache now, used or recently released (tests). */
 size_t cache_loaded(kcache *c);
 

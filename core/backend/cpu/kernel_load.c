@@ -57,7 +57,7 @@ static int name_taken(int number, int spelling)
 }
 
 /* dlopen of fd's inode under a name no live object has. */
-static void *load_by_descriptor(int fd, cache_dl *h, char *why, size_t n)
+static void *load_by_descriptor(int fd, cache_dl *h, diag *d)
 {
     char name[NAME_MAX_LEN];
     int number = fd, extra = -1;
@@ -69,7 +69,7 @@ static void *load_by_descriptor(int fd, cache_dl *h, char *why, size_t n)
         if (s < MAX_SPELLINGS) {
             name_of(number, s, name, sizeof name);
             if (!(handle = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
-                snprintf(why, n, "%s", dlerror());
+                diag_fail(d, ACC_ERR_COMPILE, "%s", dlerror());
             h->number = number;
             h->spelling = s;
             break;
@@ -80,8 +80,8 @@ static void *load_by_descriptor(int fd, cache_dl *h, char *why, size_t n)
             close(extra);
         extra = next;
         if (next < 0) {
-            snprintf(why, n, "no free descriptor to load a kernel through: "
-                     "%s", strerror(errno));
+            diag_fail(d, ACC_ERR_COMPILE, "no free descriptor to load a "
+                      "kernel through: %s", strerror(errno));
             break;
         }
         number = next;
@@ -96,11 +96,11 @@ static int have_proc(void)
     return access("/proc/self/fd", X_OK) == 0;
 }
 
-cache_dl *cache_dl_open(int fd, const char *path, char *why, size_t why_len)
+cache_dl *cache_dl_open(int fd, const char *path, diag *d)
 {
     struct stat st;
     if (fstat(fd, &st) != 0) {
-        snprintf(why, why_len, "fstat: %s", strerror(errno));
+        diag_fail(d, ACC_ERR_COMPILE, "fstat: %s", strerror(errno));
         return NULL;
     }
     pthread_mutex_lock(&lock);
@@ -110,15 +110,15 @@ cache_dl *cache_dl_open(int fd, const char *path, char *why, size_t why_len)
     if (h) {
         h->refs++;
     } else if ((h = mem_calloc(1, sizeof *h)) == NULL) {
-        snprintf(why, why_len, "out of host memory");
+        diag_oom(d, "loading a kernel");
     } else {
         h->dev = st.st_dev;
         h->ino = st.st_ino;
         h->number = -1;
         if (have_proc())
-            h->handle = load_by_descriptor(fd, h, why, why_len);
+            h->handle = load_by_descriptor(fd, h, d);
         else if (!(h->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
-            snprintf(why, why_len, "%s", dlerror());
+            diag_fail(d, ACC_ERR_COMPILE, "%s", dlerror());
         if (h->handle) {
             h->refs = 1;
             h->next = loaded;

@@ -22,13 +22,16 @@
 #ifndef ACC_CORE_BACKEND_CPU_KERNEL_LOAD_H
 #define ACC_CORE_BACKEND_CPU_KERNEL_LOAD_H
 
+#include "core/base/diag.h"
+
 #include <stddef.h>
 
 typedef struct cache_dl cache_dl;
 
 /* Loads (RTLD_NOW | RTLD_LOCAL) the shared object open on fd; `path` is
- * only the fallback described above.  NULL with dlerror's text in why. */
-cache_dl *cache_dl_open(int fd, const char *path, char *why, size_t why_len);
+ * only the fallback described above.  NULL after recording why on d:
+ * ACC_ERR_COMPILE with dlerror's text, or out of host memory. */
+cache_dl *cache_dl_open(int fd, const char *path, diag *d);
 /* dlsym in the object. */
 void *cache_dl_symbol(const cache_dl *h, const char *name);
 /* Drops one reference; the last one dlclose's the object.  NULL-safe. */

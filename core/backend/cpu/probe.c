@@ -115,7 +115,7 @@ static void try_chain(const cpu_toolchain *base, outcome *o)
             o->chosen = v;
         } else if (!r.built && v == 0) {
             o->result = PROBE_NO_COMPILER;
-            snprintf(o->report, sizeof o->report, "%s", r.why);
+            snprintf(o->report, sizeof o->report, "%.511s", r.d.message);
             return;
         } else if (!r.built) {
             variant_says(base, v, says, sizeof says);

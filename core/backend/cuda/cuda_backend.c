@@ -44,22 +44,22 @@ void cuda_leave(cuda_backend *be)
 
 /* ---- creation ------------------------------------------------------------------ */
 
-static cuda_backend *open_libraries(int ordinal, char *why, size_t size,
-                                    acc_status *st)
+static cuda_backend *open_libraries(int ordinal, diag *d)
 {
+    char why[768]; /* the loader's sentence (loader.h, device.h) */
     cuda_backend *be = mem_calloc(1, sizeof *be);
     int count = 0;
-    *st = ACC_ERR_OUT_OF_HOST_MEMORY;
     if (!be) {
-        snprintf(why, size, "out of host memory");
+        diag_oom(d, "cuda backend");
         return NULL;
     }
     be->base.ops = &cuda_ops;
-    *st = ACC_ERR_UNSUPPORTED;
-    if (!cuda_load_driver(&be->drv, why, size) ||
-        !cuda_device_query(&be->drv, ordinal, &be->dev, &count, why, size) ||
-        !cuda_load_nvrtc(&be->nv, why, size) ||
-        !cuda_arch_for(&be->nv, be->dev.cc, &be->arch, why, size)) {
+    if (!cuda_load_driver(&be->drv, why, sizeof why) ||
+        !cuda_device_query(&be->drv, ordinal, &be->dev, &count, why,
+                           sizeof why) ||
+        !cuda_load_nvrtc(&be->nv, why, sizeof why) ||
+        !cuda_arch_for(&be->nv, be->dev.cc, &be->arch, why, sizeof why)) {
+        diag_fail(d, ACC_ERR_UNSUPPORTED, "%s", why);
         free(be);
         return NULL;
     }
@@ -67,18 +67,17 @@ static cuda_backend *open_libraries(int ordinal, char *why, size_t size,
 }
 
 cuda_backend *cuda_backend_create(int ordinal, const char *cache_dir,
-                                  char *why, size_t why_size, acc_status *st)
+                                  diag *d)
 {
     char err[256];
-    cuda_backend *be = open_libraries(ordinal, why, why_size, st);
+    cuda_backend *be = open_libraries(ordinal, d);
     if (!be)
         return NULL;
     cu_result r = be->drv.cuDevicePrimaryCtxRetain(&be->ctx, be->dev.dev);
     if (r != CU_SUCCESS) {
         cuda_error_text(&be->drv, r, err, sizeof err);
-        snprintf(why, why_size, "the primary context of CUDA device %d "
-                 "cannot be retained: %s", ordinal, err);
-        *st = ACC_ERR_DEVICE;
+        diag_fail(d, ACC_ERR_DEVICE, "the primary context of CUDA device %d "
+                  "cannot be retained: %s", ordinal, err);
         free(be);
         return NULL;
     }
@@ -87,12 +86,10 @@ cuda_backend *cuda_backend_create(int ordinal, const char *cache_dir,
     be->refs = 1;
     if (!(be->pool = cuda_pool_create(&be->drv)) ||
         !cache_folder_init(&be->folder, cache_dir)) {
-        snprintf(why, why_size, "out of host memory");
-        *st = ACC_ERR_OUT_OF_HOST_MEMORY;
+        diag_oom(d, "cuda backend");
         cuda_backend_release(be);
         return NULL;
     }
-    *st = ACC_OK;
     return be;
 }
 

@@ -31,21 +31,20 @@ extern const backend_ops cuda_ops;
 
 /* Opens device `ordinal`: loads the driver and NVRTC, retains the
  * device's primary context, creates the pool and the module cache (in
- * cache_dir, NULL: the default folder).  NULL with a sentence in why and
- * the status (ACC_ERR_UNSUPPORTED when something is missing,
- * ACC_ERR_DEVICE or ACC_ERR_OUT_OF_HOST_MEMORY) in *st. */
+ * cache_dir, NULL: the default folder).  NULL after recording on d a
+ * sentence saying why (ACC_ERR_UNSUPPORTED when something is missing,
+ * ACC_ERR_DEVICE, or out of host memory through diag_oom). */
 cuda_backend *cuda_backend_create(int ordinal, const char *cache_dir,
-                                  char *why, size_t why_size,
-                                  acc_status *st);
+                                  diag *d);
 /* The context is gone: the pool's cache is freed at once; the rest when
  * the last library-owned device output is released.  NULL-safe. */
 void cuda_backend_close(cuda_backend *b);
 
 /* The folder the module cache writes to and its note (malloc'd; see
- * core/cache/cache_folder.h: cache_folder_report).  0 after recording an
- * error on d. */
-int cuda_backend_cache_report(cuda_backend *b, char **dir, char **note,
-                              diag *d);
+ * core/cache/cache_folder.h: cache_folder_report): ACC_OK or the error
+ * recorded on d. */
+acc_status cuda_backend_cache_report(cuda_backend *b, char **dir,
+                                     char **note, diag *d);
 
 typedef struct cuda_memory_stats {
     uint64_t driver_allocs, driver_frees, reuses, cached_bytes, live_bytes;
@@ -72,11 +71,12 @@ typedef struct cuda_user_fn cuda_user_fn;
 
 /* Compiles user kernel `source` with NVRTC (found as the backend finds
  * it) to PTX for a common architecture, without a device, and checks that
- * it defines the __global__ function `entry` with C linkage.  1 when it
- * does; 0 with the reason (NVRTC's log) in *log (malloc'd); -1 when NVRTC
- * is not found (nothing is checked). */
-int cuda_user_check(const char *source, const char *name, const char *entry,
-                    char **log);
+ * it defines the __global__ function `entry` with C linkage.  ACC_OK when
+ * it does, or when NVRTC is not found (nothing is checked); else
+ * ACC_ERR_COMPILE recorded on d, the message naming `who` (the API
+ * function), the kernel and NVRTC's log. */
+acc_status cuda_user_check(const char *who, const char *source,
+                           const char *name, const char *entry, diag *d);
 /* The kernel `entry` of `source` loaded for be's device, through the
  * module cache (compiled by NVRTC for the device when not cached).
  * Errors (NVRTC's log, a missing entry) on d. */
@@ -115,9 +115,10 @@ void cuda_queue_destroy(cuda_queue *q);
  * kernel runs to completion).  On failure records on env->d and returns
  * NULL. */
 cuda_run *cuda_run_begin(cuda_program *cp, run_env *env);
-/* Runs array step s with its loaded kernel: 1, 0 after an error,
- * BACKEND_REPLAY to hand it to the interpreter. */
-int cuda_run_step(cuda_run *run, const sched_step *s);
+/* Runs array step s with its loaded kernel, as the interface's run_step
+ * (backend.h): ACC_OK, the error recorded on the run's diag, or ACC_OK
+ * with *replay set to hand the step to the interpreter. */
+acc_status cuda_run_step(cuda_run *run, const sched_step *s, int *replay);
 /* Delivers result r into output descriptor `out` in device memory: the
  * caller's buffers (when not written directly), or new library-owned
  * device buffers.  0 after recording an error. */

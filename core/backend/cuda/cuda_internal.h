@@ -92,36 +92,39 @@ typedef struct cuda_node {
     cuda_fn fn[CUDA_MAX_ENTRIES]; /* in the order of the launcher's names */
 } cuda_node;
 
-typedef int (*cuda_driver_fn)(cuda_run *run, const cuda_node *kn,
-                              interp *st, const ir_node *n, rt_array **out);
+typedef acc_status (*cuda_driver_fn)(cuda_run *run, const cuda_node *kn,
+                                     interp *st, const ir_node *n,
+                                     rt_array **out, int *replay);
 
 /* How one kernel kind is launched: its entry points (looked up once per
- * program) and the driver that runs a step.  A driver returns 1 with the
- * result(s) in out[], 0 after recording an error on the interpreter's
- * diag, or -1 to hand the step to the interpreter (which reports a runtime
- * error with its own message). */
+ * program) and the driver that runs a step.  A driver answers as the
+ * backend interface's run_step (backend.h): ACC_OK with the result(s) in
+ * out[]; the error recorded on the interpreter's diag; or ACC_OK with
+ * *replay set to hand the step to the interpreter (which reports a
+ * runtime error with its own message).  The launch helpers below keep
+ * their 1/0/-1 (host_eval.h's host_answer reads them). */
 typedef struct cuda_launcher {
     const char *entries[CUDA_MAX_ENTRIES];
     cuda_driver_fn drive;
 } cuda_launcher;
 
-int cuda_drive_generate(cuda_run *run, const cuda_node *kn, interp *st,
-                        const ir_node *n, rt_array **out);
-int cuda_drive_fold(cuda_run *run, const cuda_node *kn, interp *st,
-                    const ir_node *n, rt_array **out);
-int cuda_drive_stencil(cuda_run *run, const cuda_node *kn, interp *st,
-                       const ir_node *n, rt_array **out);
-int cuda_drive_permute(cuda_run *run, const cuda_node *kn, interp *st,
-                       const ir_node *n, rt_array **out);
-int cuda_drive_expand(cuda_run *run, const cuda_node *kn, interp *st,
-                      const ir_node *n, rt_array **out);
+acc_status cuda_drive_generate(cuda_run *run, const cuda_node *kn, interp *st,
+                               const ir_node *n, rt_array **out, int *replay);
+acc_status cuda_drive_fold(cuda_run *run, const cuda_node *kn, interp *st,
+                           const ir_node *n, rt_array **out, int *replay);
+acc_status cuda_drive_stencil(cuda_run *run, const cuda_node *kn, interp *st,
+                              const ir_node *n, rt_array **out, int *replay);
+acc_status cuda_drive_permute(cuda_run *run, const cuda_node *kn, interp *st,
+                              const ir_node *n, rt_array **out, int *replay);
+acc_status cuda_drive_expand(cuda_run *run, const cuda_node *kn, interp *st,
+                             const ir_node *n, rt_array **out, int *replay);
 
-int cuda_drive_fold_seg(cuda_run *run, const cuda_node *kn, interp *st,
-                        const ir_node *n, rt_array **out);
-int cuda_drive_scan(cuda_run *run, const cuda_node *kn, interp *st,
-                    const ir_node *n, rt_array **out);
-int cuda_drive_scan_seg(cuda_run *run, const cuda_node *kn, interp *st,
-                        const ir_node *n, rt_array **out);
+acc_status cuda_drive_fold_seg(cuda_run *run, const cuda_node *kn, interp *st,
+                               const ir_node *n, rt_array **out, int *replay);
+acc_status cuda_drive_scan(cuda_run *run, const cuda_node *kn, interp *st,
+                           const ir_node *n, rt_array **out, int *replay);
+acc_status cuda_drive_scan_seg(cuda_run *run, const cuda_node *kn, interp *st,
+                               const ir_node *n, rt_array **out, int *replay);
 
 struct cuda_program {
     cuda_backend *be;

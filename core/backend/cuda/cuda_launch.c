@@ -46,8 +46,7 @@ static int bind(cuda_run *run, const cg_kernel *k, interp *st, size_t extra,
     l->acc_leaves = acc_leaves;
     lay_out(l, l->n_arrays + (off != NULL), n_off);
     if (!(l->host = mem_calloc(1, l->block_bytes))) {
-        diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "run: out of host "
-                  "memory");
+        diag_oom(st->d, "run");
         return 0;
     }
     if (off) { /* data[0] is set once the block has its device address */

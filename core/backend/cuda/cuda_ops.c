@@ -6,16 +6,15 @@
 
 #include "core/backend/cuda/probe.h"
 
-static int ops_probe(const backend_config *c, char *why, size_t why_size)
+static acc_status ops_probe(const backend_config *c, char *about,
+                            size_t about_size, diag *d)
 {
-    return cuda_probe(c->device, why, why_size);
+    return cuda_probe(c->device, about, about_size, d);
 }
 
-static backend *ops_create(const backend_config *c, char *why,
-                           size_t why_size, acc_status *st)
+static backend *ops_create(const backend_config *c, diag *d)
 {
-    cuda_backend *be = cuda_backend_create(c->device, c->cache_dir, why,
-                                           why_size, st);
+    cuda_backend *be = cuda_backend_create(c->device, c->cache_dir, d);
     return be ? &be->base : NULL;
 }
 
@@ -24,7 +23,8 @@ static void ops_destroy(backend *be)
     cuda_backend_close((cuda_backend *)be);
 }
 
-static int ops_cache_report(backend *be, char **dir, char **note, diag *d)
+static acc_status ops_cache_report(backend *be, char **dir, char **note,
+                                   diag *d)
 {
     return cuda_backend_cache_report((cuda_backend *)be, dir, note, d);
 }
@@ -53,17 +53,9 @@ static backend_run *ops_begin(backend *be, backend_program *bp, run_env *env)
     return (backend_run *)cuda_run_begin((cuda_program *)bp, env);
 }
 
-/* cuda_run_step's 1/0/BACKEND_REPLAY as the interface's status and
- * replay request (backend.h). */
 static acc_status ops_step(backend_run *r, const sched_step *s, int *replay)
 {
-    cuda_run *run = (cuda_run *)r;
-    int ok = cuda_run_step(run, s);
-    *replay = ok == BACKEND_REPLAY;
-    if (ok == 0 && diag_ok(run->env->d)) /* every failure records it */
-        diag_fail(run->env->d, ACC_ERR_INTERNAL, "cuda: %s failed without "
-                  "an error", ir_op_name(s->node->op));
-    return *replay ? ACC_OK : run->env->d->status;
+    return cuda_run_step((cuda_run *)r, s, replay);
 }
 
 static acc_status ops_foreign(backend_run *r, const ir_node *n,

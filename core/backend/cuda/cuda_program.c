@@ -119,26 +119,31 @@ static acc_status compile_step(cuda_program *cp, const ir_program *ir,
                                sched_program *s, sched_step *st, int strict,
                                diag *d)
 {
-    char why[256];
     const ir_node *n = st->node;
+    cg_outcome o = {0, ""};
     if (step_uncounted(st))
         return ACC_OK;
     if (!cg_cuda_has_skeleton(n)) {
-        snprintf(why, sizeof why, "%s has no CUDA skeleton", ir_op_name(n->op));
-        return no_kernel(cp, s, st, why, strict, d);
+        snprintf(o.why_not, sizeof o.why_not, "%s has no CUDA skeleton",
+                 ir_op_name(n->op));
+        return no_kernel(cp, s, st, o.why_not, strict, d);
     }
     cuda_node *kn = mem_calloc(1, sizeof *kn);
-    int r = kn ? cg_cuda_kernel(ir, n, &kn->k, why, sizeof why) : -1;
-    const cuda_launcher *l = r == 1 ? cuda_launcher_of(kn->k.kind) : NULL;
-    if (r == 1 && !l)
-        snprintf(why, sizeof why, "%s has no CUDA launcher", ir_op_name(n->op));
-    if (r <= 0 || !l) {
-        if (r == 1)
+    if (!kn)
+        return diag_oom(d, "acc_compile");
+    if (cg_cuda_kernel(ir, n, &kn->k, &o, d) != ACC_OK) {
+        free(kn);
+        return d->status;
+    }
+    const cuda_launcher *l = o.built ? cuda_launcher_of(kn->k.kind) : NULL;
+    if (o.built && !l)
+        snprintf(o.why_not, sizeof o.why_not, "%s has no CUDA launcher",
+                 ir_op_name(n->op));
+    if (!l) {
+        if (o.built)
             cg_kernel_free(&kn->k);
         free(kn);
-        return r >= 0 ? no_kernel(cp, s, st, why, strict, d)
-                      : diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: "
-                                  "out of host memory");
+        return no_kernel(cp, s, st, o.why_not, strict, d);
     }
     if (step_keep(&cp->nodes, kn, d) != ACC_OK) {
         cg_kernel_free(&kn->k);
@@ -177,8 +182,7 @@ acc_status cuda_program_build(cuda_backend *be, const ir_program *ir,
     *out = NULL;
     cuda_program *cp = mem_calloc(1, sizeof *cp);
     if (!cp)
-        return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of "
-                         "host memory");
+        return diag_oom(d, "acc_compile");
     cp->be = be;
     if (!cuda_enter(be, d)) {
         cuda_program_free(cp);

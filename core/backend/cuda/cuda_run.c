@@ -56,17 +56,19 @@ static void give_stream(cuda_backend *be, cu_stream s)
 
 /* ---- the run ------------------------------------------------------------------------ */
 
-int cuda_run_step(cuda_run *run, const sched_step *s)
+acc_status cuda_run_step(cuda_run *run, const sched_step *s, int *replay)
 {
     const cuda_node *kn = s->kernel;
     const cuda_launcher *l = cuda_launcher_of(kn->k.kind);
     const ir_node *n = s->node;
     rt_array *out[2] = {NULL, NULL};
-    int ok = l ? l->drive(run, kn, run->env->host, n, out) : BACKEND_REPLAY;
-    if (ok <= 0)
-        return ok < 0 ? BACKEND_REPLAY : 0;
-    return values_set(run->env->values, n->id, out, n->type->n_leaves,
-                      run->env->d);
+    *replay = !l;
+    if (*replay ||
+        l->drive(run, kn, run->env->host, n, out, replay) != ACC_OK ||
+        *replay)
+        return run->env->d->status;
+    values_set(run->env->values, n->id, out, n->type->n_leaves, run->env->d);
+    return run->env->d->status;
 }
 
 static void run_free(cuda_run *run)
@@ -81,8 +83,7 @@ cuda_run *cuda_run_begin(cuda_program *cp, run_env *env)
     cuda_queue *q = env->queue;
     cuda_run *run = mem_calloc(1, sizeof *run);
     if (!run) {
-        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_run: out of host "
-                  "memory");
+        diag_oom(d, "acc_run");
         return NULL;
     }
     run->cp = cp;

@@ -6,6 +6,7 @@
 #include "core/backend/cuda/cuda_internal.h"
 
 #include "core/backend/cuda/nvrtc.h"
+#include "core/base/mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,14 +22,6 @@ struct cuda_user_fn {
     char entry[128];
 };
 
-static char *text_copy(const char *s)
-{
-    char *c = malloc(strlen(s) + 1);
-    if (c)
-        strcpy(c, s);
-    return c;
-}
-
 /* Whether PTX defines kernel `entry` (".entry NAME(": C linkage). */
 static int ptx_has_entry(const char *ptx, const char *entry)
 {
@@ -37,30 +30,28 @@ static int ptx_has_entry(const char *ptx, const char *entry)
     return strstr(ptx, want) != NULL;
 }
 
-int cuda_user_check(const char *source, const char *name, const char *entry,
-                    char **log)
+acc_status cuda_user_check(const char *who, const char *source,
+                           const char *name, const char *entry, diag *d)
 {
     cuda_nvrtc nv;
     cuda_image img;
-    char why[512];
-    *log = NULL;
+    char why[512]; /* the loader's sentence (loader.h): nothing to check */
     if (!cuda_load_nvrtc(&nv, why, sizeof why))
-        return -1;
+        return d->status;
     int ok = cuda_compile(&nv, source, name, CHECK_ARCH, CUDA_TARGET_PTX,
                           &img);
-    if (!ok) {
-        *log = img.log && img.log[0] ? text_copy(img.log)
-                                     : text_copy("no log");
-    } else if (!ptx_has_entry(img.bytes, entry)) {
-        snprintf(why, sizeof why, "it defines no kernel '%s' with C linkage "
-                 "(write extern \"C\" __global__ void %s(...))", entry,
-                 entry);
-        *log = text_copy(why);
-        ok = 0;
-    }
+    if (!ok)
+        diag_fail(d, ACC_ERR_COMPILE, "%s: '%s': NVRTC does not compile the "
+                  "CUDA source: %s", who, name,
+                  img.log && img.log[0] ? img.log : "no log");
+    else if (!ptx_has_entry(img.bytes, entry))
+        diag_fail(d, ACC_ERR_COMPILE, "%s: '%s': NVRTC does not compile the "
+                  "CUDA source: it defines no kernel '%s' with C linkage "
+                  "(write extern \"C\" __global__ void %s(...))", who, name,
+                  entry, entry);
     cuda_image_free(&img);
     cuda_unload_nvrtc(&nv);
-    return ok;
+    return d->status;
 }
 
 acc_status cuda_user_load(cuda_backend *be, const char *source,
@@ -69,9 +60,9 @@ acc_status cuda_user_load(cuda_backend *be, const char *source,
 {
     cache_stats how = {0, 0, 0, 0.0};
     *out = NULL;
-    cuda_user_fn *f = calloc(1, sizeof *f);
+    cuda_user_fn *f = mem_calloc(1, sizeof *f);
     if (!f)
-        return diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+        return diag_oom(d, "the user kernel");
     snprintf(f->entry, sizeof f->entry, "%s", entry);
     if (!cuda_enter(be, d)) {
         free(f);

@@ -108,8 +108,8 @@ static int start(cuda_run *run, const cuda_node *kn, interp *st,
     return 1;
 }
 
-int cuda_drive_expand(cuda_run *run, const cuda_node *kn, interp *st,
-                      const ir_node *n, rt_array **out)
+acc_status cuda_drive_expand(cuda_run *run, const cuda_node *kn, interp *st,
+                             const ir_node *n, rt_array **out, int *replay)
 {
     int64_t ext[ACC_MAX_RANK] = {0}, none = 0;
     cuda_expansion x;
@@ -119,7 +119,7 @@ int cuda_drive_expand(cuda_run *run, const cuda_node *kn, interp *st,
     memset(&l, 0, sizeof l);
     int r = host_source_extents(st, kn->k.src, ext);
     if (r <= 0)
-        return r;
+        return host_answer(r, st->d, replay);
     if (ext[0] == 0) /* no source elements: nothing to launch */
         r = (a = cuda_result(run, n, n->type->elem, 1, &none, "expand",
                              st->d)) != NULL;
@@ -130,8 +130,8 @@ int cuda_drive_expand(cuda_run *run, const cuda_node *kn, interp *st,
     cuda_launch_free(run, &l);
     if (r != 1) {
         rt_release(a);
-        return r;
+        return host_answer(r, st->d, replay);
     }
     *out = a;
-    return 1;
+    return host_answer(1, st->d, replay);
 }

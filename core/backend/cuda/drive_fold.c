@@ -86,8 +86,8 @@ static int launch(fold_step *s, const int64_t *ext, int32_t r, diag *d)
     return cuda_launch_outcome(s->run, s->kn, l, d);
 }
 
-int cuda_drive_fold(cuda_run *run, const cuda_node *kn, interp *st,
-                    const ir_node *n, rt_array **out)
+acc_status cuda_drive_fold(cuda_run *run, const cuda_node *kn, interp *st,
+                           const ir_node *n, rt_array **out, int *replay)
 {
     const ir_node *fold = kn->k.fold, *xs = kn->k.src;
     int32_t r = xs->type->rank;
@@ -96,7 +96,8 @@ int cuda_drive_fold(cuda_run *run, const cuda_node *kn, interp *st,
     memset(&l, 0, sizeof l);
     int ok = host_consumer_source(st, NULL, fold, xs, &src);
     if (ok <= 0)
-        return ok; /* -1: an empty fold1 row, the interpreter names it */
+        /* -1: an empty fold1 row, the interpreter names it */
+        return host_answer(ok, st->d, replay);
     const int64_t *ext = src.ext;
     rt_array *a = NULL;
     if (cuda_launch_bind(run, &kn->k, st, n->type->elem->n_leaves,
@@ -109,8 +110,8 @@ int cuda_drive_fold(cuda_run *run, const cuda_node *kn, interp *st,
     cuda_launch_free(run, &l);
     if (ok != 1) {
         rt_release(a);
-        return ok;
+        return host_answer(ok, st->d, replay);
     }
     *out = a;
-    return 1;
+    return host_answer(1, st->d, replay);
 }

@@ -68,8 +68,8 @@ static int launch(seg_step *s, const rt_array *a, const ir_value *seed,
     return cuda_launch_outcome(run, s->kn, s->l, d);
 }
 
-int cuda_drive_fold_seg(cuda_run *run, const cuda_node *kn, interp *st,
-                        const ir_node *n, rt_array **out)
+acc_status cuda_drive_fold_seg(cuda_run *run, const cuda_node *kn, interp *st,
+                               const ir_node *n, rt_array **out, int *replay)
 {
     const ir_node *fold = kn->k.fold, *xs = kn->k.src;
     int32_t r = xs->type->rank;
@@ -78,7 +78,8 @@ int cuda_drive_fold_seg(cuda_run *run, const cuda_node *kn, interp *st,
     memset(&l, 0, sizeof l);
     int ok = host_consumer_source(st, NULL, fold, xs, &src);
     if (ok <= 0)
-        return ok; /* -1: a refused descriptor, the interpreter names it */
+        /* -1: a refused descriptor, the interpreter names it */
+        return host_answer(ok, st->d, replay);
     int64_t *ext = src.ext, inner = src.inner, k = src.k, *off = src.off;
     rt_array *a = NULL;
     if (cuda_launch_bind_segments(run, &kn->k, st, n->type->elem->n_leaves,
@@ -96,8 +97,8 @@ int cuda_drive_fold_seg(cuda_run *run, const cuda_node *kn, interp *st,
     pool_scratch_done(NULL, off);
     if (ok != 1) {
         rt_release(a);
-        return ok;
+        return host_answer(ok, st->d, replay);
     }
     *out = a;
-    return 1;
+    return host_answer(1, st->d, replay);
 }

@@ -26,8 +26,8 @@ static int launch(cuda_run *run, const cuda_node *kn, cuda_launch *l,
     return cuda_launch_outcome(run, kn, l, d);
 }
 
-int cuda_drive_generate(cuda_run *run, const cuda_node *kn, interp *st,
-                        const ir_node *n, rt_array **out)
+acc_status cuda_drive_generate(cuda_run *run, const cuda_node *kn, interp *st,
+                               const ir_node *n, rt_array **out, int *replay)
 {
     int64_t ext[ACC_MAX_RANK] = {0};
     cuda_launch l;
@@ -35,7 +35,7 @@ int cuda_drive_generate(cuda_run *run, const cuda_node *kn, interp *st,
     const ir_node *src = kn->k.src; /* maps over this array, or NULL */
     int r = src ? 1 : host_shape_extents(st, n->args[0], ext);
     if (r <= 0)
-        return r;
+        return host_answer(r, st->d, replay);
     const acc_type *elem = n->type->elem;
     rt_array *a = NULL;
     /* the mapped array is an argument: bound first, then its extents */
@@ -50,8 +50,8 @@ int cuda_drive_generate(cuda_run *run, const cuda_node *kn, interp *st,
     cuda_launch_free(run, &l);
     if (r != 1) {
         rt_release(a);
-        return r;
+        return host_answer(r, st->d, replay);
     }
     *out = a;
-    return 1;
+    return host_answer(1, st->d, replay);
 }

@@ -142,8 +142,8 @@ static int run_step(permute_step *s, const ir_node *n, diag *d)
     return failed < 0 ? 0 : failed ? -1 : 1;
 }
 
-int cuda_drive_permute(cuda_run *run, const cuda_node *kn, interp *st,
-                       const ir_node *n, rt_array **out)
+acc_status cuda_drive_permute(cuda_run *run, const cuda_node *kn, interp *st,
+                              const ir_node *n, rt_array **out, int *replay)
 {
     permute_step s;
     const ir_node *pm = kn->k.fold;
@@ -167,8 +167,8 @@ int cuda_drive_permute(cuda_run *run, const cuda_node *kn, interp *st,
     cuda_launch_free(run, &s.l);
     if (r != 1) {
         rt_release(s.a);
-        return r;
+        return host_answer(r, st->d, replay);
     }
     *out = s.a;
-    return 1;
+    return host_answer(1, st->d, replay);
 }

@@ -181,8 +181,8 @@ static int launch(cuda_scan *s, int64_t rows, diag *d)
     return ok ? cuda_launch_outcome(s->run, s->kn, &s->l, d) : 0;
 }
 
-int cuda_drive_scan(cuda_run *run, const cuda_node *kn, interp *st,
-                    const ir_node *n, rt_array **out)
+acc_status cuda_drive_scan(cuda_run *run, const cuda_node *kn, interp *st,
+                           const ir_node *n, rt_array **out, int *replay)
 {
     ir_scan_form form = ir_scan_form_of(kn->k.fold->u.scan.kind);
     host_source src;
@@ -190,10 +190,11 @@ int cuda_drive_scan(cuda_run *run, const cuda_node *kn, interp *st,
     memset(&s, 0, sizeof s);
     int ok = host_consumer_source(st, NULL, kn->k.fold, kn->k.src, &src);
     if (ok <= 0)
-        return ok; /* -1: an empty scanl1 row, the interpreter names it */
+        /* -1: an empty scanl1 row, the interpreter names it */
+        return host_answer(ok, st->d, replay);
     ok = cuda_scan_begin(&s, run, kn, st, n, &src,
                          src.inner + (form == IR_SCAN_FULL), 1);
     if (ok && cuda_scan_has_results(&s))
         ok = launch(&s, src.rows, st->d);
-    return cuda_scan_finish(&s, ok, out);
+    return host_answer(cuda_scan_finish(&s, ok, out), st->d, replay);
 }

@@ -46,8 +46,8 @@ static int launch_pairs(cuda_scan *s, const int64_t *off, int64_t k,
     return cuda_launch_outcome(s->run, s->kn, &s->l, d);
 }
 
-int cuda_drive_scan_seg(cuda_run *run, const cuda_node *kn, interp *st,
-                        const ir_node *n, rt_array **out)
+acc_status cuda_drive_scan_seg(cuda_run *run, const cuda_node *kn, interp *st,
+                               const ir_node *n, rt_array **out, int *replay)
 {
     const ir_node *scan = kn->k.fold;
     host_source src;
@@ -55,7 +55,8 @@ int cuda_drive_scan_seg(cuda_run *run, const cuda_node *kn, interp *st,
     memset(&s, 0, sizeof s);
     int ok = host_consumer_source(st, NULL, scan, kn->k.src, &src);
     if (ok <= 0)
-        return ok; /* -1: a refused descriptor, the interpreter names it */
+        /* -1: a refused descriptor, the interpreter names it */
+        return host_answer(ok, st->d, replay);
     int64_t k = src.k, *off = src.off;
     int full = ir_scan_form_of(scan->u.scan.kind) == IR_SCAN_FULL;
     ok = cuda_scan_begin(&s, run, kn, st, n, &src, off[k] + (full ? k : 0),
@@ -63,5 +64,5 @@ int cuda_drive_scan_seg(cuda_run *run, const cuda_node *kn, interp *st,
     if (ok)
         ok = launch_pairs(&s, off, k, src.rows, st->d);
     pool_scratch_done(NULL, off);
-    return cuda_scan_finish(&s, ok, out);
+    return host_answer(cuda_scan_finish(&s, ok, out), st->d, replay);
 }

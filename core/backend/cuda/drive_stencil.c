@@ -141,8 +141,8 @@ static int launch(stencil_step *s, const rt_array *a)
     return failed < 0 ? 0 : failed ? -1 : 1;
 }
 
-int cuda_drive_stencil(cuda_run *run, const cuda_node *kn, interp *st,
-                       const ir_node *n, rt_array **out)
+acc_status cuda_drive_stencil(cuda_run *run, const cuda_node *kn, interp *st,
+                              const ir_node *n, rt_array **out, int *replay)
 {
     stencil_step s;
     memset(&s, 0, sizeof s);
@@ -156,7 +156,7 @@ int cuda_drive_stencil(cuda_run *run, const cuda_node *kn, interp *st,
     for (int i = 0; i < s.m; i++) {
         int ok = side_of(&s, i, &barg_at);
         if (ok <= 0)
-            return ok;
+            return host_answer(ok, st->d, replay);
     }
     for (int32_t d = 0; d < s.rank; d++)
         s.ext[d] = s.m == 2 && s.side[1].ext[d] < s.side[0].ext[d]
@@ -170,8 +170,8 @@ int cuda_drive_stencil(cuda_run *run, const cuda_node *kn, interp *st,
     cuda_launch_free(run, &s.l);
     if (r != 1) {
         rt_release(a);
-        return r;
+        return host_answer(r, st->d, replay);
     }
     *out = a;
-    return 1;
+    return host_answer(1, st->d, replay);
 }

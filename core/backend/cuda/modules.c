@@ -204,8 +204,7 @@ static cuda_module *lookup(cuda_backend *be, const char *source,
     cuda_module *m = mod ? mem_calloc(1, sizeof *m) : NULL;
     if (mod && !m) {
         be->drv.cuModuleUnload(mod);
-        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of host "
-                  "memory");
+        diag_oom(d, "acc_compile");
         return NULL;
     }
     if (m) {
@@ -277,13 +276,13 @@ void cuda_module_note(cuda_backend *be, char *buf, size_t size)
     pthread_mutex_unlock(&be->module_lock);
 }
 
-int cuda_backend_cache_report(cuda_backend *be, char **dir, char **note,
-                              diag *d)
+acc_status cuda_backend_cache_report(cuda_backend *be, char **dir,
+                                     char **note, diag *d)
 {
     pthread_mutex_lock(&be->module_lock);
-    int ok = cache_folder_report(&be->folder, dir, note, d);
+    cache_folder_report(&be->folder, dir, note, d);
     pthread_mutex_unlock(&be->module_lock);
-    return ok;
+    return d->status;
 }
 
 void cuda_modules_unload(cuda_backend *be)

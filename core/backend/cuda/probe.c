@@ -10,9 +10,9 @@
 
 #include <stdio.h>
 
-int cuda_probe(int ordinal, char *reason, size_t size)
+acc_status cuda_probe(int ordinal, char *about, size_t about_size, diag *d)
 {
-    char why[768];
+    char why[768]; /* the loader's sentence (loader.h, device.h) */
     cuda_driver driver;
     cuda_nvrtc nvrtc;
     cuda_device_info dev;
@@ -20,22 +20,21 @@ int cuda_probe(int ordinal, char *reason, size_t size)
     int count = 0;
     if (!cuda_load_driver(&driver, why, sizeof why) ||
         !cuda_device_query(&driver, ordinal, &dev, &count, why, sizeof why) ||
-        !cuda_load_nvrtc(&nvrtc, why, sizeof why)) {
-        snprintf(reason, size, "not available: %s", why);
-        return 0;
-    }
+        !cuda_load_nvrtc(&nvrtc, why, sizeof why))
+        return diag_fail(d, ACC_ERR_UNSUPPORTED, "not available: %s", why);
     int ok = cuda_arch_for(&nvrtc, dev.cc, &arch, why, sizeof why);
     if (!ok)
-        snprintf(reason, size, "not available: %s", why);
+        diag_fail(d, ACC_ERR_UNSUPPORTED, "not available: %s", why);
     else
-        snprintf(reason, size, "available: CUDA device %d of %d (%s, compute "
-                 "capability %d.%d, %d multiprocessors) and NVRTC %d.%d; "
-                 "kernels are compiled to %s_%d", ordinal, count, dev.name,
-                 dev.cc / 10, dev.cc % 10, dev.sms, nvrtc.major, nvrtc.minor,
+        snprintf(about, about_size, "available: CUDA device %d of %d (%s, "
+                 "compute capability %d.%d, %d multiprocessors) and NVRTC "
+                 "%d.%d; kernels are compiled to %s_%d", ordinal, count,
+                 dev.name, dev.cc / 10, dev.cc % 10, dev.sms, nvrtc.major,
+                 nvrtc.minor,
                  arch.target == CUDA_TARGET_CUBIN ? "cubins for sm"
                                                   : "PTX for compute",
                  arch.arch);
     cuda_unload_nvrtc(&nvrtc);
     cuda_unload_driver(&driver);
-    return ok;
+    return ok ? ACC_OK : d->status;
 }

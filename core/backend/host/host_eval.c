@@ -230,8 +230,7 @@ int host_segments(interp *st, pool *pl, const ir_node *seg, int offsets,
         return 0;
     int ok = segment_offsets(pl, a, offsets, inner, off, k);
     if (ok == 0)
-        diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
-                  op);
+        diag_oom(st->d, op);
     return ok;
 }
 
@@ -287,3 +286,11 @@ int host_consumer_source(interp *st, pool *pl, const ir_node *c,
     return ok;
 }
 
+acc_status host_answer(int r, diag *d, int *replay)
+{
+    *replay = r < 0;
+    if (r == 0 && diag_ok(d))
+        diag_fail(d, ACC_ERR_INTERNAL, "a compiled step failed without "
+                  "recording an error");
+    return r < 0 ? ACC_OK : d->status;
+}

@@ -8,6 +8,9 @@
  *
  * Conventions: 1 success; 0 after an error recorded on the run's diag;
  * -1 when the interpreter is to evaluate the step and name the error.
+ * The drivers that call these (core/backend/cpu, cuda: drive_*.c) answer
+ * as the backend interface does instead (backend.h: a status, and a
+ * replay request), through host_answer.
  */
 #ifndef ACC_CORE_BACKEND_HOST_HOST_EVAL_H
 #define ACC_CORE_BACKEND_HOST_HOST_EVAL_H
@@ -69,4 +72,11 @@ int host_stencil_side(interp *st, const ir_node *n, int i, uint32_t *barg_at,
  * (NULL: on this thread). */
 int host_segments(interp *st, pool *pl, const ir_node *seg, int offsets,
                  int64_t inner, const char *op, int64_t **off, int64_t *k);
+/* A driver's answer from r, a result of the conventions above: ACC_OK
+ * (r 1); ACC_OK with *replay set (r -1: the interpreter runs the step,
+ * nothing recorded); else the status recorded on d (r 0; ACC_ERR_INTERNAL
+ * recorded when nothing was, so no failure passes as a success).
+ * *replay is set either way. */
+acc_status host_answer(int r, diag *d, int *replay);
+
 #endif

@@ -103,8 +103,7 @@ static rt_array *eval_zipwith(interp *st, const ir_node *n)
     ir_value *buf = mem_alloc((total ? total : 1) * sizeof *buf);
     rt_array *r = buf ? new_result(st, n, ext) : NULL;
     if (!buf)
-        diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
-                  ir_op_name(n->op));
+        diag_oom(st->d, ir_op_name(n->op));
     const ir_value *args[64];
     for (int64_t k = 0; r && k < r->size; k++) {
         rt_unravel(rank, ext, k, ix);
@@ -391,7 +390,7 @@ const run_value *interp_eval_array(interp *st, const ir_node *n)
     size_t count = n->type->n_leaves;
     rt_array **arrays = mem_calloc(count, sizeof *arrays);
     if (!arrays) {
-        diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+        diag_oom(st->d, ir_op_name(n->op));
         return NULL;
     }
     int ok = compute(st, n, arrays);

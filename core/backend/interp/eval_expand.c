@@ -70,8 +70,7 @@ rt_array *interp_eval_expand(interp *st, const ir_node *n)
     int64_t *sizes = mem_alloc((size_t)(xs->size ? xs->size : 1) *
                                sizeof *sizes);
     if (!sizes) {
-        diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "expand: out of host "
-                  "memory");
+        diag_oom(st->d, "expand");
         return NULL;
     }
     int64_t total = expansion_sizes(st, n->args[0], xs, sizes);

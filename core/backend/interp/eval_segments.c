@@ -95,8 +95,7 @@ int64_t *interp_read_segments(interp *st, const char *op, const rt_array *seg,
     *k = offsets ? seg->size - 1 : seg->size;
     int64_t *off = mem_alloc((size_t)(seg->size + 1) * sizeof *off);
     if (!off) {
-        diag_fail(st->d, ACC_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
-                  op);
+        diag_oom(st->d, op);
         return NULL;
     }
     int ok = offsets ? check_offsets(st, op, seg, inner, off)

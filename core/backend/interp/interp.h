@@ -8,7 +8,7 @@
  * executor begins its run first (env->host), and the other backends'
  * steps evaluate shapes, seeds and conditions with it
  * (core/backend/host/host_eval.h), and hand it a step to replay when
- * their kernel finds an error it cannot name (BACKEND_REPLAY).
+ * their kernel finds an error it cannot name (run_step's replay).
  */
 #ifndef ACC_CORE_BACKEND_INTERP_INTERP_H
 #define ACC_CORE_BACKEND_INTERP_INTERP_H

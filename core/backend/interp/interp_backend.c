@@ -15,21 +15,20 @@
 
 static backend interp_instance = {&interp_ops};
 
-static int interp_probe(const backend_config *c, char *why, size_t why_size)
+static acc_status interp_probe(const backend_config *c, char *about,
+                               size_t about_size, diag *d)
 {
     (void)c;
-    snprintf(why, why_size, "available: the reference interpreter is always "
-             "available");
-    return 1;
+    (void)d;
+    snprintf(about, about_size, "available: the reference interpreter is "
+             "always available");
+    return ACC_OK;
 }
 
-static backend *interp_create(const backend_config *c, char *why,
-                              size_t why_size, acc_status *st)
+static backend *interp_create(const backend_config *c, diag *d)
 {
     (void)c;
-    (void)why;
-    (void)why_size;
-    *st = ACC_OK;
+    (void)d;
     return &interp_instance;
 }
 

@@ -106,14 +106,16 @@ int dz_nvrtc_check(struct dz_nvrtc *n, const acc_program *p, int show,
     for (size_t i = 0; i < p->c.sched.n_all; i++) {
         const ir_node *node = p->c.sched.all[i]->node;
         cg_kernel k;
-        char w[256];
+        cg_outcome o;
+        diag d;
+        diag_clear(&d);
         if (!cg_cuda_has_skeleton(node))
             continue;
-        int r = cg_cuda_kernel(&p->c.ir, node, &k, w, sizeof w);
-        if (r != 1) {
+        if (cg_cuda_kernel(&p->c.ir, node, &k, &o, &d) != ACC_OK ||
+            !o.built) {
             snprintf(why, len, "step %zu (%s) has a CUDA skeleton but no "
                      "kernel was generated: %s", i, ir_op_name(node->op),
-                     r < 0 ? "out of memory" : w);
+                     diag_ok(&d) ? o.why_not : d.message);
             st->nvrtc_failures++;
             return 0;
         }

@@ -59,12 +59,13 @@ static void make_copy(const char *image, size_t n, int i, char *path,
 
 static cache_dl *load(const char *path)
 {
-    char why[512] = "";
+    diag d;
+    diag_clear(&d);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     cr_assert_geq(fd, 0);
-    cache_dl *h = cache_dl_open(fd, path, why, sizeof why);
+    cache_dl *h = cache_dl_open(fd, path, &d);
     close(fd);
-    cr_assert_not_null(h, "%s: %s", path, why);
+    cr_assert_not_null(h, "%s: %s", path, d.message);
     return h;
 }
 
