@@ -468,7 +468,10 @@ static acc_status execute(acc_foreign_call *c)
 /* FFTW keeps planner data (twiddles, wisdom) and the kept plans for the
  * process; when the last context that loaded the plugin goes, they are
  * freed, as the plugin may be unloaded (no call is running then: a
- * context's programs are gone before it). */
+ * context's programs are gone before it).  FFTW's detached worker threads
+ * still unwind through FFTW's code after fftw_cleanup_threads returns,
+ * so the plugin is linked -z nodelete (cmake/AccelForeign.cmake): the
+ * registry's dlclose must not unmap FFTW under them. */
 static void unload(void *user)
 {
     (void)user;
