@@ -50,6 +50,18 @@ if(FFTW3_FOUND AND FFTW3F_FOUND)
   acc_add_plugin(fftw "${PROJECT_SOURCE_DIR}/plugins/fftw/fftw_plugin.c")
   target_link_libraries(accel_plugin_fftw PRIVATE
     PkgConfig::FFTW3 PkgConfig::FFTW3F Threads::Threads)
+  # FFTW's threads (plugins/fftw/fftw_plugin.c): used when both are there.
+  find_library(FFTW3_THREADS_LIB fftw3_threads HINTS ${FFTW3_LIBRARY_DIRS})
+  find_library(FFTW3F_THREADS_LIB fftw3f_threads HINTS ${FFTW3F_LIBRARY_DIRS})
+  if(FFTW3_THREADS_LIB AND FFTW3F_THREADS_LIB)
+    target_link_libraries(accel_plugin_fftw PRIVATE
+      ${FFTW3_THREADS_LIB} ${FFTW3F_THREADS_LIB})
+    target_compile_definitions(accel_plugin_fftw PRIVATE ACC_FFTW_THREADS=1)
+    # FFTW's worker threads are detached and still run FFTW's code for a
+    # moment after fftw_cleanup_threads returns: the plugin (and so FFTW)
+    # must stay mapped after dlclose, or they run into unmapped pages.
+    target_link_options(accel_plugin_fftw PRIVATE "LINKER:-z,nodelete")
+  endif()
   list(APPEND ACC_PLUGINS_BUILT fftw)
   message(STATUS "accel plugin fftw: built (FFTW ${FFTW3_VERSION})")
 else()

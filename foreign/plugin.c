@@ -187,7 +187,8 @@ static acc_status run_entry(load_state *s, acc_plugin_entry_fn entry,
 {
     acc_plugin_registrar reg = {sizeof reg, ACC_ABI_VERSION,
                                 registrar_declare, registrar_add, s,
-                                s->r->mpi_comm};
+                                s->r->mpi_comm, s->r->cache_dir,
+                                s->r->num_threads};
     acc_status st = entry(&reg, ACC_ABI_VERSION);
     if (st == ACC_OK && !diag_ok(s->d))
         st = s->d->status;

@@ -48,6 +48,8 @@ typedef struct reg_registry {
     unsigned next_seq;
     reg_library *libraries;
     const void *mpi_comm;  /* the context's mpi_comm option, for plugins */
+    const char *cache_dir; /* the context's cache_dir option (borrowed) */
+    int32_t num_threads;   /* and num_threads, for plugins too */
 } reg_registry;
 
 reg_registry *reg_create(void);

@@ -1399,6 +1399,13 @@ typedef struct acc_plugin_registrar {
      * the mpi plugin; other plugins ignore it.  Read it only when
      * struct_size covers it. */
     const void *mpi_comm;
+    /* The loading context's cache_dir option (acc_context_options; NULL:
+     * the default folder, $XDG_CACHE_HOME/accel else ~/.cache/accel),
+     * where a plugin may keep what it learns across processes (the fftw
+     * plugin: FFTW's wisdom), and its num_threads option (0: one per
+     * core).  Read them only when struct_size covers them. */
+    const char *cache_dir;
+    int32_t num_threads;
 } acc_plugin_registrar;
 
 typedef acc_status (*acc_plugin_entry_fn)(acc_plugin_registrar *reg,

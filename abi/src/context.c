@@ -143,6 +143,8 @@ static acc_status create(const acc_context_options *options, int probe,
     if (has_field(options, mpi_comm))
         ctx->foreign->mpi_comm = options->mpi_comm;
     ctx->num_threads = options->num_threads;
+    ctx->foreign->cache_dir = ctx->cache_dir;
+    ctx->foreign->num_threads = ctx->num_threads;
     if (has_field(options, fusion_duplicate_max_ops))
         ctx->fusion_duplicate_max_ops = options->fusion_duplicate_max_ops;
     if (has_field(options, cuda_device))

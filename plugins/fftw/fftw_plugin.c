@@ -12,12 +12,17 @@
  *
  * FFTW's planner is not thread-safe, so planning and destroying plans
  * happen under one lock; executing a plan on new arrays is thread-safe.
- * Each shape is timed once per process with FFTW_MEASURE into FFTW's
- * wisdom, from which each call plans (see "plans" below).  The result is written straight into the step's
+ * Each shape is timed once with FFTW_MEASURE into FFTW's wisdom, from
+ * which each call plans (see "plans" below); the wisdom is kept across
+ * processes in the kernel cache folder (see "wisdom" below).  Transforms
+ * use FFTW's threads when the plugin was built with them, as many as the
+ * context's num_threads.  The result is written straight into the step's
  * destination (the caller's buffer when it is the program's output).
  */
 #include "accel.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <fftw3.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -25,9 +30,108 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 static pthread_mutex_t planner_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned loads; /* contexts that loaded the plugin (planner_lock) */
+/* FFTW's threads per transform: the num_threads of the context that
+ * loaded the plugin last (process-wide, as FFTW's planner is; 1 when
+ * built without FFTW's threads).  planner_lock. */
+static int nthreads = 1;
+
+/* ---- wisdom ------------------------------------------------------------
+ * FFTW's wisdom (what its planner measured) is kept in the kernel cache
+ * folder (the context's cache_dir, else $XDG_CACHE_HOME/accel, else
+ * ~/.cache/accel) as fftw3.wisdom (f64) and fftw3f.wisdom (f32), so a
+ * shape is timed once per machine, not once per process.  It is read when
+ * the plugin is loaded and written after each new timing.  A write goes
+ * to a fresh temporary file (O_EXCL, a "tmp-" name the cache removes if
+ * a process dies mid-write) renamed over the old one: concurrent
+ * processes never see a half-written file, and each merges the file's
+ * current wisdom into its own before writing, so at worst a racing
+ * process's newest timing is lost (and redone), never the file.  A file
+ * FFTW cannot read (corrupt, another FFTW version, another precision) is
+ * ignored: FFTW's import is all or nothing, and the shapes are timed
+ * again and the file replaced.  The folder is used only when it exists,
+ * is not a symbolic link, is owned by this user and is not writable by
+ * others (as the kernel cache requires); otherwise wisdom stays in the
+ * process.  Removing the two files clears it. */
+
+enum { WISDOM_DIR_MAX = 3968, WISDOM_PATH_MAX = 4096 };
+
+static char wisdom_dir[WISDOM_DIR_MAX]; /* "" when none (planner_lock) */
+
+/* The folder asked for (NULL: the default), if it is safe to write. */
+static void find_wisdom_dir(const char *option)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    int n = -1;
+    struct stat st;
+    if (option && option[0])
+        n = snprintf(wisdom_dir, sizeof wisdom_dir, "%s", option);
+    else if (xdg && xdg[0] == '/')
+        n = snprintf(wisdom_dir, sizeof wisdom_dir, "%s/accel", xdg);
+    else if (home && home[0] == '/')
+        n = snprintf(wisdom_dir, sizeof wisdom_dir, "%s/.cache/accel", home);
+    int ok = n > 0 && (size_t)n < sizeof wisdom_dir - 32 &&
+             lstat(wisdom_dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+             st.st_uid == geteuid() && (st.st_mode & 022) == 0;
+    if (!ok)
+        wisdom_dir[0] = '\0';
+}
+
+static void wisdom_path(char *buf, int f32)
+{
+    snprintf(buf, WISDOM_PATH_MAX, "%s/%s", wisdom_dir,
+             f32 ? "fftw3f.wisdom" : "fftw3.wisdom");
+}
+
+/* Merges the folder's wisdom of one precision into FFTW's; a missing or
+ * unreadable file changes nothing. */
+static void import_wisdom(int f32)
+{
+    char path[WISDOM_PATH_MAX];
+    if (!wisdom_dir[0])
+        return;
+    wisdom_path(path, f32);
+    if (f32)
+        (void)fftwf_import_wisdom_from_filename(path);
+    else
+        (void)fftw_import_wisdom_from_filename(path);
+}
+
+/* Writes FFTW's wisdom of one precision (merged with the file's) to the
+ * folder, atomically; failures leave the old file (planner_lock held). */
+static void export_wisdom(int f32)
+{
+    char path[WISDOM_PATH_MAX], tmp[WISDOM_PATH_MAX];
+    if (!wisdom_dir[0])
+        return;
+    import_wisdom(f32);
+    wisdom_path(path, f32);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    snprintf(tmp, sizeof tmp, "%s/tmp-%08x%08xfftw", wisdom_dir,
+             (unsigned)getpid(), (unsigned)ts.tv_nsec);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                  0600);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (fd >= 0 && !f)
+        close(fd);
+    if (!f)
+        return;
+    if (f32)
+        fftwf_export_wisdom_to_file(f);
+    else
+        fftw_export_wisdom_to_file(f);
+    int ok = fflush(f) == 0 && !ferror(f);
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0)
+        unlink(tmp);
+}
 
 typedef struct fft_kind {
     int inverse;
@@ -111,7 +215,9 @@ static split buffers(const acc_foreign_call *c, int inverse)
  * A transform is planned with the planner effort of ACC_FFTW_PLANNER
  * ("measure", the default, or "patient": FFTW times candidate algorithms,
  * from milliseconds to seconds once per shape; "estimate": FFTW's guess,
- * no timing).  The timing runs once per shape and precision, on scratch
+ * no timing; "wisdom-only": never time, and a transform with no wisdom
+ * fails with ACC_ERR_PLUGIN — for deployments whose wisdom was made
+ * beforehand, and to check that wisdom is found).  The timing runs once per shape and precision, on scratch
  * arrays (it overwrites its arrays), and leaves its result in FFTW's
  * wisdom; each call then plans its own arrays from that wisdom
  * (FFTW_WISDOM_ONLY: no timing, the arrays untouched).  Plans are kept
@@ -125,7 +231,7 @@ static split buffers(const acc_foreign_call *c, int inverse)
 enum { KEPT = 8 };
 
 typedef struct kept_plan {
-    int f32, rank;
+    int f32, rank, nthreads;
     int n[3];
     ptrdiff_t in_gap, out_gap; /* ii - ri, io - ro */
     unsigned align[4];         /* each buffer's address modulo 64 */
@@ -136,9 +242,13 @@ typedef struct kept_plan {
 static kept_plan kept[KEPT]; /* under planner_lock */
 static unsigned next_kept;   /* the slot replaced next */
 
+enum { WISDOM_ONLY_MODE = 1u << 30 }; /* not an FFTW flag */
+
 static unsigned planner_effort(void)
 {
     const char *e = getenv("ACC_FFTW_PLANNER");
+    if (e && strcmp(e, "wisdom-only") == 0)
+        return WISDOM_ONLY_MODE;
     if (e && strcmp(e, "estimate") == 0)
         return FFTW_ESTIMATE;
     if (e && strcmp(e, "patient") == 0)
@@ -158,6 +268,12 @@ static void destroy_plan(int f32, void *p)
 static void *make_plan(int f32, int rank, const fftw_iodim *dims, split s,
                        unsigned flags)
 {
+#ifdef ACC_FFTW_THREADS
+    if (f32)
+        fftwf_plan_with_nthreads(nthreads);
+    else
+        fftw_plan_with_nthreads(nthreads);
+#endif
     if (!f32)
         return fftw_plan_guru_split_dft(rank, dims, 0, NULL, s.ri, s.ii, s.ro,
                                         s.io, flags | FFTW_PRESERVE_INPUT);
@@ -171,32 +287,62 @@ static void *make_plan(int f32, int rank, const fftw_iodim *dims, split s,
                                      s.io, flags | FFTW_PRESERVE_INPUT);
 }
 
+/* The largest scratch span learn reserves for one (re, im) pair: the
+ * pages between the two planes are never touched, so this is address
+ * space rather than memory. */
+#define LEARN_SPAN_MAX ((size_t)1 << 32)
+
+/* Scratch for the pair (re, im) of n elements of esz bytes laid out as
+ * the call's: the same distance from re to im and the same offsets from a
+ * 64-byte boundary, both of which FFTW's wisdom is keyed by (its problem
+ * hash).  *block gets the allocation (NULL when the span is too large or
+ * memory is short). */
+static void scratch_pair(void *re, void *im, size_t bytes, void **block,
+                         void **sre, void **sim)
+{
+    uintptr_t a = (uintptr_t)re, b = (uintptr_t)im;
+    uintptr_t lo = a < b ? a : b, gap = a < b ? b - a : a - b;
+    unsigned char *base = NULL;
+    *block = NULL;
+    if (bytes < LEARN_SPAN_MAX / 2 && gap <= LEARN_SPAN_MAX / 2)
+        *block = malloc(gap + bytes + 128);
+    if (!*block)
+        return;
+    base = (unsigned char *)*block;
+    base += (64 - (size_t)((uintptr_t)base % 64)) % 64 + (size_t)(lo % 64);
+    *sre = base + (a - lo);
+    *sim = base + (b - lo);
+}
+
 /* The planner's timing of this transform, on scratch arrays of n
- * elements as aligned as s's, into FFTW's wisdom (planner_lock held). */
+ * elements laid out as s's (scratch_pair: FFTW's wisdom only answers for
+ * that same layout), into FFTW's wisdom and the folder's (planner_lock
+ * held).  No wisdom when the scratch cannot be had: plan_for then falls
+ * back to FFTW's estimate. */
 static void learn(int f32, int rank, const fftw_iodim *dims, int64_t n,
                   split s, unsigned effort)
 {
     size_t esz = f32 ? sizeof(float) : sizeof(double);
-    size_t bytes = (size_t)n * esz + 128; /* room for two offsets < 64 */
-    unsigned char *buf[4] = {NULL, NULL, NULL, NULL};
-    void *const want[4] = {s.ri, s.ii, s.ro, s.io};
-    void *at[4];
-    int ok = 1;
-    for (int k = 0; k < 4 && ok; k++) {
-        ok = (buf[k] = malloc(bytes)) != NULL;
-        /* the same offset from a 64-byte boundary as the call's array */
-        size_t want_off = (size_t)((uintptr_t)want[k] % 64);
-        size_t base = (64 - (size_t)((uintptr_t)buf[k] % 64)) % 64;
-        at[k] = ok ? buf[k] + base + want_off : NULL;
+    size_t bytes = (size_t)n * esz;
+    void *in_block = NULL, *out_block = NULL;
+    split sc = {NULL, NULL, NULL, NULL};
+    scratch_pair(s.ri, s.ii, bytes, &in_block, &sc.ri, &sc.ii);
+    if (s.ri == s.ro && s.ii == s.io) { /* in place: one pair */
+        sc.ro = sc.ri;
+        sc.io = sc.ii;
+    } else {
+        scratch_pair(s.ro, s.io, bytes, &out_block, &sc.ro, &sc.io);
     }
+    int ok = in_block && (out_block || sc.ro == sc.ri);
     if (ok) {
-        split sc = {at[0], at[1], at[2], at[3]};
         void *p = make_plan(f32, rank, dims, sc, effort);
         if (p)
             destroy_plan(f32, p);
+        if (p)
+            export_wisdom(f32);
     }
-    for (int k = 0; k < 4; k++)
-        free(buf[k]);
+    free(in_block);
+    free(out_block);
 }
 
 /* The key of a plan for this call's arrays (plan left NULL). */
@@ -206,6 +352,7 @@ static kept_plan key_of(int f32, int rank, const fftw_iodim *dims, split s)
     memset(&k, 0, sizeof k);
     k.f32 = f32;
     k.rank = rank;
+    k.nthreads = nthreads;
     for (int32_t d = 0; d < rank; d++)
         k.n[d] = dims[d].n;
     k.in_gap = (char *)s.ii - (char *)s.ri;
@@ -220,6 +367,7 @@ static kept_plan key_of(int f32, int rank, const fftw_iodim *dims, split s)
 static int same_key(const kept_plan *a, const kept_plan *b)
 {
     int same = a->f32 == b->f32 && a->rank == b->rank &&
+               a->nthreads == b->nthreads &&
                a->in_gap == b->in_gap && a->out_gap == b->out_gap &&
                a->in_place == b->in_place;
     for (int i = 0; same && i < 3; i++)
@@ -241,7 +389,13 @@ static void *plan_for(int f32, int rank, const fftw_iodim *dims, int64_t n,
             return kept[i].plan;
     unsigned effort = planner_effort();
     void *p = NULL;
-    if (effort != FFTW_ESTIMATE) {
+    if (effort == WISDOM_ONLY_MODE) {
+        /* wisdom of any effort (measure or better) answers a measure
+         * request; none: no plan */
+        p = make_plan(f32, rank, dims, s, FFTW_MEASURE | FFTW_WISDOM_ONLY);
+        if (!p)
+            return NULL;
+    } else if (effort != FFTW_ESTIMATE) {
         p = make_plan(f32, rank, dims, s, effort | FFTW_WISDOM_ONLY);
         if (!p) {
             learn(f32, rank, dims, n, s, effort);
@@ -302,7 +456,8 @@ static acc_status execute(acc_foreign_call *c)
     int ok = run_transform(a, dims, s, f32);
     if (!ok) {
         snprintf(c->message, c->message_size, "FFTW could not plan the "
-                 "transform");
+                 "transform%s", planner_effort() == WISDOM_ONLY_MODE ?
+                 " (ACC_FFTW_PLANNER=wisdom-only: no wisdom for it)" : "");
         return ACC_ERR_PLUGIN;
     }
     if (kind->inverse)
@@ -313,7 +468,10 @@ static acc_status execute(acc_foreign_call *c)
 /* FFTW keeps planner data (twiddles, wisdom) and the kept plans for the
  * process; when the last context that loaded the plugin goes, they are
  * freed, as the plugin may be unloaded (no call is running then: a
- * context's programs are gone before it). */
+ * context's programs are gone before it).  FFTW's detached worker threads
+ * still unwind through FFTW's code after fftw_cleanup_threads returns,
+ * so the plugin is linked -z nodelete (cmake/AccelForeign.cmake): the
+ * registry's dlclose must not unmap FFTW under them. */
 static void unload(void *user)
 {
     (void)user;
@@ -323,8 +481,13 @@ static void unload(void *user)
             if (kept[i].plan)
                 destroy_plan(kept[i].f32, kept[i].plan);
         memset(kept, 0, sizeof kept);
+#ifdef ACC_FFTW_THREADS
+        fftw_cleanup_threads(); /* also FFTW's cleanup */
+        fftwf_cleanup_threads();
+#else
         fftw_cleanup();
         fftwf_cleanup();
+#endif
     }
     pthread_mutex_unlock(&planner_lock);
 }
@@ -348,6 +511,37 @@ static acc_status add(acc_plugin_registrar *reg, const char *name,
     return reg->add(reg, &impl);
 }
 
+/* A context loads the plugin (planner_lock held): FFTW's threads set up
+ * on the first load (before any other FFTW call, as FFTW asks), the
+ * thread count and the wisdom folder taken from this context, the
+ * folder's wisdom read.  Released by unload, with the forward
+ * implementation. */
+static void load(const acc_plugin_registrar *reg)
+{
+    size_t need = offsetof(acc_plugin_registrar, num_threads) +
+                  sizeof reg->num_threads;
+    int covered = reg->struct_size >= need;
+    int32_t want = covered ? reg->num_threads : 0;
+#ifdef ACC_FFTW_THREADS
+    if (loads == 0 && (!fftw_init_threads() || !fftwf_init_threads()))
+        want = 1; /* FFTW could not start threads: it plans for one */
+    if (want <= 0) { /* as the cpu backend's pool: ACC_NUM_THREADS, cores */
+        const char *env = getenv("ACC_NUM_THREADS");
+        long n = env ? strtol(env, NULL, 10) : 0;
+        if (n <= 0)
+            n = sysconf(_SC_NPROCESSORS_ONLN);
+        want = n <= 0 ? 1 : n > 1024 ? 1024 : (int32_t)n;
+    }
+    nthreads = want;
+#else
+    (void)want;
+#endif
+    loads++;
+    find_wisdom_dir(covered ? reg->cache_dir : NULL);
+    import_wisdom(0);
+    import_wisdom(1);
+}
+
 /* The plugin's entry (ACC_PLUGIN_ENTRY_SYMBOL). */
 acc_status acc_plugin_entry(acc_plugin_registrar *reg, uint32_t abi_version);
 
@@ -357,7 +551,7 @@ acc_status acc_plugin_entry(acc_plugin_registrar *reg, uint32_t abi_version)
     (void)abi_version; /* the declaration checks it */
     if (st == ACC_OK) {
         pthread_mutex_lock(&planner_lock);
-        loads++; /* released by unload, with the forward implementation */
+        load(reg);
         pthread_mutex_unlock(&planner_lock);
         st = add(reg, "fft.forward", "fftw.forward", &forward_kind);
         if (st != ACC_OK)
