@@ -152,3 +152,10 @@ foreach(emu_test emu_paths emu_device)
       "XDG_CACHE_HOME=${PROJECT_BINARY_DIR}/test-kernel-cache-emu")
   endif()
 endforeach()
+
+# On a GPU (make gpu-check runs ctest -j<cores>): the device suite fills
+# the device's memory on purpose (out_of_device_memory), which would fail
+# whatever runs beside it; it runs alone.
+if(TEST gpu.test_cuda_device)
+  set_property(TEST gpu.test_cuda_device PROPERTY RUN_SERIAL TRUE)
+endif()
