@@ -62,17 +62,23 @@ endif()
 # device"): the fake driver again, built with FAKE_EMU so that it executes
 # kernels, and a test NVRTC whose "PTX" is the CUDA source; both in
 # emu-cuda/.  Kernels are built with the host C++ compiler after
-# tests/cuda/emu/cuda_emu.h, cached by content in cuda-emu-cache/.  The
+# tests/cuda/emu/cuda_emu.h, cached by content in ACC_EMU_CACHE_DIR.  The
 # language and fusion suites, the device suite and the emulator's own
 # tests run on it (ctest label cuda-emu), on two device shapes
 # (ACC_EMU_DEVICE small and large), with the interpreter as the
 # reference; they are never skipped (no SKIP_RETURN_CODE).
 find_program(ACC_EMU_CXX NAMES c++ g++ clang++)
+# The modules are plain C++ objects in every build (not instrumented: the
+# sanitizer build loads the same ones), named by a hash of what builds
+# them, so one cache serves build/ and build-asan/ alike: `make test`
+# compiles each kernel once, in its first (gcc) half.
+set(ACC_EMU_CACHE_DIR "${PROJECT_SOURCE_DIR}/.cache/cuda-emu" CACHE PATH
+    "The emulated device's module cache, shared by the builds of this tree")
 if(ACC_CUDA_INCLUDE_DIR AND ACC_EMU_CXX AND TARGET accel_fake_cuda)
   set(ACC_EMU_DIR "${PROJECT_BINARY_DIR}/emu-cuda")
   set(ACC_EMU_DEFS
     "ACC_EMU_INCLUDE=\"${PROJECT_SOURCE_DIR}/tests/cuda/emu\""
-    "ACC_EMU_CACHE=\"${PROJECT_BINARY_DIR}/cuda-emu-cache\"")
+    "ACC_EMU_CACHE=\"${ACC_EMU_CACHE_DIR}\"")
   add_library(accel_emu_cuda SHARED
     "${PROJECT_SOURCE_DIR}/tests/cuda/fake_driver.c"
     "${PROJECT_SOURCE_DIR}/tests/cuda/emu/emu_build.c")
@@ -103,13 +109,9 @@ if(ACC_CUDA_INCLUDE_DIR AND ACC_EMU_CXX AND TARGET accel_fake_cuda)
     # toolkit's, which cannot run on this driver
     "LD_LIBRARY_PATH=${ACC_EMU_DIR}")
 
-  # A test executable again on the emulated device, once per shape (the
-  # device suite not under the sanitizers, where it takes minutes).
+  # A test executable again on the emulated device, once per shape.
   function(acc_emu_test name target dir)
     set(shapes small large)
-    if(dir STREQUAL "gpu" AND ACC_SANITIZE)
-      set(shapes "")
-    endif()
     foreach(shape IN LISTS shapes)
       add_test(NAME ${name}.emu-${shape} COMMAND ${target}
                WORKING_DIRECTORY "${PROJECT_BINARY_DIR}/tests/${dir}")
@@ -150,3 +152,10 @@ foreach(emu_test emu_paths emu_device)
       "XDG_CACHE_HOME=${PROJECT_BINARY_DIR}/test-kernel-cache-emu")
   endif()
 endforeach()
+
+# On a GPU (make gpu-check runs ctest -j<cores>): the device suite fills
+# the device's memory on purpose (out_of_device_memory), which would fail
+# whatever runs beside it; it runs alone.
+if(TEST gpu.test_cuda_device)
+  set_property(TEST gpu.test_cuda_device PROPERTY RUN_SERIAL TRUE)
+endif()

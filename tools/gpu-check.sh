@@ -38,7 +38,9 @@ step() {  # step NAME COMMAND...: run, log to $out/NAME.log, record the outcome
 # The device machine may have no network: a failed bootstrap is logged and
 # the build goes on with what is installed (make -o bootstrap).
 step bootstrap tools/bootstrap.sh
-step test-gpu  make -o bootstrap JOBS="$jobs" test-gpu
+# ctest -j: the language and fusion suites compile their kernels with NVRTC
+# in separate processes (hundreds of modules), serially minutes
+step test-gpu  make -o bootstrap JOBS="$jobs" CTEST="ctest -j$jobs" test-gpu
 grep -E 'device suite (PASSED|FAILED|SKIPPED)' "$out/test-gpu.log" | tee -a "$summary"
 step bench-gpu make -o bootstrap -o configure JOBS="$jobs" bench-gpu
 cp -f build/bench-gpu-results.csv "$out/" 2>/dev/null

@@ -50,15 +50,29 @@ static const char programs[] =
     "big (n : i64) : Vector f64 =\n"
     "  generate [n] (\\[i] -> f64 i)\n";
 
-/* A problem size: n on a GPU, n / 16 (at least 1000, at most n) on the
- * emulated device (ACC_EMU_DEVICE set: docs/CUDA.md, "The emulated
+/* How much smaller the problems are on the emulated device: 16, and 64
+ * under AddressSanitizer, where the reference interpreter (instrumented)
+ * takes most of the time (docs/CUDA.md, "The emulated device": budget). */
+#if defined(__SANITIZE_ADDRESS__)
+#define EMU_SCALE 64
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define EMU_SCALE 64
+#endif
+#endif
+#ifndef EMU_SCALE
+#define EMU_SCALE 16
+#endif
+
+/* A problem size: n on a GPU, n / EMU_SCALE (at least 1000, at most n) on
+ * the emulated device (ACC_EMU_DEVICE set: docs/CUDA.md, "The emulated
  * device"), where every thread runs on one CPU core and the reference
  * interpreter too; the launch paths these sizes choose on a GPU are each
  * taken on the emulator by tests/cuda/emu/test_emu_paths.c. */
 static int64_t emu_scaled(int64_t n)
 {
     const char *e = getenv("ACC_EMU_DEVICE");
-    int64_t m = n / 16 < 1000 ? 1000 : n / 16;
+    int64_t m = n / EMU_SCALE < 1000 ? 1000 : n / EMU_SCALE;
     return e && *e && m < n ? m : n;
 }
 
@@ -501,9 +515,11 @@ Test(cuda_device, maps_over_host_arrays)
 {
     static float img[1000 * 777];
     fill_f32(img, 1000 * 777);
-    acc_array in = ts_host(ACC_F32, 2, image_sizes[0], img);
+    /* 1000 x 777 on a GPU, 100 x 777 on the emulator */
+    int64_t ext[2] = {on_emu(1000, 100), 777};
+    acc_array in = ts_host(ACC_F32, 2, ext, img);
     identical_to_interpreter("mapOverStencil", 1, &in);
-    int64_t len = 1000 * 776, rows = 1000 * 388;
+    int64_t len = ext[0] * 776, rows = ext[0] * 388;
     acc_array two[2] = {ts_host(ACC_F32, 1, &len, img),
                         ts_host(ACC_I64, 0, NULL, &rows)};
     identical_to_interpreter("mapOverReshape", 2, two);
@@ -747,7 +763,9 @@ static acc_array matrix_i64(int64_t *data, int64_t rows, int64_t cols)
 static int64_t *segmented_inputs(int long_ones, int64_t *seg, acc_array *in)
 {
     int64_t cols = long_ones ? emu_scaled(250000) : 1000;
-    int64_t rows = long_ones ? 2 : 300;
+    /* short segments: 300 rows of 1000 on a GPU and the emulator, 75
+     * under AddressSanitizer (EMU_SCALE) */
+    int64_t rows = long_ones ? 2 : on_emu(300, 300 * 16 / EMU_SCALE);
     int64_t *xs = test_values(rows * cols);
     int64_t k = segment_lengths(seg, 4096, cols - 17, long_ones);
     in[0] = matrix_i64(xs, rows, cols);

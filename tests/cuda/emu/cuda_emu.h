@@ -31,6 +31,7 @@
 #ifndef ACC_CUDA_EMU_H
 #define ACC_CUDA_EMU_H
 
+#include <dlfcn.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -129,9 +130,84 @@ static void set_thread(int t)
     threadIdx.z = (unsigned)t / (blockDim.x * blockDim.y);
 }
 
+/* ---- switching, told to AddressSanitizer ------------------------------------
+ *
+ * ASan keeps, per OS thread, the bounds of the stack it runs on: a
+ * stack switch it is not told of makes it take a fiber's frames for
+ * another stack's (false stack-buffer reports, or real ones missed, once
+ * instrumented code runs there or unwinds).  Every switch is therefore
+ * bracketed by __sanitizer_start_switch_fiber (the stack switched to)
+ * and __sanitizer_finish_switch_fiber (on arrival), in each direction:
+ * the scheduler into a fiber (run_block), a fiber back to the scheduler
+ * (yield) and a fiber's exit (thread_main, whose fake stack is then
+ * released: NULL).  The hooks are declared weak: a module is the same
+ * file in an ASan process (which exports them) and in a plain one (where
+ * they are null and skipped), so both builds share its cache entry. */
+extern "C" {
+void __sanitizer_start_switch_fiber(void **fake_stack_save, const void *bottom,
+                                    size_t size) __attribute__((weak));
+void __sanitizer_finish_switch_fiber(void *fake_stack_save,
+                                     const void **bottom_old,
+                                     size_t *size_old) __attribute__((weak));
+}
+
+static const void *scheduler_bottom; /* the scheduler's stack, as ASan */
+static size_t scheduler_size;        /* reported it on a fiber's start */
+
+/* The C library's own swapcontext.  ASan's interceptor of swapcontext
+ * clears the shadow of the whole stack switched to at every switch (16
+ * KiB a time for a 128 KiB fiber stack: most of the switching time under
+ * ASan, measured), which the hooks above make unnecessary: nothing
+ * instrumented runs on a fiber's stack (the modules are plain objects),
+ * so nothing poisons it.  In a process without ASan it is swapcontext. */
+typedef int (*swap_fn)(ucontext_t *, const ucontext_t *);
+static swap_fn raw_swap;
+
+static int swap(ucontext_t *from, const ucontext_t *to)
+{
+    if (!raw_swap) {
+        raw_swap = swapcontext;
+        void *libc = __sanitizer_start_switch_fiber
+                         ? dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD)
+                         : NULL;
+        void *own = libc ? dlsym(libc, "swapcontext") : NULL;
+        if (own)
+            memcpy(&raw_swap, &own, sizeof own);
+    }
+    return raw_swap(from, to);
+}
+
+static void switch_start(void **fake_stack_save, const void *bottom,
+                         size_t size)
+{
+    if (__sanitizer_start_switch_fiber)
+        __sanitizer_start_switch_fiber(fake_stack_save, bottom, size);
+}
+
+static void switch_finish(void *fake_stack_save, const void **bottom_old,
+                          size_t *size_old)
+{
+    if (__sanitizer_finish_switch_fiber)
+        __sanitizer_finish_switch_fiber(fake_stack_save, bottom_old,
+                                        size_old);
+}
+
+/* The running fiber to the scheduler, until the scheduler resumes it. */
 static void yield(void)
 {
-    swapcontext(&fibers[current].ctx, &scheduler);
+    void *fake_stack = NULL;
+    switch_start(&fake_stack, scheduler_bottom, scheduler_size);
+    swap(&fibers[current].ctx, &scheduler);
+    switch_finish(fake_stack, &scheduler_bottom, &scheduler_size);
+}
+
+/* The scheduler to fiber t, until it yields or exits. */
+static void resume(int t)
+{
+    void *fake_stack = NULL;
+    switch_start(&fake_stack, stacks + (size_t)t * stack_bytes, stack_bytes);
+    swap(&scheduler, &fibers[t].ctx);
+    switch_finish(fake_stack, NULL, NULL);
 }
 
 /* ---- barriers ------------------------------------------------------------- */
@@ -283,6 +359,7 @@ static unsigned long long warp_op(int op, unsigned mask,
 
 static void thread_main(void)
 {
+    switch_finish(NULL, &scheduler_bottom, &scheduler_size);
     thunk(thunk_params);
     fibers[current].state = DONE;
     live--;
@@ -293,6 +370,9 @@ static void thread_main(void)
             warp_check(current / 32, l);
             break;
         }
+    /* the last thing before the switch to uc_link, the scheduler: this
+     * fiber ends (NULL: ASan releases its fake stack) */
+    switch_start(NULL, scheduler_bottom, scheduler_size);
 }
 
 /* Runs one block: every thread until all have exited (or the launch
@@ -317,7 +397,7 @@ static int run_block(void)
             if (fibers[t].state == RUN) {
                 current = t;
                 set_thread(t);
-                swapcontext(&scheduler, &fibers[t].ctx);
+                resume(t);
                 ran = 1;
             }
         }

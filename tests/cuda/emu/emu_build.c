@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -244,6 +246,25 @@ static void entry_macro(const char *name, size_t len, void *ctx)
     puts_text(ctx, ")\n");
 }
 
+/* mkdir -p dir: 0 when it exists afterwards (the cache's default lies in
+ * the source tree's .cache/, which may not exist yet). */
+static int make_dirs(const char *dir)
+{
+    char path[1024];
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (char *p = path + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(path, 0777) != 0 && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    return mkdir(path, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
 static const char *compiler(void)
 {
     const char *c = getenv("ACC_EMU_CXX");
@@ -254,6 +275,31 @@ static const char *cache_dir(void)
 {
     const char *c = getenv("ACC_EMU_CACHE");
     return c && *c ? c : ACC_EMU_CACHE;
+}
+
+/* An exclusive lock on file `path` (made if missing), waiting for its
+ * holder; the descriptor, or -1 when it cannot be had (the build then
+ * goes on unlocked: a duplicate build is slower, not wrong, as each
+ * writes its own temporary files and renames its result into place). */
+static int lock_file(const char *path)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd >= 0 && flock(fd, LOCK_EX) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* Releases lock_file's lock and removes the file: whoever waits on it
+ * already has it open, and everyone looks for the module again once it
+ * holds the lock. */
+static void unlock_file(int fd, const char *path)
+{
+    if (fd < 0)
+        return;
+    unlink(path);
+    close(fd);
 }
 
 /* The folder holding cuda_emu.h precompiled (cuda_emu.h.gch) for the
@@ -272,21 +318,28 @@ static void pch_dir(const char *dir, hash2 h, char *out, size_t size)
         out[0] = '\0';
         return;
     }
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", gch, (long)getpid());
-    snprintf(command, sizeof command, "%s %s -x c++-header -o '%s' "
-             "'%s/cuda_emu.h' >/dev/null 2>&1", compiler(), cxx_pch_flags,
-             tmp, ACC_EMU_INCLUDE);
-    if (system(command) != 0 || rename(tmp, gch) != 0) {
-        remove(tmp);
-        out[0] = '\0';
+    snprintf(tmp, sizeof tmp, "%s.lock", gch);
+    int fd = lock_file(tmp); /* one process builds it, the others wait */
+    if (access(gch, R_OK) != 0) {
+        char part[1400];
+        snprintf(part, sizeof part, "%s.%ld.tmp", gch, (long)getpid());
+        snprintf(command, sizeof command, "%s %s -x c++-header -o '%s' "
+                 "'%s/cuda_emu.h' >/dev/null 2>&1", compiler(), cxx_pch_flags,
+                 part, ACC_EMU_INCLUDE);
+        if (system(command) != 0 || rename(part, gch) != 0) {
+            remove(part);
+            out[0] = '\0';
+        }
     }
+    unlock_file(fd, tmp);
 }
+
+static int compile_module(const char *source, const char *so_path,
+                          const char *dir, hash2 header_hash, char **log);
 
 int emu_build(const char *source, char *so_path, size_t so_size, char **log)
 {
-    char pch[1200], include[2600];
-    char header_path[1024], cpp[1200], tmp_so[1200], log_path[1200],
-        command[8192];
+    char header_path[1024], log_path[1200];
     hash2 h = {0xcbf29ce484222325ULL, 0x84222325cbf29ce4ULL};
     const char *dir = cache_dir();
     *log = NULL;
@@ -314,13 +367,31 @@ int emu_build(const char *source, char *so_path, size_t so_size, char **log)
              (unsigned long long)h.a, (unsigned long long)h.b);
     if (access(so_path, R_OK) == 0)
         return 1;
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+    if (make_dirs(dir) != 0) {
         char why[1200];
         snprintf(why, sizeof why, "cannot create the emulator's cache %s: %s",
                  dir, strerror(errno));
         *log = text_copy(why);
         return 0;
     }
+    /* another process building the same module (the two shapes of a
+     * suite run side by side under ctest -j, and start with the same
+     * kernels) is waited for, not repeated */
+    char lock[1300];
+    snprintf(lock, sizeof lock, "%s.lock", so_path);
+    int fd = lock_file(lock);
+    int ok = access(so_path, R_OK) == 0 ||
+             compile_module(source, so_path, dir, header_hash, log);
+    unlock_file(fd, lock);
+    return ok;
+}
+
+/* Builds the module of `source` into so_path (see emu_build). */
+static int compile_module(const char *source, const char *so_path,
+                          const char *dir, hash2 header_hash, char **log)
+{
+    char pch[1200], include[2600], cpp[1200], tmp_so[1200], log_path[1200],
+        command[8192];
     pch_dir(dir, header_hash, pch, sizeof pch);
     if (pch[0])
         snprintf(include, sizeof include, "-I'%s' -I'%s'", pch,

@@ -61,6 +61,11 @@ static struct {
     launch_fn launch;
     load_fn load;
     get_fn get;
+    create_fn create; /* the test NVRTC's */
+    compile_fn compile;
+    size_fn ptx_size;
+    text_fn ptx;
+    destroy_fn destroy;
 } cu;
 
 static void *sym(void *lib, const char *name)
@@ -70,10 +75,12 @@ static void *sym(void *lib, const char *name)
     return p;
 }
 
-#define BIND(lib, field, type, name)                                        \
+/* dst (a function pointer) = symbol `name` of lib (memcpy: ISO C has no
+ * conversion from void * to a function pointer) */
+#define BIND(dst, lib, name)                                                \
     do {                                                                    \
         void *p_ = sym(lib, name);                                          \
-        memcpy(&cu.field, &p_, sizeof p_);                                  \
+        memcpy(&(dst), &p_, sizeof p_);                                     \
     } while (0)
 
 static void setup(void)
@@ -85,19 +92,21 @@ static void setup(void)
     init_fn init;
     retain_fn retain;
     push_fn push;
-    void *p = sym(cu.drv, "cuInit");
-    memcpy(&init, &p, sizeof p);
-    p = sym(cu.drv, "cuDevicePrimaryCtxRetain");
-    memcpy(&retain, &p, sizeof p);
-    p = sym(cu.drv, "cuCtxPushCurrent_v2");
-    memcpy(&push, &p, sizeof p);
-    BIND(cu.drv, alloc, alloc_fn, "cuMemAlloc_v2");
-    BIND(cu.drv, free, free_fn, "cuMemFree_v2");
-    BIND(cu.drv, htod, htod_fn, "cuMemcpyHtoDAsync_v2");
-    BIND(cu.drv, dtoh, dtoh_fn, "cuMemcpyDtoHAsync_v2");
-    BIND(cu.drv, launch, launch_fn, "cuLaunchKernel");
-    BIND(cu.drv, load, load_fn, "cuModuleLoadData");
-    BIND(cu.drv, get, get_fn, "cuModuleGetFunction");
+    BIND(init, cu.drv, "cuInit");
+    BIND(retain, cu.drv, "cuDevicePrimaryCtxRetain");
+    BIND(push, cu.drv, "cuCtxPushCurrent_v2");
+    BIND(cu.alloc, cu.drv, "cuMemAlloc_v2");
+    BIND(cu.free, cu.drv, "cuMemFree_v2");
+    BIND(cu.htod, cu.drv, "cuMemcpyHtoDAsync_v2");
+    BIND(cu.dtoh, cu.drv, "cuMemcpyDtoHAsync_v2");
+    BIND(cu.launch, cu.drv, "cuLaunchKernel");
+    BIND(cu.load, cu.drv, "cuModuleLoadData");
+    BIND(cu.get, cu.drv, "cuModuleGetFunction");
+    BIND(cu.create, cu.nv, "nvrtcCreateProgram");
+    BIND(cu.compile, cu.nv, "nvrtcCompileProgram");
+    BIND(cu.ptx_size, cu.nv, "nvrtcGetPTXSize");
+    BIND(cu.ptx, cu.nv, "nvrtcGetPTX");
+    BIND(cu.destroy, cu.nv, "nvrtcDestroyProgram");
     void *ctx = NULL;
     cr_assert_eq(init(0), 0);
     cr_assert_eq(retain(&ctx, 0), 0);
@@ -109,30 +118,15 @@ TestSuite(emu_device, .init = setup);
 /* The module of `source` through the test NVRTC and the driver. */
 static void *module_of(const char *source)
 {
-    create_fn create;
-    compile_fn compile;
-    size_fn ptx_size;
-    text_fn ptx;
-    destroy_fn destroy;
-    void *p = sym(cu.nv, "nvrtcDestroyProgram");
-    memcpy(&destroy, &p, sizeof p);
-    p = sym(cu.nv, "nvrtcCreateProgram");
-    memcpy(&create, &p, sizeof p);
-    p = sym(cu.nv, "nvrtcCompileProgram");
-    memcpy(&compile, &p, sizeof p);
-    p = sym(cu.nv, "nvrtcGetPTXSize");
-    memcpy(&ptx_size, &p, sizeof p);
-    p = sym(cu.nv, "nvrtcGetPTX");
-    memcpy(&ptx, &p, sizeof p);
     void *prog = NULL, *mod = NULL;
     size_t n = 0;
-    cr_assert_eq(create(&prog, source, "t.cu", 0, NULL, NULL), 0);
-    cr_assert_eq(compile(prog, 0, NULL), 0, "the kernel does not build");
-    cr_assert_eq(ptx_size(prog, &n), 0);
+    cr_assert_eq(cu.create(&prog, source, "t.cu", 0, NULL, NULL), 0);
+    cr_assert_eq(cu.compile(prog, 0, NULL), 0, "the kernel does not build");
+    cr_assert_eq(cu.ptx_size(prog, &n), 0);
     char *image = malloc(n);
     cr_assert_not_null(image);
-    cr_assert_eq(ptx(prog, image), 0);
-    cr_assert_eq(destroy(&prog), 0);
+    cr_assert_eq(cu.ptx(prog, image), 0);
+    cr_assert_eq(cu.destroy(&prog), 0);
     cr_assert_eq(cu.load(&mod, image), 0);
     free(image);
     return mod;
@@ -154,8 +148,7 @@ static int run(const char *source, const char *name, unsigned gx,
     cr_assert_eq(cu.dtoh(io, buf, words * 8, NULL), 0);
     cu.free(buf);
     unload_fn unload;
-    void *u = sym(cu.drv, "cuModuleUnload");
-    memcpy(&unload, &u, sizeof u);
+    BIND(unload, cu.drv, "cuModuleUnload");
     cr_assert_eq(unload(mod), 0);
     return r;
 }
@@ -289,7 +282,60 @@ Test(emu_device, misuse_fails_the_launch)
                  "half a warp at a barrier, half at __syncwarp: a deadlock");
 }
 
-/* A user kernel (acc_register_kernel) run by a program. */
+/* ---- user kernels (acc_register_kernel) run by a program ---------------- */
+
+/* A user kernel of signature void(const f64*, f64*, i64) from `source`
+ * (`entry`), registered as "uk.<entry>"; grid, block and shared_bytes
+ * are for the caller to set (zero: the library's launch shape). */
+static acc_user_kernel user_kernel_of(const char *source, const char *entry)
+{
+    static char name[64];
+    acc_user_kernel k;
+    memset(&k, 0, sizeof k);
+    k.struct_size = sizeof k;
+    snprintf(name, sizeof name, "uk.%s", entry);
+    k.name = name;
+    k.backend = ACC_BACKEND_CUDA;
+    k.source = source;
+    k.entry = entry;
+    k.signature = "void(const f64*, f64*, i64)";
+    return k;
+}
+
+/* Runs, on the emulated device, a program calling user kernel k on the n
+ * values xs (`foreign "uk.<entry>" (map f) xs`, f the fallback); the
+ * result into got.  Returns the run's status (registering and compiling
+ * must succeed). */
+static acc_status run_user(const acc_user_kernel *k, const char *f,
+                           const double *xs, int64_t n, double *got)
+{
+    setenv("ACC_CUDA_DRIVER", ACC_EMU_DRIVER, 1);
+    setenv("ACC_NVRTC", ACC_EMU_NVRTC, 1);
+    acc_context_options o;
+    acc_context *ctx = NULL;
+    acc_context_options_init(&o);
+    o.backend = ACC_BACKEND_CUDA;
+    cr_assert_eq(acc_context_create(&o, &ctx), ACC_OK, "%s",
+                 acc_last_error());
+    cr_assert_eq(acc_register_kernel(ctx, k), ACC_OK, "%s",
+                 acc_last_error());
+    char text[256];
+    snprintf(text, sizeof text, "user (xs : Vector f64) : Vector f64 =\n"
+             "  foreign \"%s\" (map (%s)) xs\n", k->name, f);
+    acc_program *p = NULL;
+    cr_assert_eq(acc_compile_text(ctx, text, (size_t)-1, "user", &p), ACC_OK,
+                 "%s", acc_last_error());
+    acc_array in = ts_host(ACC_F64, 1, &n, (void *)xs), out;
+    acc_status st = ts_run_program(p, 1, &in, 1, &out);
+    if (st == ACC_OK) {
+        memcpy(got, out.data[0], (size_t)n * sizeof *got);
+        acc_array_release(&out);
+    }
+    acc_program_free(p);
+    acc_context_destroy(ctx);
+    return st;
+}
+
 static const char scale_cu[] =
     "extern \"C\" __global__ void uk_scale(const double *x, double *out,\n"
     "                                      long long n)\n"
@@ -301,52 +347,24 @@ static const char scale_cu[] =
 
 Test(emu_device, user_kernel)
 {
-    setenv("ACC_CUDA_DRIVER", ACC_EMU_DRIVER, 1);
-    setenv("ACC_NVRTC", ACC_EMU_NVRTC, 1);
-    acc_context_options o;
-    acc_context *ctx = NULL;
-    acc_context_options_init(&o);
-    o.backend = ACC_BACKEND_CUDA;
-    cr_assert_eq(acc_context_create(&o, &ctx), ACC_OK, "%s",
-                 acc_last_error());
-    acc_user_kernel k;
-    memset(&k, 0, sizeof k);
-    k.struct_size = sizeof k;
-    k.name = "uk.scale";
-    k.backend = ACC_BACKEND_CUDA;
-    k.source = scale_cu;
-    k.entry = "uk_scale";
-    k.signature = "void(const f64*, f64*, i64)";
-    cr_assert_eq(acc_register_kernel(ctx, &k), ACC_OK, "%s",
-                 acc_last_error());
-    acc_program *p = NULL;
-    cr_assert_eq(acc_compile_text(ctx,
-        "scaled (xs : Vector f64) : Vector f64 =\n"
-        "  foreign \"uk.scale\" (map (\\v -> 3 * v + 1)) xs\n", (size_t)-1,
-        "scaled", &p), ACC_OK, "%s", acc_last_error());
-    static double xs[1000];
-    for (int i = 0; i < 1000; i++)
+    enum { N = 1000 };
+    static double xs[N], got[N];
+    for (int i = 0; i < N; i++)
         xs[i] = i * 0.5;
-    int64_t n = 1000;
-    acc_array in = ts_host(ACC_F64, 1, &n, xs), out;
-    cr_assert_eq(ts_run_program(p, 1, &in, 1, &out), ACC_OK, "%s",
+    acc_user_kernel k = user_kernel_of(scale_cu, "uk_scale");
+    cr_assert_eq(run_user(&k, "\\v -> 3 * v + 1", xs, N, got), ACC_OK, "%s",
                  acc_last_error());
-    const double *r = out.data[0];
-    for (int i = 0; i < 1000; i++)
-        cr_expect_eq(r[i], 3 * xs[i] + 1, "element %d", i);
+    for (int i = 0; i < N; i++)
+        cr_expect_eq(got[i], 3 * xs[i] + 1, "element %d", i);
     /* the kernel ran (not the fallback) */
     fake_cuda_events_fn events;
-    void *e = sym(cu.drv, "fake_cuda_events");
-    memcpy(&events, &e, sizeof e);
+    BIND(events, cu.drv, "fake_cuda_events");
     static fake_event ev[8192];
     size_t m = events(ev, 8192), ran = 0;
     for (size_t i = 0; i < m && i < 8192; i++)
         ran += ev[i].kind == FAKE_LAUNCH && strcmp(ev[i].function,
                                                    "uk_scale") == 0;
     cr_expect_gt(ran, 0, "uk_scale was not launched");
-    acc_array_release(&out);
-    acc_program_free(p);
-    acc_context_destroy(ctx);
 }
 
 /* Dynamic shared memory: a user kernel with `extern __shared__`, launched
@@ -372,46 +390,16 @@ static const char dyn_cu[] =
 static acc_status run_dyn(uint32_t shared_bytes, double *got, int64_t n,
                           const double *xs)
 {
-    acc_context_options o;
-    acc_context *ctx = NULL;
-    acc_context_options_init(&o);
-    o.backend = ACC_BACKEND_CUDA;
-    cr_assert_eq(acc_context_create(&o, &ctx), ACC_OK, "%s",
-                 acc_last_error());
-    acc_user_kernel k;
-    memset(&k, 0, sizeof k);
-    k.struct_size = sizeof k;
-    k.name = "uk.dyn";
-    k.backend = ACC_BACKEND_CUDA;
-    k.source = dyn_cu;
-    k.entry = "uk_dyn";
-    k.signature = "void(const f64*, f64*, i64)";
+    acc_user_kernel k = user_kernel_of(dyn_cu, "uk_dyn");
     k.grid[0] = (uint32_t)((n + 127) / 128), k.grid[1] = k.grid[2] = 1;
     k.block[0] = 128, k.block[1] = k.block[2] = 1;
     k.shared_bytes = shared_bytes;
-    cr_assert_eq(acc_register_kernel(ctx, &k), ACC_OK, "%s",
-                 acc_last_error());
-    acc_program *p = NULL;
-    cr_assert_eq(acc_compile_text(ctx,
-        "dyn (xs : Vector f64) : Vector f64 =\n"
-        "  foreign \"uk.dyn\" (map (\\v -> v)) xs\n", (size_t)-1, "dyn",
-        &p), ACC_OK, "%s", acc_last_error());
-    acc_array in = ts_host(ACC_F64, 1, &n, (void *)xs), out;
-    acc_status st = ts_run_program(p, 1, &in, 1, &out);
-    if (st == ACC_OK) {
-        memcpy(got, out.data[0], (size_t)n * sizeof *got);
-        acc_array_release(&out);
-    }
-    acc_program_free(p);
-    acc_context_destroy(ctx);
-    return st;
+    return run_user(&k, "\\v -> v", xs, n, got);
 }
 
 Test(emu_device, user_kernel_with_dynamic_shared_memory)
 {
     enum { N = 1000, B = 128 };
-    setenv("ACC_CUDA_DRIVER", ACC_EMU_DRIVER, 1);
-    setenv("ACC_NVRTC", ACC_EMU_NVRTC, 1);
     static double xs[N], got[N];
     for (int i = 0; i < N; i++)
         xs[i] = i * 0.25 - 7;
