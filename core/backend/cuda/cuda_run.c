@@ -66,7 +66,7 @@ int cuda_run_step(cuda_run *run, const sched_step *s)
     if (ok <= 0)
         return ok < 0 ? BACKEND_REPLAY : 0;
     return values_set(run->env->values, n->id, out, n->type->n_leaves,
-                      run->env->d);
+                      run->env->d) == ACC_OK;
 }
 
 static void run_free(cuda_run *run)
