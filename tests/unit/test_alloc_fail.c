@@ -195,8 +195,106 @@ static uint64_t next_n(uint64_t n, uint64_t total, uint64_t all,
     return n > total ? (n - step < total ? total : n) : n;
 }
 
+typedef struct site_at {
+    void *site;
+    uint64_t n; /* its first allocation (from 1) */
+} site_at;
+
+static int by_site(const void *a, const void *b)
+{
+    const site_at *x = a, *y = b;
+    if (x->site != y->site)
+        return (uintptr_t)x->site < (uintptr_t)y->site ? -1 : 1;
+    return x->n < y->n ? -1 : x->n > y->n;
+}
+
+/* The plan of a piece of work of `total` allocations whose sites are
+ * sites[0..total-1]: the n of next_n, and the first allocation of every
+ * site that next_n's n do not reach, so that every allocation site fails
+ * once at least (a sample alone would miss the rare ones).  try[n] (n in
+ * 1..total) says whether n is tried; returns how many are, and the
+ * number of distinct sites in *n_sites. */
+static uint64_t plan(void **sites, uint64_t total, uint64_t all,
+                     uint64_t samples, uint8_t *try, size_t *n_sites,
+                     size_t *added)
+{
+    uint64_t tried = 0;
+    memset(try, 0, total + 1);
+    for (uint64_t n = 1; n <= total; n = next_n(n, total, all, samples))
+        try[n] = 1;
+    site_at *s = malloc((total ? total : 1) * sizeof *s);
+    cr_assert_not_null(s);
+    for (uint64_t i = 0; i < total; i++)
+        s[i] = (site_at){sites[i], i + 1};
+    qsort(s, total, sizeof *s, by_site);
+    *n_sites = *added = 0;
+    for (uint64_t i = 0; i < total;) {
+        uint64_t j = i, covered = 0;
+        for (; j < total && s[j].site == s[i].site; j++)
+            covered |= try[s[j].n];
+        if (!covered) {
+            try[s[i].n] = 1; /* its first allocation */
+            ++*added;
+        }
+        ++*n_sites;
+        i = j;
+    }
+    free(s);
+    for (uint64_t n = 1; n <= total; n++)
+        tried += try[n];
+    return tried;
+}
+
+/* The allocations of one piece of work (run once more, recording), and
+ * the plan of those to fail: its `try` table (malloc'd, total + 1
+ * entries), the count in *total. */
+static uint8_t *plan_of(acc_status (*work)(void *), void *arg,
+                        uint64_t total, uint64_t all, uint64_t samples,
+                        const char *what)
+{
+    void **sites = calloc(total + 1, sizeof *sites);
+    uint8_t *try = malloc(total + 1);
+    cr_assert(sites && try);
+    uint64_t before = mem_allocations();
+    mem_record_sites(sites, total);
+    acc_status st = work(arg);
+    mem_record_sites(NULL, 0);
+    cr_assert_eq(st, ACC_OK, "%s", acc_last_error());
+    cr_assert_eq(mem_allocations() - before, total,
+                 "%s: the allocations are not the same from one run to the "
+                 "next", what);
+    size_t n_sites = 0, added = 0;
+    uint64_t tried = plan(sites, total, all, samples, try, &n_sites, &added);
+    fprintf(stderr, "alloc_fail: %s: %llu allocations from %zu sites, %llu "
+            "failed in turn (%zu for sites the sample missed)\n", what,
+            (unsigned long long)total, n_sites, (unsigned long long)tried,
+            added);
+    free(sites);
+    return try;
+}
+
+typedef struct work {
+    acc_context *ctx;
+    acc_program *p;
+    const program *pr;
+    float got;
+} work;
+
+static acc_status compile_and_run(void *arg)
+{
+    work *w = arg;
+    return attempt(w->ctx, w->pr, &w->got);
+}
+
+static acc_status run_compiled(void *arg)
+{
+    work *w = arg;
+    return run_once(w->p, w->pr, &w->got);
+}
+
 /* Every failing allocation of compiling then running pr, then of running
- * a compiled program.  `all` and `samples` as next_n. */
+ * a compiled program.  `all` and `samples` as next_n; the first
+ * allocation of every site is tried too (plan). */
 static void inject(acc_backend b, const program *pr, uint64_t all,
                    uint64_t samples)
 {
@@ -212,7 +310,14 @@ static void inject(acc_backend b, const program *pr, uint64_t all,
     uint64_t before = mem_allocations();
     cr_assert_eq(attempt(ctx, pr, &want), ACC_OK, "%s", acc_last_error());
     uint64_t total = mem_allocations() - before;
-    for (uint64_t n = 1; n <= total; n = next_n(n, total, all, samples)) {
+    char what[96];
+    snprintf(what, sizeof what, "%s on %s, compile and run", pr->entry,
+             acc_backend_name(b));
+    work w = {ctx, NULL, pr, 0};
+    uint8_t *try = plan_of(compile_and_run, &w, total, all, samples, what);
+    for (uint64_t n = 1; n <= total; n++) {
+        if (!try[n])
+            continue;
         mem_fail_after(n);
         acc_status st = attempt(ctx, pr, &got);
         mem_fail_after(0);
@@ -221,6 +326,7 @@ static void inject(acc_backend b, const program *pr, uint64_t all,
             cr_assert_eq(got, want, "%s, allocation %llu", pr->entry,
                          (unsigned long long)n);
     }
+    free(try);
     /* the context is still usable */
     cr_assert_eq(attempt(ctx, pr, &got), ACC_OK, "%s", acc_last_error());
     cr_assert_eq(got, want);
@@ -230,10 +336,18 @@ static void inject(acc_backend b, const program *pr, uint64_t all,
     cr_assert_eq(
         acc_compile_text(ctx, program_source(), (size_t)-1, pr->entry, &p),
         ACC_OK, "%s", acc_last_error());
+    /* the first run makes what the program keeps for its next runs */
+    cr_assert_eq(run_once(p, pr, &got), ACC_OK, "%s", acc_last_error());
     before = mem_allocations();
     cr_assert_eq(run_once(p, pr, &got), ACC_OK, "%s", acc_last_error());
     total = mem_allocations() - before;
-    for (uint64_t n = 1; n <= total; n = next_n(n, total, all, samples)) {
+    snprintf(what, sizeof what, "%s on %s, run", pr->entry,
+             acc_backend_name(b));
+    w.p = p;
+    try = plan_of(run_compiled, &w, total, all, samples, what);
+    for (uint64_t n = 1; n <= total; n++) {
+        if (!try[n])
+            continue;
         mem_fail_after(n);
         acc_status st = run_once(p, pr, &got);
         mem_fail_after(0);
@@ -243,6 +357,7 @@ static void inject(acc_backend b, const program *pr, uint64_t all,
                      pr->entry, (unsigned long long)n, acc_last_error());
         cr_assert_eq(got, want);
     }
+    free(try);
     acc_program_free(p);
     acc_context_destroy(ctx);
 }
