@@ -94,7 +94,7 @@ static acc_status twice_execute(acc_foreign_call *c)
 static acc_context *context_on(acc_backend b)
 {
     acc_context *ctx = b == ACC_BACKEND_CPU ? ts_cpu_context()
-                                            : ts_context(ACC_BACKEND_INTERP);
+                                            : ts_context(b);
     acc_foreign_impl impl;
     memset(&impl, 0, sizeof impl);
     impl.struct_size = sizeof impl;
@@ -362,27 +362,59 @@ static void inject(acc_backend b, const program *pr, uint64_t all,
     acc_context_destroy(ctx);
 }
 
+/* The host backends' tests run where ACC_TEST_BACKEND is unset; the
+ * CUDA test only where it is "cuda" (ctest's unit.test_alloc_fail.emu:
+ * the emulated device, cmake/AccelCuda.cmake). */
+static int on_cuda(void)
+{
+    const char *env = getenv("ACC_TEST_BACKEND");
+    return env && strcmp(env, "cuda") == 0;
+}
+
+static void host_only(void)
+{
+    if (on_cuda())
+        cr_skip_test("the host backends run in unit.test_alloc_fail");
+}
+
 /* dotp's compile and run: every allocation, on both backends. */
 Test(alloc_fail, dotp_every_allocation)
 {
+    host_only();
     inject(ACC_BACKEND_INTERP, &programs[0], UINT64_MAX, 1);
     inject(ACC_BACKEND_CPU, &programs[0], UINT64_MAX, 1);
 }
 
 Test(alloc_fail, blackscholes)
 {
+    host_only();
     inject(ACC_BACKEND_INTERP, &programs[1], 400, 200);
     inject(ACC_BACKEND_CPU, &programs[1], 400, 200);
 }
 
 Test(alloc_fail, chain_of_scans)
 {
+    host_only();
     inject(ACC_BACKEND_INTERP, &programs[2], 400, 200);
     inject(ACC_BACKEND_CPU, &programs[2], 400, 200);
 }
 
 Test(alloc_fail, awhile_and_foreign_calls)
 {
+    host_only();
     inject(ACC_BACKEND_INTERP, &programs[3], 400, 200);
     inject(ACC_BACKEND_CPU, &programs[3], 400, 200);
+}
+
+/* The CUDA backend on the emulated device (its fake driver executes the
+ * kernels): dotp and the awhile with foreign calls (no CUDA
+ * implementation registered: the fallbacks run), every allocation up to
+ * a limit, then a sample and the first allocation of every site. */
+Test(alloc_fail, cuda_emulated)
+{
+    if (!on_cuda())
+        cr_skip_test("runs with ACC_TEST_BACKEND=cuda on the emulated "
+                     "device (unit.test_alloc_fail.emu)");
+    inject(ACC_BACKEND_CUDA, &programs[0], 400, 200);
+    inject(ACC_BACKEND_CUDA, &programs[3], 400, 200);
 }
