@@ -16,6 +16,8 @@
 struct values_spare {
     uint32_t *temps;
     size_t cap_temps;
+    void *host;        /* values_host_block's */
+    size_t host_bytes;
     run_value v[];
 };
 
@@ -39,9 +41,27 @@ acc_status values_init(run_values *vs, const ir_program *ir,
 
 static void spare_free(values_spare *b)
 {
-    if (b)
+    if (b) {
         free(b->temps);
+        free(b->host);
+    }
     free(b);
+}
+
+void *values_host_block(run_values *vs, size_t bytes, diag *d)
+{
+    values_spare *b = vs->block;
+    if (b->host_bytes < bytes) {
+        void *m = mem_alloc(bytes);
+        if (!m) {
+            diag_oom(d, "acc_run");
+            return NULL;
+        }
+        free(b->host);
+        b->host = m;
+        b->host_bytes = bytes;
+    }
+    return b->host;
 }
 
 void values_cache_clear(values_cache *cache)

@@ -61,6 +61,12 @@ acc_status values_init(run_values *vs, const ir_program *ir,
 void values_free(run_values *vs);
 /* Frees the spare table of a cache (when its program is freed). */
 void values_cache_clear(values_cache *cache);
+/* At least `bytes` of memory for the host evaluator's state of this run
+ * (its scalar slots: core/backend/interp), kept with the table between
+ * runs, so that a run does not allocate one sized to the program; its
+ * contents are undefined (the last run's).  Valid until values_free;
+ * NULL after recording out of host memory on d. */
+void *values_host_block(run_values *vs, size_t bytes, diag *d);
 
 /* Stores `arrays` (count of them, owned references, taken over; released
  * on failure) as node id's value; a value that no step computes is a

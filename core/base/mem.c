@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 
 static _Atomic uint64_t made;      /* allocations so far */
+static _Atomic uint64_t made_bytes; /* the bytes they asked for */
 static _Atomic uint64_t fail_at;   /* the one to fail, 0: none */
 /* mem_record_sites: where the sites are written, from allocation base */
 static void **_Atomic site_buf;
@@ -52,6 +53,13 @@ uint64_t mem_allocations(void)
 {
     return atomic_load(&made);
 }
+
+uint64_t mem_allocated_bytes(void)
+{
+    return atomic_load(&made_bytes);
+}
+
+#define COUNT_BYTES(n) atomic_fetch_add(&made_bytes, (uint64_t)(n))
 #else
 void mem_fail_after(uint64_t n)
 {
@@ -69,25 +77,35 @@ void mem_record_sites(void **sites, uint64_t cap)
     (void)cap;
 }
 
+uint64_t mem_allocated_bytes(void)
+{
+    return 0;
+}
+
 #define FAILS() 0
+#define COUNT_BYTES(n) ((void)(n))
 #endif
 
 void *mem_alloc(size_t size)
 {
+    COUNT_BYTES(size);
     return FAILS() ? NULL : malloc(size);
 }
 
 void *mem_calloc(size_t n, size_t size)
 {
+    COUNT_BYTES(n * size);
     return FAILS() ? NULL : calloc(n, size);
 }
 
 void *mem_realloc(void *p, size_t size)
 {
+    COUNT_BYTES(size);
     return FAILS() ? NULL : realloc(p, size);
 }
 
 char *mem_strdup(const char *s)
 {
+    COUNT_BYTES(strlen(s) + 1);
     return FAILS() ? NULL : strdup(s);
 }

@@ -42,6 +42,9 @@ static inline int mem_fails(void)
  * wide and atomic. */
 void mem_fail_after(uint64_t n);
 uint64_t mem_allocations(void);
+/* The bytes the allocations asked for so far (arena allocations: their
+ * chunks'), so that a test can see what one run allocates. */
+uint64_t mem_allocated_bytes(void);
 /* Records, for each allocation from now on, its site (the return address
  * into the code that called the allocator, or arena_alloc's caller):
  * sites[k] for the k-th (from 0), while k < cap; NULL stops recording.

@@ -352,12 +352,14 @@ out:
         exec_release(&ex, results[i]);
     for (size_t i = 0; i < wrapped; i++)
         exec_release(&ex, ins[i]);
+    /* the host evaluator's state lives in the values' memory
+     * (values_host_block): it ends first */
+    if (ex.host)
+        ex.host_ops->run_end(ex.host);
     values_free(&ex.values);
     int failed_end = 0;
     if (ex.run && ex.run != ex.host)
         failed_end = ex.ops->run_end(ex.run) != ACC_OK;
-    if (ex.host)
-        ex.host_ops->run_end(ex.host);
     if (failed_end && delivered)
         release_allocated(n_outputs, outputs, given);
     exec_dests_free(dests);

@@ -418,3 +418,75 @@ Test(alloc_fail, cuda_emulated)
     inject(ACC_BACKEND_CUDA, &programs[0], 400, 200);
     inject(ACC_BACKEND_CUDA, &programs[3], 400, 200);
 }
+
+/* ---- what one run allocates ------------------------------------------------------ */
+
+/* A fold over a map of `terms` terms: the schedule is one step (the map
+ * is fused into the fold) whatever the number of terms, the IR grows
+ * with it. */
+static acc_program *fold_of_terms(acc_context *ctx, int terms)
+{
+    static char text[65536];
+    int at = snprintf(text, sizeof text, "f (xs : Vector f32) : Scalar f32 "
+                      "=\n  fold (+) 0 (map (\\x -> x");
+    for (int i = 1; i <= terms; i++)
+        at += snprintf(text + at, sizeof text - (size_t)at, " + x * %d.0", i);
+    snprintf(text + at, sizeof text - (size_t)at, ") xs)\n");
+    acc_program *p = NULL;
+    cr_assert_eq(acc_compile_text(ctx, text, (size_t)-1, "f", &p), ACC_OK,
+                 "%s", acc_last_error());
+    return p;
+}
+
+/* The allocations and bytes of one run of p (after a first one), and its
+ * result. */
+static void one_run(acc_program *p, uint64_t *count, uint64_t *bytes,
+                    float *got)
+{
+    int64_t n = N;
+    acc_array in = ts_host(ACC_F32, 1, &n, in0);
+    acc_array out = ts_host(ACC_F32, 0, NULL, got);
+    cr_assert_eq(acc_run(p, 1, &in, 1, &out), ACC_OK, "%s", acc_last_error());
+    uint64_t c0 = mem_allocations(), b0 = mem_allocated_bytes();
+    cr_assert_eq(acc_run(p, 1, &in, 1, &out), ACC_OK, "%s", acc_last_error());
+    *count = mem_allocations() - c0;
+    *bytes = mem_allocated_bytes() - b0;
+}
+
+/* acc_run's own state is proportional to the schedule, not to the IR: a
+ * program of 400 terms and one of 1 term, with the same one-step
+ * schedule, make the same allocations of the same sizes in a run (the
+ * value table is the program's, kept between runs; the destinations
+ * are one per output). */
+static void run_state_of(acc_backend b)
+{
+    fill_inputs();
+    acc_context *ctx = context_on(b);
+    acc_program *small = fold_of_terms(ctx, 1), *large = fold_of_terms(ctx, 400);
+    uint64_t c1, b1, c2, b2;
+    float r1 = 0, r2 = 0;
+    one_run(small, &c1, &b1, &r1);
+    one_run(large, &c2, &b2, &r2);
+    cr_assert_gt(r2, r1, "the larger program computes more (%g, %g)", r2, r1);
+    cr_assert_eq(c2, c1, "%s: a run of the larger program makes %llu "
+                 "allocations, of the smaller %llu", acc_backend_name(b),
+                 (unsigned long long)c2, (unsigned long long)c1);
+    cr_assert_eq(b2, b1, "%s: a run of the larger program allocates %llu "
+                 "bytes, of the smaller %llu", acc_backend_name(b),
+                 (unsigned long long)b2, (unsigned long long)b1);
+    acc_program_free(small);
+    acc_program_free(large);
+    acc_context_destroy(ctx);
+}
+
+Test(alloc_fail, run_state_does_not_grow_with_the_program)
+{
+    host_only();
+    uint64_t counted = mem_allocations();
+    free(mem_alloc(1));
+    if (mem_allocations() == counted)
+        cr_skip_test("allocation counting is not built in "
+                     "(configure with -DACC_ALLOC_FAIL=ON)");
+    run_state_of(ACC_BACKEND_CPU);
+    run_state_of(ACC_BACKEND_INTERP);
+}
