@@ -127,7 +127,8 @@ rt_array *exec_dests_take(exec_dests *dests, const ir_node *n,
                           const acc_type *elem, int32_t rank,
                           const int64_t *extents)
 {
-    dest *e = find(dests, n->id);
+    /* n is NULL for a result no node names (a foreign call's, on CUDA) */
+    dest *e = dests && n ? find(dests, n->id) : NULL;
     rt_array *a = e ? e->buf : NULL;
     if (!a || a->rank != rank || !ty_equal(a->elem, elem) ||
         memcmp(a->extents, extents, (size_t)rank * sizeof *extents) != 0)

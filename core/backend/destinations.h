@@ -41,8 +41,8 @@ acc_status exec_dests_create(const ir_program *p, acc_memory memory,
  * release; the buffers are acc_run's caller's: dev[] for device memory,
  * data[] for host memory), when n
  * computes an output whose buffers were offered, not yet taken, and of
- * element type elem and the given extents; else NULL.  dests may be
- * NULL. */
+ * element type elem and the given extents; else NULL.  dests and n may
+ * be NULL. */
 rt_array *exec_dests_take(exec_dests *dests, const ir_node *n,
                           const acc_type *elem, int32_t rank,
                           const int64_t *extents);
