@@ -81,13 +81,18 @@ static backend_run *interp_begin(backend *be, backend_program *bp,
     size_t vars_at = slots_at + n_slots * sizeof(ir_value);
     vars_at = (vars_at + _Alignof(const ir_value *) - 1) /
               _Alignof(const ir_value *) * _Alignof(const ir_value *);
-    char *block = values_host_block(env->values,
-                                    vars_at + n_vars * sizeof(const ir_value *),
-                                    env->d);
-    if (!block)
+    size_t bytes = vars_at + n_vars * sizeof(const ir_value *);
+    /* a run begun without values (a test's, by hand) has its own */
+    char *block = env->values ? values_host_block(env->values, bytes, env->d)
+                              : mem_calloc(1, bytes);
+    if (!block) {
+        if (!env->values)
+            diag_oom(env->d, "acc_run");
         return NULL;
+    }
     interp *st = (interp *)block;
     memset(st, 0, sizeof *st);
+    st->own_block = !env->values;
     st->slots = (ir_value *)(block + slots_at);
     st->vars = (const ir_value **)(block + vars_at);
     st->env = env;
@@ -124,7 +129,11 @@ static acc_status interp_end(backend_run *r)
 {
     /* its block is the run's values' (values_host_block): freed or kept
      * by values_free, which comes after */
-    return ((interp *)r)->d->status;
+    interp *st = (interp *)r;
+    acc_status s = st->d->status;
+    if (st->own_block)
+        free(st);
+    return s;
 }
 
 static rt_array *interp_alloc(backend_run *r, const ir_node *n,
