@@ -135,6 +135,19 @@ if(ACC_CUDA_INCLUDE_DIR AND ACC_EMU_CXX AND TARGET accel_fake_cuda)
       acc_emu_test(${test_name} ${target} ${dir})
     endif()
   endforeach()
+
+  # Allocation-failure injection on the CUDA backend (its test
+  # alloc_fail::cuda_emulated runs only here), on one shape: the others
+  # are the host backends', in unit.test_alloc_fail.
+  if(TARGET test_unit_test_alloc_fail)
+    add_test(NAME unit.test_alloc_fail.emu COMMAND test_unit_test_alloc_fail
+             WORKING_DIRECTORY "${PROJECT_BINARY_DIR}/tests/unit")
+    acc_test_properties(unit.test_alloc_fail.emu LABELS cuda-emu)
+    set_property(TEST unit.test_alloc_fail.emu APPEND PROPERTY LABELS unit)
+    set_property(TEST unit.test_alloc_fail.emu APPEND PROPERTY ENVIRONMENT
+                 ${ACC_EMU_ENV} "ACC_EMU_DEVICE=small")
+    add_dependencies(test_unit_test_alloc_fail accel_emu_cuda accel_emu_nvrtc)
+  endif()
 endif()
 
 # The emulator's own tests (tests/cuda/emu/test_emu_paths.c: every launch

@@ -11,9 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One entry per output offered (a table proportional to the outputs, not
+ * to the program's nodes: a run's fixed cost is part of every small run,
+ * bench/README.md). */
+typedef struct dest {
+    uint32_t node;  /* the node computing the output */
+    rt_array *buf;  /* its buffers, or NULL once taken */
+} dest;
+
 struct exec_dests {
-    uint32_t n_nodes;
-    rt_array **by_node; /* per node id: the offered buffers, or NULL */
+    size_t n;
+    dest at[]; /* n_out at most */
 };
 
 /* Whether [a, a + an) and [b, b + bn) share a byte. */
@@ -67,55 +75,65 @@ static int offerable(const ir_program *p, acc_memory memory, size_t n_in,
     return 1;
 }
 
+static dest *find(exec_dests *t, uint32_t node)
+{
+    for (size_t i = 0; t && i < t->n; i++)
+        if (t->at[i].node == node)
+            return &t->at[i];
+    return NULL;
+}
+
 /* Offers output i's buffers to the node computing it: 0 when out of
  * memory. */
 static int offer(exec_dests *t, const ir_program *p, const acc_array *o,
                  size_t i, diag *d)
 {
     const ir_node *n = ir_program_output_node(p, i);
-    if (!n || n->op == IR_INPUT || t->by_node[n->id])
+    if (!n || n->op == IR_INPUT || find(t, n->id))
         return 1; /* nothing computes it, or an earlier output has it */
     acc_array typed = *o;
     typed.type = p->outputs[i]->elem;
-    return (t->by_node[n->id] = rt_wrap(&typed, d)) != NULL;
+    rt_array *buf = rt_wrap(&typed, d);
+    if (buf)
+        t->at[t->n++] = (dest){n->id, buf};
+    return buf != NULL;
 }
 
-int exec_dests_create(const ir_program *p, acc_memory memory, size_t n_in,
-                      const acc_array *in, size_t n_out, const acc_array *out,
-                      exec_dests **dests, diag *d)
+acc_status exec_dests_create(const ir_program *p, acc_memory memory,
+                             size_t n_in, const acc_array *in, size_t n_out,
+                             const acc_array *out, exec_dests **dests,
+                             diag *d)
 {
     exec_dests *t = NULL;
     *dests = NULL;
     for (size_t i = 0; i < n_out; i++) {
         if (!offerable(p, memory, n_in, in, n_out, out, i))
             continue;
-        if (!t && (!(t = mem_calloc(1, sizeof *t)) ||
-                   !(t->by_node = mem_calloc(p->n_nodes ? p->n_nodes : 1,
-                                         sizeof *t->by_node)))) {
-            free(t);
-            diag_oom(d, "acc_run");
-            return 0;
+        if (!t) {
+            if (!(t = mem_alloc(sizeof *t + n_out * sizeof *t->at)))
+                return diag_oom(d, "acc_run");
+            t->n = 0;
         }
-        t->n_nodes = p->n_nodes;
         if (!offer(t, p, &out[i], i, d)) {
             exec_dests_free(t);
-            return 0;
+            return d->status;
         }
     }
     *dests = t;
-    return 1;
+    return d->status;
 }
 
 rt_array *exec_dests_take(exec_dests *dests, const ir_node *n,
                           const acc_type *elem, int32_t rank,
                           const int64_t *extents)
 {
-    rt_array *a = dests && n->id < dests->n_nodes ? dests->by_node[n->id]
-                                                  : NULL;
+    /* n is NULL for a result no node names (a foreign call's, on CUDA) */
+    dest *e = dests && n ? find(dests, n->id) : NULL;
+    rt_array *a = e ? e->buf : NULL;
     if (!a || a->rank != rank || !ty_equal(a->elem, elem) ||
         memcmp(a->extents, extents, (size_t)rank * sizeof *extents) != 0)
         return NULL;
-    dests->by_node[n->id] = NULL; /* one result per destination */
+    e->buf = NULL; /* one result per destination */
     return a;
 }
 
@@ -123,8 +141,7 @@ void exec_dests_free(exec_dests *dests)
 {
     if (!dests)
         return;
-    for (uint32_t i = 0; i < dests->n_nodes; i++)
-        rt_release(dests->by_node[i]);
-    free(dests->by_node);
+    for (size_t i = 0; i < dests->n; i++)
+        rt_release(dests->at[i].buf);
     free(dests);
 }

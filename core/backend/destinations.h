@@ -29,17 +29,20 @@ typedef struct exec_dests exec_dests;
 
 /* The destinations of one run of p, for a backend writing `memory`
  * (ACC_MEMORY_HOST or ACC_MEMORY_CUDA_DEVICE).  The descriptors have been
- * checked by the caller.  *out is NULL when no output qualifies.  0 after
- * recording an error (out of host memory) on d. */
-int exec_dests_create(const ir_program *p, acc_memory memory, size_t n_in,
-                      const acc_array *in, size_t n_out, const acc_array *out,
-                      exec_dests **dests, diag *d);
+ * checked by the caller.  *dests is NULL when no output qualifies.
+ * Returns d's status (out of host memory recorded through diag_oom).
+ * The table has one entry per offered output, not one per node: its
+ * size is the outputs'. */
+acc_status exec_dests_create(const ir_program *p, acc_memory memory,
+                             size_t n_in, const acc_array *in, size_t n_out,
+                             const acc_array *out, exec_dests **dests,
+                             diag *d);
 /* The destination of node n's result (the reference is the caller's to
  * release; the buffers are acc_run's caller's: dev[] for device memory,
  * data[] for host memory), when n
  * computes an output whose buffers were offered, not yet taken, and of
- * element type elem and the given extents; else NULL.  dests may be
- * NULL. */
+ * element type elem and the given extents; else NULL.  dests and n may
+ * be NULL. */
 rt_array *exec_dests_take(exec_dests *dests, const ir_node *n,
                           const acc_type *elem, int32_t rank,
                           const int64_t *extents);

@@ -10,14 +10,39 @@
 #include <stdatomic.h>
 
 static _Atomic uint64_t made;      /* allocations so far */
+static _Atomic uint64_t made_bytes; /* the bytes they asked for */
 static _Atomic uint64_t fail_at;   /* the one to fail, 0: none */
+/* mem_record_sites: where the sites are written, from allocation base */
+static void **_Atomic site_buf;
+static _Atomic uint64_t site_base, site_cap;
 
-int mem_fails(void)
+/* Counts an allocation made from `site` (the code that called the
+ * allocator) and says whether it is to fail. */
+static int fails_at(void *site)
 {
     uint64_t n = atomic_fetch_add(&made, 1) + 1;
+    void **buf = atomic_load(&site_buf);
+    uint64_t k = n - atomic_load(&site_base) - 1;
+    if (buf && k < atomic_load(&site_cap))
+        buf[k] = site; /* each k is one allocation's: one writer */
     uint64_t at = atomic_load(&fail_at);
     return at != 0 && n == at;
 }
+
+int mem_fails_at(void *site)
+{
+    return fails_at(site);
+}
+
+void mem_record_sites(void **sites, uint64_t cap)
+{
+    atomic_store(&site_buf, NULL);
+    atomic_store(&site_base, atomic_load(&made));
+    atomic_store(&site_cap, cap);
+    atomic_store(&site_buf, sites);
+}
+
+#define FAILS() fails_at(__builtin_return_address(0))
 
 void mem_fail_after(uint64_t n)
 {
@@ -28,6 +53,13 @@ uint64_t mem_allocations(void)
 {
     return atomic_load(&made);
 }
+
+uint64_t mem_allocated_bytes(void)
+{
+    return atomic_load(&made_bytes);
+}
+
+#define COUNT_BYTES(n) atomic_fetch_add(&made_bytes, (uint64_t)(n))
 #else
 void mem_fail_after(uint64_t n)
 {
@@ -38,24 +70,42 @@ uint64_t mem_allocations(void)
 {
     return 0;
 }
+
+void mem_record_sites(void **sites, uint64_t cap)
+{
+    (void)sites;
+    (void)cap;
+}
+
+uint64_t mem_allocated_bytes(void)
+{
+    return 0;
+}
+
+#define FAILS() 0
+#define COUNT_BYTES(n) ((void)(n))
 #endif
 
 void *mem_alloc(size_t size)
 {
-    return mem_fails() ? NULL : malloc(size);
+    COUNT_BYTES(size);
+    return FAILS() ? NULL : malloc(size);
 }
 
 void *mem_calloc(size_t n, size_t size)
 {
-    return mem_fails() ? NULL : calloc(n, size);
+    COUNT_BYTES(n * size);
+    return FAILS() ? NULL : calloc(n, size);
 }
 
 void *mem_realloc(void *p, size_t size)
 {
-    return mem_fails() ? NULL : realloc(p, size);
+    COUNT_BYTES(size);
+    return FAILS() ? NULL : realloc(p, size);
 }
 
 char *mem_strdup(const char *s)
 {
-    return mem_fails() ? NULL : strdup(s);
+    COUNT_BYTES(strlen(s) + 1);
+    return FAILS() ? NULL : strdup(s);
 }

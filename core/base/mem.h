@@ -24,9 +24,12 @@ void *mem_calloc(size_t n, size_t size);
 void *mem_realloc(void *p, size_t size);
 char *mem_strdup(const char *s);
 /* Whether the allocation being made is to fail (arena_alloc asks: its
- * allocations come from chunks, which mem_alloc would rarely see). */
+ * allocations come from chunks, which mem_alloc would rarely see).  The
+ * site recorded (mem_record_sites) is the caller of the function that
+ * asks. */
 #ifdef ACC_ALLOC_FAIL
-int mem_fails(void);
+int mem_fails_at(void *site);
+#define mem_fails() mem_fails_at(__builtin_return_address(0))
 #else
 static inline int mem_fails(void)
 {
@@ -39,5 +42,14 @@ static inline int mem_fails(void)
  * wide and atomic. */
 void mem_fail_after(uint64_t n);
 uint64_t mem_allocations(void);
+/* The bytes the allocations asked for so far (arena allocations: their
+ * chunks'), so that a test can see what one run allocates. */
+uint64_t mem_allocated_bytes(void);
+/* Records, for each allocation from now on, its site (the return address
+ * into the code that called the allocator, or arena_alloc's caller):
+ * sites[k] for the k-th (from 0), while k < cap; NULL stops recording.
+ * So a test can try the first allocation of every site, not only a
+ * sample of the allocations (tests/unit/test_alloc_fail.c). */
+void mem_record_sites(void **sites, uint64_t cap);
 
 #endif

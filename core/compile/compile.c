@@ -63,6 +63,7 @@ acc_status compile_program(const compile_target *t, acc_graph *g,
 
 void compiled_free(compiled *c)
 {
+    values_cache_clear(&c->spare);
     if (c->be && c->be->ops->program_free)
         c->be->ops->program_free(c->bprog);
     sched_free(&c->sched);

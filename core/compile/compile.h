@@ -33,6 +33,7 @@ typedef struct compiled {
     ir_program ir;
     sched_program sched;
     backend_program *bprog;
+    values_cache spare; /* the run state kept between runs (values.h) */
 } compiled;
 
 /* The pipeline: copy of the graph, sharing recovery, check, simplify,

@@ -189,18 +189,23 @@ static acc_status deliver_owned(acc_array *out, rt_array *r, diag *d)
 }
 
 /* One result into its descriptor: the caller's buffers or new ones, in
- * host memory or the backend's. */
-static int deliver_one(executor *ex, acc_array *out, rt_array *r, diag *d)
+ * host memory or the backend's.  Returns d's status. */
+static acc_status deliver_one(executor *ex, acc_array *out, rt_array *r,
+                              diag *d)
 {
     if (out->memory != ACC_MEMORY_HOST)
-        return ex->ops->deliver(ex->run, out, r) == ACC_OK;
+        return ex->ops->deliver(ex->run, out, r);
     if (out->data[0]) {
         int in_place = (r->valid & RT_ON_HOST) != 0;
         for (size_t k = 0; in_place && k < r->elem->n_leaves; k++)
             in_place = r->data[k] == out->data[k];
-        return in_place || rt_copy_to_host(r, out->data, d);
+        if (!in_place)
+            rt_copy_to_host(r, out->data, d); /* records its error */
+        return d->status;
     }
-    return exec_to_host(ex, r) == ACC_OK && deliver_owned(out, r, d) == ACC_OK;
+    if (exec_to_host(ex, r) == ACC_OK)
+        deliver_owned(out, r, d);
+    return d->status;
 }
 
 /* Releases the outputs this run allocated (not those whose buffers the
@@ -221,7 +226,8 @@ static acc_status deliver(executor *ex, size_t n, acc_array *outputs,
             check_caller_output(&outputs[i], results[i], i, d) != ACC_OK)
             return d->status;
     size_t done = 0;
-    while (done < n && deliver_one(ex, &outputs[done], results[done], d))
+    while (done < n &&
+           deliver_one(ex, &outputs[done], results[done], d) == ACC_OK)
         done++;
     if (diag_ok(d))
         return ACC_OK;
@@ -247,43 +253,45 @@ static void run_stats(const executor *ex, rt_array *const *results, size_t n,
 }
 
 /* Binds the inputs as values, and begins the host evaluator's run and
- * the backend's. */
-static int begin(executor *ex, rt_array *const *ins, size_t n_inputs)
+ * the backend's.  Returns the run diag's status. */
+static acc_status begin(executor *ex, rt_array *const *ins, size_t n_inputs)
 {
     run_env *env = &ex->env;
     const ir_program *ir = &ex->p->ir;
-    if (!values_init(&ex->values, ir, ex->p->sched.is_step, env->d))
-        return 0;
+    if (values_init(&ex->values, ir, ex->p->sched.is_step,
+                    (values_cache *)&ex->p->spare, env->d) != ACC_OK)
+        return env->d->status;
     env->values = &ex->values;
     for (size_t i = 0; i < n_inputs; i++)
-        if (!values_bind(&ex->values, ir->inputs[i]->id, &ins[i], 1, env->d))
-            return 0;
+        if (values_bind(&ex->values, ir->inputs[i]->id, &ins[i], 1,
+                        env->d) != ACC_OK)
+            return env->d->status;
     ex->host_ops = backends_ops(ACC_BACKEND_INTERP);
     ex->ops = ex->p->be->ops;
     if (!(ex->host = ex->host_ops->run_begin(NULL, NULL, env)))
-        return 0;
+        return env->d->status;
     env->host = (struct interp *)ex->host;
-    if (ex->ops == ex->host_ops) {
+    if (ex->ops == ex->host_ops)
         ex->run = ex->host;
-        return 1;
-    }
-    return (ex->run = ex->ops->run_begin(ex->p->be, ex->p->bprog, env)) !=
-           NULL;
+    else
+        ex->run = ex->ops->run_begin(ex->p->be, ex->p->bprog, env);
+    return env->d->status;
 }
 
 /* Runs the root schedule and takes the outputs (new references); the
  * run's own references are released before delivery, so a result no
- * one else holds is handed over without a copy. */
-static int execute(executor *ex, rt_array **results)
+ * one else holds is handed over without a copy.  Returns the run diag's
+ * status. */
+static acc_status execute(executor *ex, rt_array **results)
 {
     const schedule *root = &ex->p->sched.root;
-    int ok = exec_schedule(ex, root, 1) == ACC_OK &&
-             interp_value_of(ex->env.host, root->result, results);
+    if (exec_schedule(ex, root, 1) == ACC_OK)
+        interp_value_of(ex->env.host, root->result, results);
     values_end_step(&ex->values);
     exec_end_scope(ex, root);
     for (size_t i = 0; i < ex->p->ir.n_inputs; i++)
         values_release(&ex->values, ex->p->ir.inputs[i]->id);
-    return ok;
+    return ex->env.d->status;
 }
 
 acc_status exec_run(const compiled *p, const exec_call *call,
@@ -291,7 +299,8 @@ acc_status exec_run(const compiled *p, const exec_call *call,
                     size_t n_outputs, acc_array *outputs,
                     acc_run_stats *run_stats_out, diag *d)
 {
-    double start = stop_now();
+    /* the clock is read only when a deadline or the statistics need it */
+    double start = call->deadline > 0 || run_stats_out ? stop_now() : 0;
     run_stop stop;
     stop_init(&stop, call->cancel, start, call->deadline);
     executor ex;
@@ -326,12 +335,12 @@ acc_status exec_run(const compiled *p, const exec_call *call,
             goto out;
     /* results may be computed into the caller's buffers in the memory
      * the backend writes */
-    if (!exec_dests_create(&p->ir, p->be->ops->memory, n_inputs, inputs,
-                           n_outputs, outputs, &dests, d))
+    if (exec_dests_create(&p->ir, p->be->ops->memory, n_inputs, inputs,
+                          n_outputs, outputs, &dests, d) != ACC_OK)
         goto out;
     ex.env = (run_env){&p->ir, &p->sched, NULL, ins, n_inputs, dests, &stop,
                        call->queue, NULL, d};
-    if (!begin(&ex, ins, n_inputs) || !execute(&ex, results))
+    if (begin(&ex, ins, n_inputs) != ACC_OK || execute(&ex, results) != ACC_OK)
         goto out;
     produced = n_outputs;
     if (run_stats_out)
@@ -343,12 +352,14 @@ out:
         exec_release(&ex, results[i]);
     for (size_t i = 0; i < wrapped; i++)
         exec_release(&ex, ins[i]);
+    /* the host evaluator's state lives in the values' memory
+     * (values_host_block): it ends first */
+    if (ex.host)
+        ex.host_ops->run_end(ex.host);
     values_free(&ex.values);
     int failed_end = 0;
     if (ex.run && ex.run != ex.host)
         failed_end = ex.ops->run_end(ex.run) != ACC_OK;
-    if (ex.host)
-        ex.host_ops->run_end(ex.host);
     if (failed_end && delivered)
         release_allocated(n_outputs, outputs, given);
     exec_dests_free(dests);

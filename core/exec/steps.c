@@ -6,14 +6,14 @@
  *
  * A compiled step whose kernel finds a runtime error it cannot name, or
  * that reads a value a lazy step failed to compute, is run again by the
- * interpreter (BACKEND_REPLAY), which reports the error with its own
+ * interpreter (`run_step`'s replay outcome), which reports the error with its own
  * message when the error happens.  A lazy step's runtime error is kept
  * as its value (core/backend/values.h) instead of failing the run.
  *
  * Errors follow the library's convention (core/base/diag.h): every
  * function records the first error on the run's diag and returns its
- * status; the value table's and the interpreter's 1/0 results are turned
- * into it here (ok_or_failed).
+ * status, as the value table, the interpreter's host evaluator and the
+ * backend's run operations do, or a pointer that is NULL after an error.
  */
 #include "core/exec/executor.h"
 
@@ -22,17 +22,6 @@
 #include "core/ir/value.h"
 
 #include <stdlib.h>
-
-/* The run diag's status after a helper that returns 1 or 0: a 0 that
- * recorded nothing is an internal error, never a silent success. */
-static acc_status ok_or_failed(executor *ex, int ok)
-{
-    diag *d = ex->env.d;
-    if (!ok && diag_ok(d))
-        return diag_fail(d, ACC_ERR_INTERNAL, "acc_run: a step failed "
-                         "without an error");
-    return d->status;
-}
 
 /* A check point between steps: the stop request's error, or ACC_OK. */
 static acc_status check_stop(executor *ex, const char *where)
@@ -62,14 +51,13 @@ static acc_status run_array(executor *ex, const sched_step *st)
     if (st->by == SCHED_BY_KERNEL) {
         acc_status s = ex->ops->run_step(ex->run, st, &replay);
         if (!replay)
-            return ok_or_failed(ex, s == ACC_OK);
+            return s;
         /* a kernel stopped by the stop request hands its step back as a
          * failed kernel does: the run stops here */
         if (check_stop(ex, ir_op_name(st->node->op)) != ACC_OK)
             return ex->env.d->status;
     }
-    return ok_or_failed(ex, ex->host_ops->run_step(ex->host, st, &replay) ==
-                                ACC_OK);
+    return ex->host_ops->run_step(ex->host, st, &replay);
 }
 
 /* The value of term `t` (of array sort), as new references in a fresh
@@ -82,7 +70,7 @@ static rt_array **value_of(executor *ex, const ir_node *t, size_t *n)
         diag_oom(ex->env.d, "acc_run");
         return NULL;
     }
-    if (!interp_value_of(ex->env.host, t, v)) {
+    if (interp_value_of(ex->env.host, t, v) != ACC_OK) {
         free(v);
         return NULL;
     }
@@ -99,10 +87,10 @@ void exec_release(executor *ex, rt_array *a)
 
 acc_status exec_to_host(executor *ex, rt_array *a)
 {
-    int ok = ex->run ? ex->ops->copy(ex->run, a, ACC_MEMORY_HOST,
-                                     ex->env.d) == ACC_OK
-                     : rt_host(a, ex->env.d);
-    return ok_or_failed(ex, ok);
+    if (ex->run)
+        return ex->ops->copy(ex->run, a, ACC_MEMORY_HOST, ex->env.d);
+    rt_host(a, ex->env.d); /* records its error */
+    return ex->env.d->status;
 }
 
 static void release_all(executor *ex, rt_array **v, size_t n)
@@ -115,18 +103,17 @@ static void release_all(executor *ex, rt_array **v, size_t n)
 /* Stores v (n arrays, references taken over) as node id's value. */
 static acc_status store(executor *ex, uint32_t id, rt_array **v, size_t n)
 {
-    int ok = values_set(&ex->values, id, v, n, ex->env.d);
+    acc_status s = values_set(&ex->values, id, v, n, ex->env.d);
     free(v);
-    return ok_or_failed(ex, ok);
+    return s;
 }
 
 /* Binds the parameter of array function lam to v (n arrays). */
 static acc_status bind(executor *ex, const ir_node *lam, rt_array *const *v,
                        size_t n)
 {
-    return ok_or_failed(ex, values_bind(&ex->values,
-                                        ir_lambda_param(lam, 0)->id, v, n,
-                                        ex->env.d));
+    return values_bind(&ex->values, ir_lambda_param(lam, 0)->id, v, n,
+                       ex->env.d);
 }
 
 static void unbind(executor *ex, const ir_node *lam)
@@ -156,7 +143,7 @@ static acc_status run_cond(executor *ex, const sched_step *st)
     size_t n;
     rt_array **r = c ? run_body(ex, st->body[c->i ? 0 : 1], NULL, 0, 1, &n)
                      : NULL;
-    return r ? store(ex, st->node->id, r, n) : ok_or_failed(ex, 0);
+    return r ? store(ex, st->node->id, r, n) : ex->env.d->status;
 }
 
 /* The condition of an awhile on state v: 1 holds, 0 does not, -1 after
@@ -200,7 +187,7 @@ static acc_status run_while(executor *ex, const sched_step *st)
     release_once(ex, st->body[1]);
     if (holds != 0 || !diag_ok(ex->env.d)) {
         release_all(ex, state, n);
-        return ok_or_failed(ex, 0);
+        return ex->env.d->status;
     }
     return store(ex, st->node->id, state, n);
 }
@@ -214,7 +201,7 @@ static acc_status run_foreign(executor *ex, const sched_step *st)
     rt_array **arg = value_of(ex, node->args[1], &n);
     rt_array **r = NULL;
     if (!arg)
-        return ok_or_failed(ex, 0);
+        return ex->env.d->status;
     if (node->u.foreign.impl) {
         r = mem_calloc(m ? m : 1, sizeof *r);
         acc_status s = r ? ex->ops->call_foreign(ex->run, node, arg, r)
@@ -225,13 +212,13 @@ static acc_status run_foreign(executor *ex, const sched_step *st)
         }
         if (s != ACC_OK && s != ACC_ERR_UNSUPPORTED) {
             release_all(ex, arg, n);
-            return ok_or_failed(ex, 0);
+            return ex->env.d->status;
         }
     }
     if (!r)
         r = run_body(ex, st->body[0], arg, n, 1, &m);
     release_all(ex, arg, n);
-    return r ? store(ex, node->id, r, m) : ok_or_failed(ex, 0);
+    return r ? store(ex, node->id, r, m) : ex->env.d->status;
 }
 
 static acc_status run_step(executor *ex, const sched_step *st)
@@ -261,18 +248,14 @@ acc_status exec_schedule(executor *ex, const schedule *s, int first)
             continue;
         if (check_stop(ex, ir_op_name(st->node->op)) != ACC_OK)
             return d->status;
-        int ok = run_step(ex, st) == ACC_OK;
+        acc_status r = run_step(ex, st);
         values_end_step(&ex->values);
-        if (!ok && st->lazy && program_error(d->status)) {
-            ok = values_poison(&ex->values, st->node->id, d);
-            diag_clear(d);
-            if (!ok)
-                diag_oom(d, "acc_run");
-        } else if (ok && st->kind == SCHED_ARRAY) {
+        if (r != ACC_OK && st->lazy && program_error(r))
+            r = values_poison(&ex->values, st->node->id, d);
+        else if (r == ACC_OK && st->kind == SCHED_ARRAY)
             count_kernel(ex, st);
-        }
-        if (!ok)
-            return d->status;
+        if (r != ACC_OK)
+            return r;
         for (uint32_t k = 0; k < st->n_release; k++)
             values_release(&ex->values, st->release[k]);
     }

@@ -397,7 +397,7 @@ const run_value *interp_eval_array(interp *st, const ir_node *n)
     if (!ok)
         for (size_t i = 0; i < count; i++)
             rt_release(arrays[i]);
-    ok = ok && values_set(st->values, n->id, arrays, count, st->d);
+    ok = ok && values_set(st->values, n->id, arrays, count, st->d) == ACC_OK;
     free(arrays);
     return ok ? slot : NULL;
 }
@@ -414,14 +414,15 @@ rt_array *interp_array_of(interp *st, const ir_node *n)
     return a && rt_host(a, st->d) ? a : NULL;
 }
 
-int interp_value_of(interp *st, const ir_node *term, rt_array **out)
+acc_status interp_value_of(interp *st, const ir_node *term, rt_array **out)
 {
     const run_value *v = interp_eval_array(st, term);
-    if (!v)
-        return 0;
-    for (size_t j = 0; j < v->n; j++)
+    if (!v && diag_ok(st->d)) /* every failure records its error */
+        diag_fail(st->d, ACC_ERR_INTERNAL, "interpreter: the value of %s "
+                  "failed without an error", ir_op_name(term->op));
+    for (size_t j = 0; v && j < v->n; j++)
         rt_retain(out[j] = v->arrays[j]);
-    return 1;
+    return st->d->status;
 }
 
 const ir_value *interp_scalar(interp *st, const ir_node *term)

@@ -24,8 +24,10 @@ struct interp;
 
 /* The value of a term of array sort (through lets, variables, tuples and
  * components) as new references in out[] (one per array leaf of its
- * type), as the run's values hold them; 0 after recording an error. */
-int interp_value_of(struct interp *st, const ir_node *term, rt_array **out);
+ * type), as the run's values hold them.  Returns the run diag's status
+ * (an error recorded: nothing stored in out). */
+acc_status interp_value_of(struct interp *st, const ir_node *term,
+                           rt_array **out);
 /* The leaves of a closed scalar term evaluated on the host (valid until
  * the term is evaluated again); NULL after recording an error. */
 const ir_value *interp_scalar(struct interp *st, const ir_node *term);

@@ -12,6 +12,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static backend interp_instance = {&interp_ops};
 
@@ -66,8 +67,12 @@ static backend_run *interp_begin(backend *be, backend_program *bp,
     (void)be;
     (void)bp;
     const ir_program *p = env->ir;
-    /* one block for the state, its slots and its variables: a run's
-     * fixed cost is part of every small run (bench/README.md) */
+    /* one block for the state, its slots and its variables, kept with
+     * the program's value table between runs (values_host_block): a
+     * run's fixed cost is part of every small run (bench/README.md).
+     * Only the state is cleared: a slot or a variable is always written
+     * before it is read (interp_state.h), so the last run's contents
+     * left in them are never seen. */
     size_t n_slots = p->n_slots ? p->n_slots : 1;
     size_t n_vars = p->n_vars ? p->n_vars : 1;
     size_t slots_at = (sizeof(interp) + _Alignof(ir_value) - 1) /
@@ -75,12 +80,18 @@ static backend_run *interp_begin(backend *be, backend_program *bp,
     size_t vars_at = slots_at + n_slots * sizeof(ir_value);
     vars_at = (vars_at + _Alignof(const ir_value *) - 1) /
               _Alignof(const ir_value *) * _Alignof(const ir_value *);
-    char *block = mem_calloc(1, vars_at + n_vars * sizeof(const ir_value *));
+    size_t bytes = vars_at + n_vars * sizeof(const ir_value *);
+    /* a run begun without values (a test's, by hand) has its own */
+    char *block = env->values ? values_host_block(env->values, bytes, env->d)
+                              : mem_calloc(1, bytes);
     if (!block) {
-        diag_oom(env->d, "acc_run");
+        if (!env->values)
+            diag_oom(env->d, "acc_run");
         return NULL;
     }
     interp *st = (interp *)block;
+    memset(st, 0, sizeof *st);
+    st->own_block = !env->values;
     st->slots = (ir_value *)(block + slots_at);
     st->vars = (const ir_value **)(block + vars_at);
     st->env = env;
@@ -115,9 +126,12 @@ static acc_status interp_foreign(backend_run *r, const ir_node *n,
 
 static acc_status interp_end(backend_run *r)
 {
+    /* its block is the run's values' (values_host_block): freed or kept
+     * by values_free, which comes after */
     interp *st = (interp *)r;
     acc_status s = st->d->status;
-    free(st); /* its slots and variables with it (interp_begin) */
+    if (st->own_block)
+        free(st);
     return s;
 }
 

@@ -29,6 +29,8 @@ typedef struct interp {
                              value may be computed here */
     uint32_t applications; /* scalar function applications, counted
                              for the check every STOP_EVERY */
+    uint8_t own_block;    /* the state's memory is its own, not the run's
+                             values' (interp_begin) */
 } interp;
 
 /* A check point: when the run is to stop (cancelled, past its deadline),
