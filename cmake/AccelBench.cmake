@@ -43,6 +43,18 @@ endif()
 set_target_properties(accel_bench PROPERTIES
                       RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bench")
 
+# ctest bench.smoke: the bandwidth line, the memory-bound rows' fractions
+# and bench/python/peers.py (numpy, numba) on tiny sizes, in seconds
+# (bench/python/smoke_test.py; nothing measures speed).
+if(EXISTS /usr/bin/python3)
+  add_test(NAME bench.smoke
+           COMMAND /usr/bin/python3
+                   "${PROJECT_SOURCE_DIR}/bench/python/smoke_test.py"
+                   "$<TARGET_FILE:accel_bench>"
+                   "${PROJECT_BINARY_DIR}/bench-smoke")
+  acc_test_properties(bench.smoke LABELS bench)
+endif()
+
 # make bench-gpu: the CUDA backend against cuBLAS and hand-written CUDA
 # (bench/gpu_bench.c).  It links the library's objects statically to reuse
 # the run-time loader of the driver and NVRTC; it builds everywhere and,
