@@ -364,11 +364,13 @@ typedef void *(*fftw_plan_split_fn)(int rank, const fftwf_dim *dims,
                                     double *io, unsigned flags);
 typedef int (*fftw_init_threads_fn)(void);
 typedef void (*fftw_nthreads_fn)(int nthreads);
+typedef int (*fftw_planner_nthreads_fn)(void);
 
 typedef struct fft1_lib {
     fftw_plan_split_fn plan;
     fftwf_destroy_fn destroy;
     fftw_nthreads_fn nthreads; /* NULL: no libfftw3_threads */
+    fftw_planner_nthreads_fn current; /* FFTW >= 3.3.9; NULL: older */
     int threads;               /* the baseline's threads */
 } fft1_lib;
 
@@ -385,8 +387,9 @@ static void fft1_signal(double *re, double *im, size_t n)
 /* Plans the baseline with FFTW_MEASURE (FFTW_PATIENT when
  * ACC_BENCH_FFTW_PATIENT=1) on fft1_library.threads threads, after accel's
  * warm-up, so the plugin planned first with its own settings; then puts
- * FFTW's thread count back to 1 (its default, a process-wide setting the
- * plugin may rely on) and the input back (planning overwrites it). */
+ * FFTW's thread count back as it was (a process-wide setting the plugin
+ * may rely on; 1, FFTW's default, where FFTW cannot say) and the input
+ * back (planning overwrites it). */
 static int fft1_prepare(vendor_run *v)
 {
     fft1_lib *lib = &fft1_library;
@@ -394,12 +397,13 @@ static int fft1_prepare(vendor_run *v)
     unsigned effort = bench_env_int("ACC_BENCH_FFTW_PATIENT", 0) == 1
                           ? 1u << 5 /* FFTW_PATIENT */
                           : 0u /* FFTW_MEASURE */;
+    int was = lib->current ? lib->current() : 1;
     if (lib->nthreads)
         lib->nthreads(lib->threads);
     v->plan = lib->plan(1, &dim, 0, NULL, v->dre, v->dim, v->dro, v->dio,
                         effort | (1u << 4) /* PRESERVE_INPUT */);
     if (lib->nthreads)
-        lib->nthreads(1);
+        lib->nthreads(was);
     fft1_signal(v->dre, v->dim, (size_t)v->m);
     if (!v->plan)
         printf("%-22s (FFTW could not plan)\n", "fft1 (fftw)");
@@ -426,8 +430,12 @@ static int fft1_load(const bench *b)
     fftw_init_threads_fn init = NULL;
     if (fi && fn)
         memcpy(&init, &fi, sizeof fi);
-    if (init && init() != 0)
+    void *fc = bench_find_symbol(thr, 2, "fftw_planner_nthreads");
+    if (init && init() != 0) {
         memcpy(&lib->nthreads, &fn, sizeof fn);
+        if (fc)
+            memcpy(&lib->current, &fc, sizeof fc);
+    }
     lib->threads = lib->nthreads ? b->threads : 1;
     return 1;
 }
