@@ -16,10 +16,10 @@ time is used.  The joined table goes to PEERS_CSV (default
 bench-peers.csv beside ACCEL_CSV) with accel_bench's columns, the peer in
 the baseline column.
 
-Timing: one untimed call first (numba compiles then; its compiled code is
-cached in NUMBA_CACHE_DIR, default numba-cache beside the CSV), then
-ACC_BENCH_RUNS calls (default 10), fewer for a slow peer: at least 3, and
-no more once its calls have taken 2 s; the median.  numba runs on
+Timing: ACC_BENCH_RUNS calls (default 10), fewer for a slow peer: at
+least 3, and no more once its calls have taken 2 s; the median.  numba's
+calls follow one untimed call (it compiles then; the compiled code is
+cached in NUMBA_CACHE_DIR, default numba-cache beside the CSV).  numba runs on
 ACC_NUM_THREADS threads (default: the cores, as accel_bench).  numpy and
 numba results are checked against each other ("ok" / "MISMATCH": exit 1);
 accel's results are checked against the C baselines by accel_bench.
@@ -52,9 +52,11 @@ def accel_rows(path):
     return rows
 
 
-def timed(fn, runs):
-    """(median ms, last result) of fn after one untimed call."""
-    result = fn()
+def timed(fn, runs, warm):
+    """(median ms, last result) of fn, after one untimed call when warm
+    (numba compiles on its first call; numpy has nothing to warm, and its
+    slow rows, such as Mandelbrot, would cost a run more)."""
+    result = fn() if warm else None
     samples = []
     spent = 0.0
     while len(samples) < runs and (len(samples) < 3 or spent < 2000.0):
@@ -116,10 +118,10 @@ def main():
             if make is None:
                 continue
             w = make(size)
-            t_np, r_np = timed(w.numpy_fn, runs)
+            t_np, r_np = timed(w.numpy_fn, runs, False)
             t_nb = r_nb = None
             if w.numba_fn is not None and pw.numba is not None:
-                t_nb, r_nb = timed(w.numba_fn, runs)
+                t_nb, r_nb = timed(w.numba_fn, runs, True)
             check = "-"
             if r_nb is not None:
                 check = "ok" if w.agree(r_np, r_nb) else "MISMATCH"
