@@ -151,11 +151,16 @@ demo: build
 	$(call banner,"demo: Julia (bindings/julia; runs only where julia exists)")
 	@CC=$(CC) bindings/julia/tools/demo.sh $(BUILD)
 
-# Benchmarks (bench/README.md): a table on stdout, a CSV in $(BUILD).
+# Benchmarks (bench/README.md): a table on stdout, a CSV in $(BUILD); then
+# numpy and numba on the same workloads and sizes, joined to accel's rows
+# (bench/python/peers.py; says so where numpy or numba is not installed).
 bench: build
 	$(call banner,"bench: accel against hand-written baselines")
 	ACC_PLUGIN_PATH=$(CURDIR)/$(BUILD)/plugins \
 	    ./$(BUILD)/bench/accel_bench $(BUILD)/bench-results.csv
+	$(call banner,"bench: numpy and numba on the same workloads")
+	/usr/bin/python3 bench/python/peers.py $(BUILD)/bench-results.csv \
+	    $(BUILD)/bench-peers.csv
 
 # The Python binding's per-call overhead against C and numpy (bench/README.md).
 .PHONY: bench-python

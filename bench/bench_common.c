@@ -1,96 +1,81 @@
 /*
  * bench_common.c — the pieces shared by the benchmark programs (see
- * bench_common.h).
+ * bench_common.h): the text programs, descriptors, timing, the rows.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench/bench_common.h"
 
+#include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-const char bench_programs[] =
-    "dotp (xs : Vector f32) (ys : Vector f32) : Scalar f32 =\n"
-    "  fold (+) 0 (zipWith (*) xs ys)\n"
-    "\n"
-    "smvm (segd : Vector i64) (inds : Vector i64) (vals : Vector f32) "
-    "(vec : Vector f32) : Vector f32 =\n"
-    "  let vecVals = backpermute (shape inds) (\\i -> [inds ! i]) vec;\n"
-    "      products = zipWith (*) vecVals vals\n"
-    "  in foldSeg (+) 0 products segd\n"
-    "\n"
-    "cnd d =\n"
-    "  let k = 1.0 / (1.0 + 0.2316419 * abs d);\n"
-    "      poly = k * (0.31938153 + k * (-0.356563782 + k * (1.781477937 + "
-    "k * (-1.821255978 + k * 1.330274429))));\n"
-    "      c = 0.3989422804014327 * exp (-0.5 * d * d) * poly\n"
-    "  in if d > 0 then 1.0 - c else c\n"
-    "\n"
-    "blackscholes (opts : Vector (f32, f32, f32)) : Vector (f32, f32) =\n"
-    "  map (\\(price, strike, years) ->\n"
-    "         let r = 0.02; v = 0.30;\n"
-    "             v_sqrtT = v * sqrt years;\n"
-    "             d1 = (log (price / strike) + (r + 0.5 * v * v) * years) / "
-    "v_sqrtT;\n"
-    "             d2 = d1 - v_sqrtT;\n"
-    "             cndD1 = cnd d1; cndD2 = cnd d2;\n"
-    "             x_expRT = strike * exp (-r * years)\n"
-    "         in (price * cndD1 - x_expRT * cndD2, x_expRT * (1.0 - cndD2) - "
-    "price * (1.0 - cndD1)))\n"
-    "      opts\n"
-    "\n"
-    "mandelbrot (width : i64) (height : i64) (limit : i32) : Matrix i32 =\n"
-    "  generate [height, width] (\\[y, x] ->\n"
-    "    let cx = -2.0 + 3.0 * f32 x / f32 width;\n"
-    "        cy = -1.2 + 2.4 * f32 y / f32 height;\n"
-    "        (zx, zy, n) = while (\\(zx, zy, n) -> n < limit && zx*zx + zy*zy "
-    "< 4.0)\n"
-    "                            (\\(zx, zy, n) -> (zx*zx - zy*zy + cx, "
-    "2.0*zx*zy + cy, n + 1))\n"
-    "                            (0.0, 0.0, 0)\n"
-    "    in n)\n"
-    "\n"
-    "-- accelerations of n bodies (x, y, z, mass): all pairs, softened\n"
-    "nbody (bodies : Vector (f32, f32, f32, f32)) : Vector (f32, f32, f32) =\n"
-    "  let n = size bodies\n"
-    "  in fold (\\(ax, ay, az) (bx, by, bz) -> (ax + bx, ay + by, az + bz))\n"
-    "          (0.0, 0.0, 0.0)\n"
-    "          (generate [n, n] (\\[i, j] ->\n"
-    "             let (xi, yi, zi, mi) = bodies ! [i];\n"
-    "                 (xj, yj, zj, mj) = bodies ! [j];\n"
-    "                 dx = xj - xi; dy = yj - yi; dz = zj - zi;\n"
-    "                 d2 = dx * dx + dy * dy + dz * dz + 0.01;\n"
-    "                 inv = 1.0 / sqrt d2;\n"
-    "                 s = mj * inv * inv * inv\n"
-    "             in (dx * s, dy * s, dz * s)))\n"
-    "\n"
-    "fft2 (xs : Matrix (f32, f32)) : Matrix (f32, f32) = fft xs\n"
-    "\n"
-    "highpass (cut : i64) (xs : Matrix (f32, f32)) : Matrix (f32, f32) =\n"
-    "  let f = fft xs;\n"
-    "      g = generate (shape f) (\\[i, j] ->\n"
-    "            let [h, w] = shape f;\n"
-    "                di = min i (h - i);\n"
-    "                dj = min j (w - j)\n"
-    "            in if di < cut && dj < cut then (0.0, 0.0) else f ! [i, j])\n"
-    "  in ifft g\n"
-    "\n"
-    "matmul (a : Matrix f32) (b : Matrix f32) : Matrix f32 = gemm a b\n"
-    "\n"
-    "blur (img : Matrix f32) : Matrix f32 =\n"
-    "  stencil (\\((a, b, c), (d, e, f), (g, h, i)) ->\n"
-    "             (a + 2*b + c + 2*d + 4*e + 2*f + g + 2*h + i) / 16) clamp "
-    "img\n"
-    "\n"
-    "histogram (k : i64) (xs : Vector i32) : Vector i32 =\n"
-    "  permute (+) (fill [k] 0) (\\[i] -> [i64 (xs ! [i])]) "
-    "(map (\\_ -> 1) xs)\n"
-    "\n"
-    "sieveMarks (ps : Vector i64) (n : i64) : Vector i32 =\n"
-    "  permute' (+) (fill [n] 0)\n"
-    "    (expand (\\p -> quot (n - p) p)\n"
-    "            (\\p k -> let m = (k + 2) * p in (if m < n then [m] else "
-    "ignore, 1)) ps)\n";
+/* A program file's text without its first line (its title comment, as in
+ * tests/support/text_sources.c); exits when it cannot be read. */
+static char *program_body(const char *dir, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *text = bench_read_text(path);
+    if (!text) {
+        fprintf(stderr, "bench: cannot read %s (set ACC_BENCH_SOURCE_DIR to "
+                        "the source tree)\n", path);
+        exit(1);
+    }
+    const char *body = strchr(text, '\n');
+    if (body)
+        memmove(text, body + 1, strlen(body + 1) + 1);
+    return text;
+}
+
+const char *bench_source(void)
+{
+    static char *text;
+    static const char *const files[] = {"tests/programs/language4.acc",
+                                        "tests/programs/sieve.acc",
+                                        "bench/programs.acc"};
+    if (text)
+        return text;
+    const char *dir = getenv("ACC_BENCH_SOURCE_DIR");
+    dir = dir && *dir ? dir : ACC_BENCH_SOURCE_DIR;
+    char *part[3];
+    size_t len = 0;
+    for (size_t i = 0; i < 3; i++) {
+        part[i] = program_body(dir, files[i]);
+        len += strlen(part[i]) + 1;
+    }
+    text = malloc(len + 1);
+    if (!text) {
+        fprintf(stderr, "bench: out of memory\n");
+        exit(1);
+    }
+    text[0] = '\0';
+    for (size_t i = 0; i < 3; i++) {
+        strcat(strcat(text, part[i]), "\n"); /* a blank line between files */
+        free(part[i]);
+    }
+    return text;
+}
+
+char *bench_read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    long n = -1;
+    char *s = NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 &&
+        fseek(f, 0, SEEK_SET) == 0 && (s = malloc((size_t)n + 1)) &&
+        fread(s, 1, (size_t)n, f) == (size_t)n) {
+        s[n] = '\0';
+    } else {
+        free(s);
+        s = NULL;
+    }
+    fclose(f);
+    return s;
+}
 
 double bench_now_ms(void)
 {
@@ -111,38 +96,106 @@ double bench_median(double *samples, int n)
     return n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
 }
 
+/* A CSV field and its comma, quoted (RFC 4180) when it holds a comma or a
+ * quote: names like "dotp, small" and sizes like "n=10, 2 primes". */
+static void csv_field(FILE *csv, const char *text)
+{
+    if (!strpbrk(text, ",\"")) {
+        fprintf(csv, "%s,", text);
+        return;
+    }
+    fputc('"', csv);
+    for (const char *c = text; *c; c++) {
+        if (*c == '"')
+            fputc('"', csv);
+        fputc(*c, csv);
+    }
+    fputs("\",", csv);
+}
+
+/* The row; fraction < 0: not a memory-bound row (no fraction shown). */
+static void report(bench *b, const char *name, const char *size,
+                   double accel_ms, const char *baseline, double base_ms,
+                   int agree, double fraction)
+{
+    double ratio = accel_ms > 0 ? base_ms / accel_ms : 0;
+    printf("%-22s %-16s %12.4g %-20s %12.4g %8.2fx  %s", name, size,
+           accel_ms, baseline, base_ms, ratio, agree ? "ok" : "MISMATCH");
+    csv_field(b->csv, name);
+    csv_field(b->csv, size);
+    fprintf(b->csv, "%.6f,", accel_ms);
+    csv_field(b->csv, baseline);
+    fprintf(b->csv, "%.6f,%.4f,%s,", base_ms, ratio,
+            agree ? "ok" : "mismatch");
+    if (fraction >= 0) {
+        printf("  %3.0f%% of read bw", 100 * fraction);
+        fprintf(b->csv, "%.4f", fraction);
+    }
+    printf("\n");
+    fprintf(b->csv, "\n");
+    b->failures += !agree;
+}
+
 void bench_report(bench *b, const char *name, const char *size,
                   double accel_ms, const char *baseline, double base_ms,
                   int agree)
 {
-    double ratio = accel_ms > 0 ? base_ms / accel_ms : 0;
-    printf("%-22s %-16s %12.4g %-20s %12.4g %8.2fx  %s\n", name, size,
-           accel_ms, baseline, base_ms, ratio, agree ? "ok" : "MISMATCH");
-    fprintf(b->csv, "%s,%s,%.6f,%s,%.6f,%.4f,%s\n", name, size, accel_ms,
-            baseline, base_ms, ratio, agree ? "ok" : "mismatch");
-    b->failures += !agree;
+    report(b, name, size, accel_ms, baseline, base_ms, agree, -1);
+}
+
+void bench_report_mem(bench *b, const char *name, const char *size,
+                      double accel_ms, const char *baseline, double base_ms,
+                      int agree, double bytes)
+{
+    double fraction = b->bandwidth > 0 && accel_ms > 0
+                          ? bytes / accel_ms / b->bandwidth
+                          : -1;
+    report(b, name, size, accel_ms, baseline, base_ms, agree, fraction);
 }
 
 void bench_headings(bench *b)
 {
     fprintf(b->csv, "benchmark,size,accel_ms,baseline,baseline_ms,"
-                    "baseline_over_accel,check\n");
+                    "baseline_over_accel,check,accel_fraction_of_bandwidth\n");
     printf("%-22s %-16s %12s %-20s %12s %9s\n", "benchmark", "size",
            "accel ms", "baseline", "baseline ms", "accel/base");
     printf("(accel/base = baseline time / accel time: 1.00x is equal speed, "
-           "above 1 accel is faster)\n");
+           "above 1 accel is faster; memory-bound rows end with the bytes "
+           "they read and write once / accel's time, as a share of the "
+           "streaming read's bandwidth)\n");
 }
 
-acc_program *bench_compile(const bench *b, const char *entry)
+acc_context *bench_context(const bench *b, const char *cache_dir)
+{
+    acc_context_options o;
+    acc_context_options_init(&o);
+    o.num_threads = b->threads;
+    o.cache_dir = cache_dir;
+    o.plugins = "none"; /* accel's own code; plugin rows load theirs */
+    acc_context *ctx = NULL;
+    if (acc_context_create(&o, &ctx) != ACC_OK) {
+        fprintf(stderr, "%s: %s\n", b->tool, acc_last_error());
+        exit(1);
+    }
+    return ctx;
+}
+
+acc_program *bench_compile_in(const bench *b, acc_context *ctx,
+                              const char *entry)
 {
     acc_program *p = NULL;
-    if (acc_compile_text(b->ctx, bench_programs, (size_t)-1, entry, &p) !=
+    if (acc_compile_text(ctx, bench_source(), (size_t)-1, entry, &p) !=
         ACC_OK) {
         fprintf(stderr, "%s: cannot compile %s: %s\n", b->tool, entry,
                 acc_last_error());
         exit(1);
     }
     return p;
+}
+
+acc_program *bench_compile(const bench *b, const char *entry)
+{
+    return bench_compile_in(b, b->ctx, entry);
 }
 
 void bench_run(const bench *b, acc_program *p, size_t n_in, const acc_array *in,
@@ -162,6 +215,57 @@ void *bench_alloc(const bench *b, size_t bytes)
         exit(1);
     }
     return p;
+}
+
+void *bench_touched(const bench *b, size_t bytes)
+{
+    void *p = bench_alloc(b, bytes);
+    memset(p, 0, bytes);
+    return p;
+}
+
+acc_array bench_array(acc_scalar s, int rank, const int64_t *ext, void *data)
+{
+    acc_array a;
+    acc_array_init(&a, acc_type_scalar(s), rank, ext);
+    a.data[0] = data;
+    return a;
+}
+
+acc_array bench_vector(acc_scalar s, int64_t n, void *data)
+{
+    return bench_array(s, 1, &n, data);
+}
+
+acc_array bench_scalar(acc_scalar s, void *data)
+{
+    return bench_array(s, 0, NULL, data);
+}
+
+void bench_interleaved(const bench *b, size_t n, bench_timed_fn *fn,
+                       void **ctx, double *median)
+{
+    double t[8][64];
+    for (int r = 0; r < b->runs; r++)
+        for (size_t j = 0; j < n; j++) {
+            size_t k = (j + (size_t)r) % n;
+            double s = bench_now_ms();
+            fn[k](ctx[k]);
+            t[k][r] = bench_now_ms() - s;
+        }
+    for (size_t k = 0; k < n; k++)
+        median[k] = bench_median(t[k], b->runs);
+}
+
+void *bench_find_symbol(const char *const *libs, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++) {
+        void *lib = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
+        void *f = lib ? dlsym(lib, name) : NULL;
+        if (f)
+            return f;
+    }
+    return NULL;
 }
 
 int bench_selected(const char *group)

@@ -76,28 +76,9 @@ static int open_device(gpu *g, char *why, size_t why_len)
     return 1;
 }
 
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (s && fread(s, 1, (size_t)n, f) == (size_t)n)
-        s[n] = '\0';
-    else {
-        free(s);
-        s = NULL;
-    }
-    fclose(f);
-    return s;
-}
-
 static void load_baselines(gpu *g)
 {
-    char *src = read_text(ACC_BENCH_GPU_BASELINES);
+    char *src = bench_read_text(ACC_BENCH_GPU_BASELINES);
     if (!src) {
         fprintf(stderr, "gpu_bench: cannot read %s\n", ACC_BENCH_GPU_BASELINES);
         exit(1);

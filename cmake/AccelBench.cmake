@@ -15,10 +15,17 @@ endif()
 set(ACC_BENCH_BASELINE_FLAGS ${_acc_bench_flags}
     CACHE STRING "Compiler flags of the hand-written baselines")
 add_executable(accel_bench bench/accel_bench.c bench/baselines.c
-               bench/bench_common.c bench/loop_bench.c bench/loop_baselines.c)
+               bench/bench_common.c bench/kernel_bench.c
+               bench/permute_bench.c bench/vendor_bench.c bench/bandwidth.c
+               bench/workloads.c
+               bench/loop_bench.c bench/loop_baselines.c)
 target_include_directories(accel_bench PRIVATE "${PROJECT_SOURCE_DIR}")
-set_source_files_properties(bench/baselines.c PROPERTIES
+set_source_files_properties(bench/baselines.c bench/bandwidth.c PROPERTIES
                             COMPILE_OPTIONS "${ACC_BENCH_BASELINE_FLAGS}")
+# the text programs are read from the source tree (tests/programs/ is
+# their single copy; bench/programs.acc the bench's own)
+set_source_files_properties(bench/bench_common.c PROPERTIES
+  COMPILE_DEFINITIONS "ACC_BENCH_SOURCE_DIR=\"${PROJECT_SOURCE_DIR}\"")
 # issue 22's baselines: the same flags, with 512-bit vectors preferred
 check_c_compiler_flag(-mprefer-vector-width=512 ACC_HAVE_PREFER_512)
 set(_acc_loop_flags ${ACC_BENCH_BASELINE_FLAGS})
@@ -35,6 +42,18 @@ if(ACC_LIBMVEC)
 endif()
 set_target_properties(accel_bench PROPERTIES
                       RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bench")
+
+# ctest bench.smoke: the bandwidth line, the memory-bound rows' fractions
+# and bench/python/peers.py (numpy, numba) on tiny sizes, in seconds
+# (bench/python/smoke_test.py; nothing measures speed).
+if(EXISTS /usr/bin/python3)
+  add_test(NAME bench.smoke
+           COMMAND /usr/bin/python3
+                   "${PROJECT_SOURCE_DIR}/bench/python/smoke_test.py"
+                   "$<TARGET_FILE:accel_bench>"
+                   "${PROJECT_BINARY_DIR}/bench-smoke")
+  acc_test_properties(bench.smoke LABELS bench)
+endif()
 
 # make bench-gpu: the CUDA backend against cuBLAS and hand-written CUDA
 # (bench/gpu_bench.c).  It links the library's objects statically to reuse

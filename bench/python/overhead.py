@@ -37,8 +37,10 @@ import numpy as np  # noqa: E402
 import accel  # noqa: E402
 from accel import _arrays  # noqa: E402
 
-DOTP = ("dotp (xs : Vector f32) (ys : Vector f32) : Scalar f32 =\n"
-        "  fold (+) 0 (zipWith (*) xs ys)\n")
+# LANGUAGE.md section 4 from its single copy (tests/programs/); entry dotp
+with open(os.path.join(ROOT, "tests", "programs", "language4.acc"),
+          encoding="utf-8") as _f:
+    SECTION4 = _f.read()
 SIZES = [1, 1000, 20_000_000]
 SCALE = float(os.environ.get("ACC_BENCH_RUNS_SCALE", "1"))
 
@@ -70,7 +72,7 @@ def main():
     run_c.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
                       ctypes.c_size_t, ctypes.c_int, ctypes.c_void_p]
     backend = os.environ.get("ACC_BENCH_BACKEND", "cpu")
-    f = accel.compile(DOTP, backend=backend)["dotp"]
+    f = accel.compile(SECTION4, backend=backend)["dotp"]
     rng = np.random.default_rng(7)
     print("python overhead: dotp on %s; %s, %d CPUs, load average %s; "
           "Python %s, numpy %s" % (
