@@ -2677,12 +2677,14 @@ pub struct acc_plugin_registrar {
     >,
     pub internal: *mut ::std::os::raw::c_void,
     pub mpi_comm: *const ::std::os::raw::c_void,
+    pub cache_dir: *const ::std::os::raw::c_char,
+    pub num_threads: i32,
 }
 #[test]
 fn bindgen_test_layout_acc_plugin_registrar() {
     assert_eq!(
         ::std::mem::size_of::<acc_plugin_registrar>(),
-        48usize,
+        64usize,
         concat!("Size of: ", stringify!(acc_plugin_registrar))
     );
     assert_eq!(
@@ -2792,6 +2794,40 @@ fn bindgen_test_layout_acc_plugin_registrar() {
         );
     }
     test_field_mpi_comm();
+    fn test_field_cache_dir() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<acc_plugin_registrar>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).cache_dir) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(acc_plugin_registrar),
+                "::",
+                stringify!(cache_dir)
+            )
+        );
+    }
+    test_field_cache_dir();
+    fn test_field_num_threads() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<acc_plugin_registrar>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).num_threads) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(acc_plugin_registrar),
+                "::",
+                stringify!(num_threads)
+            )
+        );
+    }
+    test_field_num_threads();
 }
 pub type acc_plugin_entry_fn = ::std::option::Option<
     unsafe extern "C" fn(reg: *mut acc_plugin_registrar, abi_version: u32) -> acc_status,
