@@ -43,7 +43,8 @@ static void teardown(void)
 TestSuite(cpu_permute_strategies, .init = setup, .fini = teardown);
 
 static const char *const strategies[] = {"shared", "direct", "private",
-                                         "partition", NULL /* the host's */};
+                                         "partition", "range",
+                                         NULL /* the host's */};
 static const char *const thread_counts[] = {"1", "2", "3"};
 
 /* ts_differ under every strategy and thread count; the common status of
