@@ -218,11 +218,12 @@ static pm_strategy forced_strategy(void)
     return (pm_strategy)-1;
 }
 
-/* The strategy for n source positions into `cells` cells: directly on
- * the calling thread when it is the only one or the source is small (no
- * atomics, no dispatch); in ranges of cells when the kernel has the
- * ranged pass (k->ranged) and the expansion's `inner` source elements
- * are few against its positions (every part walks them all); private
+/* The strategy for n source positions into `cells` cells: in ranges of
+ * cells when the kernel has the ranged pass (k->ranged), the source is
+ * not small and the expansion's `inner` source elements are few against
+ * its positions (every part walks them all); directly on the calling
+ * thread when it is the only one or the source is small (no atomics, no
+ * dispatch); private
  * copies when they pay (private_copies); for a larger target, partitions
  * of the cells when the source is at least as large as the target (every
  * thread then reads the whole source but writes without atomics); else
@@ -236,10 +237,11 @@ static pm_strategy choose_strategy(const pool *pl, const cg_kernel *k,
     pm_strategy forced = forced_strategy();
     if ((int)forced >= 0 && (forced != PM_RANGED || k->ranged))
         return forced;
+    if (k->ranged && n >= CPU_SERIAL_BELOW &&
+        4 * inner * pool_threads(pl) <= n)
+        return PM_RANGED; /* also on one thread: its parts stay in cache */
     if (cpu_serial(pl, n))
         return PM_DIRECT;
-    if (k->ranged && 4 * inner * pool_threads(pl) <= n)
-        return PM_RANGED;
     if (private_copies(pl, elem, ident, cells, n))
         return PM_PRIVATE;
     return n >= cells ? PM_PARTITION : PM_SHARED;
