@@ -178,6 +178,11 @@ void cg_set_lanes(cg_emitter *e, int lanes, strbuf *decls)
     e->lane_decls = decls;
 }
 
+void cg_set_ignore_collapse(cg_emitter *e, int on)
+{
+    e->collapse_ignore = on != 0;
+}
+
 size_t cg_n_arrays(const cg_emitter *e)
 {
     return e->n_arrays;
@@ -521,6 +526,10 @@ static const char **em_cond(cg_emitter *e, strbuf *b, const ir_node *n,
                             const uint8_t *dem)
 {
     size_t k = n->type->n_leaves;
+    if (e->collapse_ignore && (n->args[1]->op == IR_IGNORE ||
+                               n->args[2]->op == IR_IGNORE))
+        return cge_em(e, b, n->args[n->args[1]->op == IR_IGNORE ? 2 : 1],
+                      dem); /* the candidate target (cg_set_ignore_collapse) */
     const char **r = cge_exprs(e, k);
     const char *c = cge_em1(e, b, n->args[0]);
     for (size_t i = 0; r && i < k; i++)

@@ -43,6 +43,12 @@ const ir_program *cg_program(const cg_emitter *e);
  * round computes every lane (a loop the C compiler vectorises), and it
  * reopens after it. */
 void cg_set_lanes(cg_emitter *e, int lanes, strbuf *decls);
+/* Ignore collapse (on != 0; 0 turns it off): a condition one of whose
+ * sides is `ignore` is emitted as its other side, without the condition,
+ * so a permute' target computes its candidate: the index it would be were
+ * it not ignored (the ranged pass's per-element bounds, expand_affine.h).
+ * Checks of the condition and of the skipped side are not emitted. */
+void cg_set_ignore_collapse(cg_emitter *e, int on);
 /* Whether lam's body has a loop that lane mode would run in lockstep. */
 int cg_lockstep_candidate(cg_emitter *e, const ir_node *lam);
 /* Why the last analysis or emission failed ("" when none). */

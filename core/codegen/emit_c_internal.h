@@ -58,6 +58,9 @@ struct cg_emitter {
      * lane loop (lockstep > 0), where they live one iteration */
     int lanes, lockstep, base_indent;
     strbuf *lane_decls;
+    /* cg_set_ignore_collapse: a condition with an ignore side is emitted
+     * as its other side */
+    int collapse_ignore;
 };
 /* ---- utilities (emit_c.c) ---- */
 

@@ -62,6 +62,10 @@ typedef struct cg_kernel {
                                host derives the interior box from it */
     unsigned checks;        /* runtime checks in the scalar code: without
                                any, the error slot cannot change */
+    int ranged;             /* CG_KERNEL_PERMUTE over an embedded expand
+                               whose targets are affine in the position
+                               (expand_affine.h): the kernel has the
+                               ranged pass (permute.c.in) */
 } cg_kernel;
 
 enum { CG_WHY_MAX = 256 };

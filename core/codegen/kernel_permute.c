@@ -8,6 +8,7 @@
  */
 #include "core/codegen/kernel_permute.h"
 
+#include "core/codegen/expand_affine.h"
 #include "core/ir/types.h"
 
 #include <stdio.h>
@@ -167,15 +168,45 @@ static int fill_source(cg_inst *in, const ir_node *pm, const ir_node *xs)
     place_leaves(body, rank, target, value, pm->type->elem->n_leaves);
     cg_array_decls(in->e, cg_fill_hole(in, "SRC_ARRAYS"));
     cg_fill_value(in, "SRC_INDEX", reads_ix || p_reads ? "1" : "0");
+    cg_fill_value(in, "RANGED", "0");
     sb_printf(cg_fill_hole(in, "SRC_RANK"), "%d", (int)xs->type->rank);
     static const char *const unused[] = {"X_FIELDS", "X_ARRAYS", "X_BODY",
-        "SIZE_ARRAYS", "SIZE_BODY", "GET_ARRAYS", "GET_BODY"};
+        "SIZE_ARRAYS", "SIZE_BODY", "GET_ARRAYS", "GET_BODY", "CAND_ARRAYS",
+        "CAND_BODY"};
     no_holes(in, unused, sizeof unused / sizeof *unused);
     return 1;
 }
 
+/* The candidate target of get *x acc_k (ignore's alternatives taken,
+ * cg_set_ignore_collapse) into holes CAND_ARRAYS, CAND_BODY, when the
+ * targets are affine in acc_k (cg_expand_affine): RANGED 1, the ranged
+ * pass is there (permute.c.in).  Else RANGED 0 and empty holes. */
+static int fill_candidate(cg_inst *in, const ir_node *pm, const ir_node *ex,
+                          cg_kernel *k)
+{
+    const char *t[TY_MAX_LEAVES];
+    cg_name_buf xb[ACC_MAX_COMPONENTS];
+    k->ranged = pm->type->rank == 1 && cg_expand_affine(cg_program(in->e), ex);
+    cg_fill_value(in, "RANGED", k->ranged ? "1" : "0");
+    if (!k->ranged) {
+        static const char *const unused[] = {"CAND_ARRAYS", "CAND_BODY"};
+        no_holes(in, unused, sizeof unused / sizeof *unused);
+        return 1;
+    }
+    strbuf *body = cg_fill_hole(in, "CAND_BODY");
+    cg_set_ignore_collapse(in->e, 1);
+    int ok = emit_get(in, ex, body, xb, t);
+    cg_set_ignore_collapse(in->e, 0);
+    if (!ok)
+        return 0;
+    sb_printf(body, "    *acc_t = %s;\n", t[0]);
+    cg_array_decls(in->e, cg_fill_hole(in, "CAND_ARRAYS"));
+    return 1;
+}
+
 /* permute' over an embedded expand: get's pairs are the source. */
-static int fill_expanded(cg_inst *in, const ir_node *pm, const ir_node *ex)
+static int fill_expanded(cg_inst *in, const ir_node *pm, const ir_node *ex,
+                         cg_kernel *k)
 {
     const char *x[TY_MAX_LEAVES];
     cg_name_buf xb[ACC_MAX_COMPONENTS];
@@ -187,6 +218,8 @@ static int fill_expanded(cg_inst *in, const ir_node *pm, const ir_node *ex)
         return 0;
     place_leaves(body, rank, x, x + rank, pm->type->elem->n_leaves);
     cg_array_decls(in->e, cg_fill_hole(in, "GET_ARRAYS"));
+    if (!fill_candidate(in, pm, ex, k))
+        return 0;
     static const char *const unused[] = {"SRC_ARRAYS", "SRC_BODY"};
     no_holes(in, unused, sizeof unused / sizeof *unused);
     cg_fill_value(in, "SRC_INDEX", "0");
@@ -272,7 +305,7 @@ int cg_build_permute(cg_inst *in, const ir_node *n, cg_kernel *k)
     k->fold = pm;
     k->src = xs;
     if (!fill_defaults(in, defs) ||
-        !(expanded ? fill_expanded(in, pm, xs) : fill_source(in, pm, xs)) ||
+        !(expanded ? fill_expanded(in, pm, xs, k) : fill_source(in, pm, xs)) ||
         !cg_fold_combine(in, f) || !cg_fold_store(in, n))
         return 0;
     leaf_fields(cg_fill_hole(in, "FIELDS"), elem);

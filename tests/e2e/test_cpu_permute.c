@@ -632,9 +632,7 @@ Test(cpu_permute, map_after_permute)
 static acc_node *build_sieve(acc_graph *g, const void *arg)
 {
     int mapped = arg && *(const int *)arg;
-    acc_node *ps = acc_input(g, ts_sc(ACC_I64), 1);
-    acc_node *n = acc_input(g, ts_sc(ACC_I64), 0);
-    acc_node *marks = ts_sieve_marks(g, ps, n);
+    acc_node *marks = ts_sieve_program(g);
     if (!mapped)
         return marks;
     acc_node *c = acc_param(g, ts_sc(ACC_I32));

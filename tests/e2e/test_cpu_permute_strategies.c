@@ -5,9 +5,12 @@
  * shared (atomics, compare-and-swap or locks), direct (plain stores on the
  * calling thread), privatised (the result as the first thread's copy,
  * private copies for the others, starting as f's identity or flagged per
- * cell) and partitioned (each thread owns a part of the cells), each on
- * 1, 2 and 3 threads, forced through ACC_CPU_PERMUTE, and the host's own
- * choice (small sources, large targets).  And ACC_DISABLE=fusion: the
+ * cell), partitioned (each thread owns a part of the cells) and ranged
+ * (the sieve: parts of the cells, each visiting only the positions that
+ * land in it; other forms of expansion: test_cpu_permute_ranged.c), each
+ * on 1, 2 and 3 threads, forced through ACC_CPU_PERMUTE
+ * (ts_differ_permute_strategies), and the host's own choice (small
+ * sources, large targets).  And ACC_DISABLE=fusion: the
  * sieve's permute' then reads its expansion from an array of its own.
  *
  * Integer results must be equal bit for bit; the float sums add small
@@ -42,29 +45,7 @@ static void teardown(void)
 
 TestSuite(cpu_permute_strategies, .init = setup, .fini = teardown);
 
-static const char *const strategies[] = {"shared", "direct", "private",
-                                         "partition", NULL /* the host's */};
 static const char *const thread_counts[] = {"1", "2", "3"};
-
-/* ts_differ under every strategy and thread count; the common status of
- * each must be `want`. */
-static void differ_all(ts_build_fn build, const void *arg, size_t n_in,
-                       const acc_array *in, acc_status want)
-{
-    for (size_t s = 0; s < sizeof strategies / sizeof *strategies; s++)
-        for (size_t t = 0; t < 3; t++) {
-            if (strategies[s])
-                cr_assert_eq(setenv("ACC_CPU_PERMUTE", strategies[s], 1), 0);
-            else
-                cr_assert_eq(unsetenv("ACC_CPU_PERMUTE"), 0);
-            cr_assert_eq(setenv("ACC_NUM_THREADS", thread_counts[t], 1), 0);
-            acc_status st = ts_differ(build, arg, n_in, in, 0, 0);
-            cr_assert_eq(st, want, "strategy %s, %s threads: %s",
-                         strategies[s] ? strategies[s] : "(host's)",
-                         thread_counts[t], acc_status_string(st));
-        }
-    unsetenv("ACC_CPU_PERMUTE");
-}
 
 /* [i64 x `mod` m] */
 static acc_node *bin_of(acc_graph *g, acc_node *x, int64_t m)
@@ -117,8 +98,8 @@ Test(cpu_permute_strategies, sums_and_maxima_of_few_and_many_cells)
         acc_array in = ts_host(ACC_I32, 1, &n, x);
         hist_case add = {sizes[z].bins, ACC_OP_ADD};
         hist_case max = {sizes[z].bins, ACC_OP_MAX};
-        differ_all(build_hist, &add, 1, &in, ACC_OK);
-        differ_all(build_hist, &max, 1, &in, ACC_OK);
+        ts_differ_permute_strategies(build_hist, &add, 1, &in, ACC_OK);
+        ts_differ_permute_strategies(build_hist, &max, 1, &in, ACC_OK);
         free(x);
     }
 }
@@ -148,11 +129,11 @@ Test(cpu_permute_strategies, histogram_with_a_bad_bin)
     for (int64_t i = 0; i < n; i++)
         x[i] = (int32_t)((i * 31) % k);
     acc_array in = ts_host(ACC_I32, 1, &n, x);
-    differ_all(build_histogram, &k, 1, &in, ACC_OK);
+    ts_differ_permute_strategies(build_histogram, &k, 1, &in, ACC_OK);
     x[n - 7] = 256; /* one past the last bin */
-    differ_all(build_histogram, &k, 1, &in, ACC_ERR_RUNTIME);
+    ts_differ_permute_strategies(build_histogram, &k, 1, &in, ACC_ERR_RUNTIME);
     x[n - 7] = -1;
-    differ_all(build_histogram, &k, 1, &in, ACC_ERR_RUNTIME);
+    ts_differ_permute_strategies(build_histogram, &k, 1, &in, ACC_ERR_RUNTIME);
     free(x);
 }
 
@@ -187,7 +168,7 @@ Test(cpu_permute_strategies, tuple_elements)
     int32_t *x = spread(n);
     acc_array in = ts_host(ACC_I32, 1, &n, x);
     for (int b = 0; b < 2; b++)
-        differ_all(build_tuples, &bins[b], 1, &in, ACC_OK);
+        ts_differ_permute_strategies(build_tuples, &bins[b], 1, &in, ACC_OK);
     free(x);
 }
 
@@ -221,11 +202,11 @@ Test(cpu_permute_strategies, float_sums_keep_negative_zero)
     int64_t n = 70000, bins = 211;
     int32_t *x = spread(n);
     acc_array in = ts_host(ACC_I32, 1, &n, x);
-    differ_all(build_float_sum, &bins, 1, &in, ACC_OK);
+    ts_differ_permute_strategies(build_float_sum, &bins, 1, &in, ACC_OK);
     /* and the CPU's own result has -0.0 in bin 0 (ts_differ compares
      * floats by value; -0.0 == 0.0) */
     for (size_t s = 0; s < 4; s++) {
-        setenv("ACC_CPU_PERMUTE", strategies[s], 1);
+        setenv("ACC_CPU_PERMUTE", ts_permute_strategies[s], 1);
         setenv("ACC_NUM_THREADS", "2", 1);
         acc_context *ctx = ts_cpu_context();
         acc_graph *g = ts_graph(ctx);
@@ -238,7 +219,7 @@ Test(cpu_permute_strategies, float_sums_keep_negative_zero)
                      acc_last_error());
         float b0 = ((const float *)out.data[0])[0];
         cr_expect(b0 == 0.0f && signbit(b0), "strategy %s: bin 0 is %g",
-                  strategies[s], (double)b0);
+                  ts_permute_strategies[s], (double)b0);
         acc_array_release(&out);
         acc_program_free(p);
         acc_graph_free(g);
@@ -250,37 +231,15 @@ Test(cpu_permute_strategies, float_sums_keep_negative_zero)
 
 /* ---- permute' over expand: the sieve -------------------------------------- */
 
-static acc_node *build_sieve(acc_graph *g, const void *arg)
-{
-    (void)arg;
-    acc_node *ps = acc_input(g, ts_sc(ACC_I64), 1);
-    acc_node *n = acc_input(g, ts_sc(ACC_I64), 0);
-    return ts_sieve_marks(g, ps, n);
-}
-
-/* The primes below sqrt(n) into ps (room for 1000). */
-static int64_t primes_below_root(int64_t n, int64_t *ps)
-{
-    int64_t k = 0;
-    for (int64_t p = 2; p * p < n && k < 1000; p++) {
-        int prime = 1;
-        for (int64_t d = 2; d * d <= p && prime; d++)
-            prime = p % d != 0;
-        if (prime)
-            ps[k++] = p;
-    }
-    return k;
-}
-
 Test(cpu_permute_strategies, sieve_every_strategy)
 {
     static int64_t ps[1000];
     int64_t sizes[2] = {100000, 5000}; /* large target; small input */
     for (int z = 0; z < 2; z++) {
-        int64_t n = sizes[z], np = primes_below_root(n, ps);
+        int64_t n = sizes[z], np = ts_primes_below_root(n, ps, 1000);
         acc_array in[2] = {ts_host(ACC_I64, 1, &np, ps),
                            ts_host(ACC_I64, 0, NULL, &n)};
-        differ_all(build_sieve, NULL, 2, in, ACC_OK);
+        ts_differ_permute_strategies(ts_sieve_build, NULL, 2, in, ACC_OK);
     }
 }
 
@@ -293,7 +252,7 @@ Test(cpu_permute_strategies, sieve_every_strategy)
 Test(cpu_permute_strategies, sieve_privatised_in_slices)
 {
     static int64_t ps[1000];
-    int64_t n = (int64_t)1 << 19, np = primes_below_root(n, ps);
+    int64_t n = (int64_t)1 << 19, np = ts_primes_below_root(n, ps, 1000);
     acc_array in[2] = {ts_host(ACC_I64, 1, &np, ps),
                        ts_host(ACC_I64, 0, NULL, &n)};
     cr_assert_eq(setenv("ACC_CPU_PERMUTE", "private", 1), 0);
@@ -302,7 +261,7 @@ Test(cpu_permute_strategies, sieve_privatised_in_slices)
             cr_assert_eq(setenv("ACC_CPU_PERMUTE_HALVES", "1", 1), 0);
         for (size_t t = 1; t < 3; t++) {
             cr_assert_eq(setenv("ACC_NUM_THREADS", thread_counts[t], 1), 0);
-            acc_status st = ts_differ(build_sieve, NULL, 2, in, 0, 0);
+            acc_status st = ts_differ(ts_sieve_build, NULL, 2, in, 0, 0);
             cr_assert_eq(st, ACC_OK, "%s threads%s: %s", thread_counts[t],
                          h ? ", halves" : "", acc_status_string(st));
         }
@@ -336,13 +295,14 @@ static int kernels_of(ts_build_fn build)
 Test(cpu_permute_strategies, disabled_fusion_separates_the_expansion)
 {
     static int64_t ps[1000];
-    int64_t n = 30000, np = primes_below_root(n, ps);
+    int64_t n = 30000, np = ts_primes_below_root(n, ps, 1000);
     acc_array in[2] = {ts_host(ACC_I64, 1, &np, ps),
                        ts_host(ACC_I64, 0, NULL, &n)};
-    cr_assert_eq(kernels_of(build_sieve), 1);
+    cr_assert_eq(kernels_of(ts_sieve_build), 1);
     cr_assert_eq(setenv("ACC_DISABLE", "fusion", 1), 0);
-    /* the expand writes its pairs, the permute' reads them */
-    cr_expect_eq(kernels_of(build_sieve), 2);
-    cr_assert_eq(ts_differ(build_sieve, NULL, 2, in, 0, 0), ACC_OK);
+    /* the expand writes its pairs, the fill its zeros, the permute' reads
+     * them */
+    cr_expect_eq(kernels_of(ts_sieve_build), 3);
+    cr_assert_eq(ts_differ(ts_sieve_build, NULL, 2, in, 0, 0), ACC_OK);
     unsetenv("ACC_DISABLE");
 }

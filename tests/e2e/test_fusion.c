@@ -231,6 +231,82 @@ Test(fusion, permute_pairs_after_expand_is_one_kernel)
     acc_program_free(p);
 }
 
+/* r compiled with fusion on, then off (ACC_DISABLE=fusion): the plans
+ * have `fused` and `unfused` kernels (each unfused kernel but the last
+ * writes an intermediate array), and both give the same values on the
+ * f32 vector `in`. */
+static void expect_separated(acc_node *r, size_t fused, size_t unfused,
+                             float *in, int64_t n)
+{
+    acc_program *p = ts_compile(ctx, g, r);
+    cr_assert_eq(setenv("ACC_DISABLE", "fusion", 1), 0);
+    acc_program *q = ts_compile(ctx, g, r);
+    unsetenv("ACC_DISABLE");
+    expect_plan(p, fused, 0);
+    expect_plan(q, unfused, unfused - 1);
+    acc_array a, b;
+    run_vec(p, in ? 1 : 0, &in, n, &a);
+    run_vec(q, in ? 1 : 0, &in, n, &b);
+    int64_t len = a.rank ? a.extents[0] : 1;
+    cr_assert_eq(a.rank, b.rank);
+    cr_assert_eq(len, b.rank ? b.extents[0] : 1);
+    for (int64_t i = 0; i < len; i++)
+        cr_expect_eq(((float *)a.data[0])[i], ((float *)b.data[0])[i],
+                     "element %lld", (long long)i);
+    acc_array_release(&a);
+    acc_array_release(&b);
+    acc_program_free(p);
+    acc_program_free(q);
+}
+
+/* With fusion off nothing is embedded by its form either (fusion/
+ * separate.c): a generate written in place under a fold, a map over a
+ * map, a map over a fold each take a kernel of their own. */
+Test(fusion, disabled_fusion_separates_embedded_producers)
+{
+    float xs[64];
+    for (int i = 0; i < 64; i++)
+        xs[i] = (float)(i % 9) - 4.0f;
+    acc_node *i = acc_param(g, acc_type_shape(1));
+    acc_node *x = acc_convert(g, acc_get(g, i, 0), ACC_F32);
+    acc_node *sq = acc_generate(g, ts_idx1(g, ts_i64(g, 64)),
+        ts_lam1(g, i, acc_binop(g, ACC_OP_ADD, acc_binop(g, ACC_OP_MUL, x, x),
+                                ts_f32(g, 1))));
+    expect_separated(acc_fold(g, ts_binop_fn(g, ACC_F32, ACC_OP_ADD),
+                              ts_f32(g, 0), sq), 1, 2, NULL, 1);
+    ts_fresh_graph(ctx, &g);
+    acc_node *v = acc_input(g, ts_sc(ACC_F32), 1);
+    expect_separated(acc_map(g, affine(ACC_F32, 2), acc_map(g, affine(ACC_F32,
+                             0.5), v)), 1, 2, xs, 64);
+    ts_fresh_graph(ctx, &g);
+    v = acc_input(g, ts_sc(ACC_F32), 1);
+    acc_node *sum = acc_fold(g, ts_binop_fn(g, ACC_F32, ACC_OP_ADD),
+                             ts_f32(g, 0), v);
+    expect_separated(acc_map(g, affine(ACC_F32, 0.5), sum), 1, 2, xs, 64);
+}
+
+/* The same in the text syntax, the generate bound by a let first. */
+Test(fusion, disabled_fusion_separates_a_let_bound_generate)
+{
+    static const char text[] =
+        "sumsq (n : i64) : Scalar f32 =\n"
+        "  let g = generate [n] (\\[i] -> let x = f32 i in x * x + 1.0)\n"
+        "  in fold (+) 0.0 g\n";
+    size_t kernels[2];
+    for (int off = 0; off < 2; off++) {
+        if (off)
+            cr_assert_eq(setenv("ACC_DISABLE", "fusion", 1), 0);
+        acc_program *p = NULL;
+        cr_assert_eq(acc_compile_text(ctx, text, (size_t)-1, "sumsq", &p),
+                     ACC_OK, "%s", acc_last_error());
+        unsetenv("ACC_DISABLE");
+        kernels[off] = plan_of(p).kernels;
+        acc_program_free(p);
+    }
+    cr_expect_eq(kernels[0], 1);
+    cr_expect_eq(kernels[1], 2);
+}
+
 /* let v = map f xs in (sum v, maximum v): v is computed once, stored, and
  * read by both reductions. */
 static acc_node *shared_producer(acc_node **second)

@@ -234,3 +234,31 @@ acc_status ts_differ_segmented(ts_build_fn build, const void *arg, int rank,
     free(xs);
     return st;
 }
+
+/* ------------------------------------------------------------------------
+ * Permute strategies
+ * ------------------------------------------------------------------------ */
+
+const char *const ts_permute_strategies[] = {"shared", "direct", "private",
+                                             "partition", "range", NULL};
+
+void ts_differ_permute_strategies(ts_build_fn build, const void *arg,
+                                  size_t n_in, const acc_array *in,
+                                  acc_status want)
+{
+    static const char *const threads[] = {"1", "2", "3"};
+    for (size_t s = 0; s == 0 || ts_permute_strategies[s - 1]; s++)
+        for (size_t t = 0; t < 3; t++) {
+            const char *how = ts_permute_strategies[s];
+            if (how)
+                cr_assert_eq(setenv("ACC_CPU_PERMUTE", how, 1), 0);
+            else
+                cr_assert_eq(unsetenv("ACC_CPU_PERMUTE"), 0);
+            cr_assert_eq(setenv("ACC_NUM_THREADS", threads[t], 1), 0);
+            acc_status st = ts_differ(build, arg, n_in, in, 0, 0);
+            cr_assert_eq(st, want, "strategy %s, %s threads: %s",
+                         how ? how : "(host's)", threads[t],
+                         acc_status_string(st));
+        }
+    unsetenv("ACC_CPU_PERMUTE");
+}

@@ -35,6 +35,15 @@ acc_status ts_differ(ts_build_fn build, const void *arg, size_t n_in,
 void ts_expect_same_outputs(const acc_array *got, const acc_array *want,
                             size_t n, int ulps, double rel);
 
+/* The CPU permute strategies (ACC_CPU_PERMUTE, docs/CPU_BACKEND.md), NULL
+ * ending the list and standing for the host's own choice. */
+extern const char *const ts_permute_strategies[];
+/* ts_differ (integers bit for bit) under every ts_permute_strategies
+ * entry and 1, 2 and 3 threads (ACC_NUM_THREADS); the common status of
+ * each must be `want`.  Unsets ACC_CPU_PERMUTE afterwards. */
+void ts_differ_permute_strategies(ts_build_fn build, const void *arg,
+                                  size_t n_in, const acc_array *in,
+                                  acc_status want);
 /* ts_differ on two inputs: an i64 array of rank `rank` and extents ext
  * holding (i * 7919) % 1000 - 300 at linear position i, and the Vector i64
  * seg[0 .. n_seg - 1] (a segment descriptor). */

@@ -87,6 +87,31 @@ acc_node *ts_sieve_marks(acc_graph *g, acc_node *ps, acc_node *n_scalar)
                              acc_expand(g, size, get, ps));
 }
 
+acc_node *ts_sieve_program(acc_graph *g)
+{
+    acc_node *ps = acc_input(g, ts_sc(ACC_I64), 1);
+    return ts_sieve_marks(g, ps, acc_input(g, ts_sc(ACC_I64), 0));
+}
+
+acc_node *ts_sieve_build(acc_graph *g, const void *arg)
+{
+    (void)arg;
+    return ts_sieve_program(g);
+}
+
+int64_t ts_primes_below_root(int64_t n, int64_t *ps, int64_t room)
+{
+    int64_t k = 0;
+    for (int64_t p = 2; p * p < n && k < room; p++) {
+        int prime = 1;
+        for (int64_t d = 2; d * d <= p && prime; d++)
+            prime = p % d != 0;
+        if (prime)
+            ps[k++] = p;
+    }
+    return k;
+}
+
 static double cnd_ref(double d)
 {
     double k = 1.0 / (1.0 + 0.2316419 * fabs(d));

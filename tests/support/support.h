@@ -159,5 +159,12 @@ void ts_blackscholes_ref(double price, double strike, double years,
                          double *call, double *put);
 /* sieveMarks ps n of LANGUAGE.md §3.6: per x < n, its marks (i32). */
 acc_node *ts_sieve_marks(acc_graph *g, acc_node *ps, acc_node *n_scalar);
+/* The sieve program: inputs ps (Vector i64) and n (Scalar i64), then
+ * ts_sieve_marks. */
+acc_node *ts_sieve_program(acc_graph *g);
+/* ts_sieve_program as a build function (ts_build_fn; arg unused). */
+acc_node *ts_sieve_build(acc_graph *g, const void *arg);
+/* The primes p with p * p < n into ps (at most `room`); their number. */
+int64_t ts_primes_below_root(int64_t n, int64_t *ps, int64_t room);
 
 #endif /* ACCEL_TESTS_SUPPORT_H */

@@ -8,7 +8,10 @@
  * interpreter, which reports it.
  *
  * The source pass combines directly on the calling thread (one thread, or
- * a small source: no atomics), through private copies of the target
+ * a small source: no atomics), in ranges of target cells (permute' over
+ * an expansion whose targets grow with the position: each part of the
+ * cells writes its defaults, then visits only the positions that land in
+ * it), through private copies of the target
  * (the result serving as the first thread's; merged afterwards, so the
  * threads never contend for a cache line), through partitions of a large
  * target (each thread owning a part of the cells), or into the shared
@@ -177,35 +180,66 @@ static void task_partition(void *arg, int64_t lo, int64_t hi)
             block(&t->l->A, t->copies, 0, t->n, PERMUTE_PART0 - q);
 }
 
+/* Bytes of the result's cells one part of the ranged pass owns: its
+ * defaults and combined cells stay in the core's L2 cache. */
+#define RANGED_PART_BYTES ((int64_t)256 << 10)
+
+/* Cells per part of the ranged pass over `cells` cells of `bytes` each,
+ * for `total` positions of `inner` source elements: RANGED_PART_BYTES,
+ * but few enough parts that their walks over the source elements (each
+ * part visits every element once: its candidates, a division) cost at
+ * most a quarter of the positions, and at least one part per thread. */
+static int64_t ranged_grain(const pool *pl, int64_t cells, int64_t bytes,
+                            int64_t total, int64_t inner)
+{
+    int64_t parts = cells * bytes / RANGED_PART_BYTES + 1;
+    int64_t cap = total / (4 * (inner > 0 ? inner : 1));
+    if (parts > cap)
+        parts = cap;
+    if (parts < pool_threads(pl))
+        parts = pool_threads(pl);
+    return (cells + parts - 1) / parts;
+}
+
 /* How a source pass combines (ACC_CPU_PERMUTE names one, for tests and
  * measurements; docs/CPU_BACKEND.md). */
 typedef enum pm_strategy {
-    PM_SHARED, PM_DIRECT, PM_PRIVATE, PM_PARTITION
+    PM_SHARED, PM_DIRECT, PM_PRIVATE, PM_PARTITION, PM_RANGED
 } pm_strategy;
 
 static pm_strategy forced_strategy(void)
 {
     static const char *const names[] = {"shared", "direct", "private",
-                                        "partition"};
+                                        "partition", "range"};
     const char *e = getenv("ACC_CPU_PERMUTE");
-    for (int i = 0; e && i < 4; i++)
+    for (int i = 0; e && i < 5; i++)
         if (strcmp(e, names[i]) == 0)
             return (pm_strategy)i;
     return (pm_strategy)-1;
 }
 
-/* The strategy for n source elements into `cells` cells: directly on the
- * calling thread when it is the only one or the source is small (no
- * atomics, no dispatch); private copies when they pay (private_copies);
- * for a larger target, partitions of the cells when the source is at
- * least as large as the target (every thread then reads the whole source
- * but writes without atomics); else atomics or locks. */
-static pm_strategy choose_strategy(const pool *pl, const acc_type *elem,
-                                   int ident, int64_t cells, int64_t n)
+/* The strategy for n source positions into `cells` cells: in ranges of
+ * cells when the kernel has the ranged pass (k->ranged), the source is
+ * not small and the expansion's `inner` source elements are few against
+ * its positions (every part walks them all); directly on the calling
+ * thread when it is the only one or the source is small (no atomics, no
+ * dispatch); private
+ * copies when they pay (private_copies); for a larger target, partitions
+ * of the cells when the source is at least as large as the target (every
+ * thread then reads the whole source but writes without atomics); else
+ * atomics or locks.  A forced range on a kernel without the ranged pass
+ * is chosen as if not forced. */
+static pm_strategy choose_strategy(const pool *pl, const cg_kernel *k,
+                                   int ident, int64_t cells, int64_t n,
+                                   int64_t inner)
 {
+    const acc_type *elem = k->fold->type->elem;
     pm_strategy forced = forced_strategy();
-    if ((int)forced >= 0)
+    if ((int)forced >= 0 && (forced != PM_RANGED || k->ranged))
         return forced;
+    if (k->ranged && n >= CPU_SERIAL_BELOW &&
+        4 * inner * pool_threads(pl) <= n)
+        return PM_RANGED; /* also on one thread: its parts stay in cache */
     if (cpu_serial(pl, n))
         return PM_DIRECT;
     if (private_copies(pl, elem, ident, cells, n))
@@ -213,16 +247,31 @@ static pm_strategy choose_strategy(const pool *pl, const acc_type *elem,
     return n >= cells ? PM_PARTITION : PM_SHARED;
 }
 
-/* Source positions [0, n) combined into the result as choose_strategy
- * says (shared also when the copies cannot be allocated). */
-static void combine_range(pool *pl, cpu_launch *l, const ir_node *pm,
+/* The result's defaults, then source positions [0, n) combined into it
+ * as choose_strategy says (shared also when the copies cannot be
+ * allocated); the ranged pass writes the defaults part by part. */
+static void combine_range(pool *pl, cpu_launch *l, const cg_kernel *k,
                           int64_t n)
 {
+    const ir_node *pm = k->fold;
     const acc_type *elem = pm->type->elem;
     int ident = cg_permute_identity(pm) != NULL;
-    int64_t threads = pool_threads(pl);
+    int64_t threads = pool_threads(pl), cells = l->A.out_size;
     private_pass t = {l, n, n, threads, 1};
-    switch (choose_strategy(pl, elem, ident, l->A.out_size, n)) {
+    pm_strategy how = choose_strategy(pl, k, ident, cells, n, l->A.inner);
+    if (how == PM_RANGED) {
+        l->row = CPU_PERMUTE_RANGED;
+        if (cells > 0)
+            pool_for(pl, cells,
+                     ranged_grain(pl, cells, cell_bytes(elem, 1), n,
+                                  l->A.inner),
+                     cpu_task_phase, l);
+        return;
+    }
+    run_phase(pl, l, CPU_PERMUTE_DEFAULTS, cells);
+    if (cpu_failed(l))
+        return;
+    switch (how) {
     case PM_DIRECT:
         task_private(&t, 0, 1);
         return;
@@ -234,7 +283,7 @@ static void combine_range(pool *pl, cpu_launch *l, const ir_node *pm,
             combine_private(pl, l, elem, ident, n, threads - 1))
             return;
         break;
-    case PM_SHARED:
+    case PM_SHARED: case PM_RANGED:
         break;
     }
     run_all(pl, l, n);
@@ -253,7 +302,7 @@ static int combine_source(pool *pl, cpu_launch *l, interp *st,
         return n < 0 ? -1 : r;
     memcpy(l->A.src_ext, ext, sizeof ext);
     if (!expanded) {
-        combine_range(pl, l, k->fold, n);
+        combine_range(pl, l, k, n);
         return 1;
     }
     /* a failed allocation is the interpreter's to report too */
@@ -264,7 +313,7 @@ static int combine_source(pool *pl, cpu_launch *l, interp *st,
     l->A.part = parts;
     r = cpu_expand_offsets(pl, l, CPU_PERMUTE_SIZES, n, &total);
     if (r > 0 && !cpu_failed(l))
-        combine_range(pl, l, k->fold, total);
+        combine_range(pl, l, k, total);
     l->A.part = NULL;
     free(off);
     return r;
@@ -318,8 +367,7 @@ acc_status cpu_drive_permute(pool *pl, const cpu_node *kn, interp *st,
         l.A.out = a->data;
         memcpy(l.A.out_ext, ext, sizeof ext);
         l.A.out_size = a->size;
-        run_phase(pl, &l, CPU_PERMUTE_DEFAULTS, a->size);
-        r = cpu_failed(&l) ? -1 : combine_source(pl, &l, st, &kn->k, expanded);
+        r = combine_source(pl, &l, st, &kn->k, expanded);
         if (r > 0 && !cpu_failed(&l) && n != pm)
             r = map_after(pl, &l, st, n, &a);
     }

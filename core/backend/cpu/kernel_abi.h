@@ -48,7 +48,8 @@ enum { CPU_KERR_DIV_ZERO = 1, CPU_KERR_SHIFT = 2, CPU_KERR_BOUNDS = 3,
 
 /* The phases of permute.c.in's _part (ACC_PHASE_* there). */
 enum { CPU_PERMUTE_DEFAULTS = 0, CPU_PERMUTE_SIZES = 1, CPU_PERMUTE_MAP = 2,
-       CPU_PERMUTE_MERGE = 3, CPU_PERMUTE_CLEAR = 4 };
+       CPU_PERMUTE_MERGE = 3, CPU_PERMUTE_CLEAR = 4,
+       CPU_PERMUTE_RANGED = 5 };
 
 typedef void (*cpu_run_fn)(const cpu_kargs *a, int64_t start, int64_t end);
 typedef void (*cpu_part_fn)(const cpu_kargs *a, int64_t row, int64_t lo,
