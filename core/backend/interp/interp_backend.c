@@ -70,9 +70,9 @@ static backend_run *interp_begin(backend *be, backend_program *bp,
     /* one block for the state, its slots and its variables, kept with
      * the program's value table between runs (values_host_block): a
      * run's fixed cost is part of every small run (bench/README.md).
-     * Only the state is cleared: a slot or a variable is always written
-     * before it is read (interp_state.h), so the last run's contents
-     * left in them are never seen. */
+     * The whole block is cleared, as a fresh allocation was: no run can
+     * see the last run's slots or variables, whether or not every path
+     * writes a slot before reading it (a few hundred bytes per run). */
     size_t n_slots = p->n_slots ? p->n_slots : 1;
     size_t n_vars = p->n_vars ? p->n_vars : 1;
     size_t slots_at = (sizeof(interp) + _Alignof(ir_value) - 1) /
@@ -90,7 +90,7 @@ static backend_run *interp_begin(backend *be, backend_program *bp,
         return NULL;
     }
     interp *st = (interp *)block;
-    memset(st, 0, sizeof *st);
+    memset(block, 0, bytes);
     st->own_block = !env->values;
     st->slots = (ir_value *)(block + slots_at);
     st->vars = (const ir_value **)(block + vars_at);
