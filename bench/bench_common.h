@@ -19,9 +19,17 @@ typedef struct bench {
     double scale;
     FILE *csv;
     int failures;
-    /* bytes per ms of the streaming read (bench/bandwidth.c); 0 when not
-     * measured: rows then show no fraction of it */
+    /* bytes per ms of the streaming read beyond the last-level cache
+     * (bench/bandwidth.c); 0 when not measured: rows then show no
+     * fraction of it */
     double bandwidth;
+    /* the largest cache's size in bytes (0: unknown), and the read rate a
+     * memory-bound row of `bytes` is measured against (NULL: b->bandwidth) */
+    double llc_bytes;
+    double (*read_limit)(struct bench *b, double bytes);
+    /* the last read rate measured at a row's footprint (bench_read_limit:
+     * the rows of one workload against several baselines share it) */
+    double footprint_bytes, footprint_rate;
 } bench;
 
 /* The text programs, read once: tests/programs/language4.acc (LANGUAGE.md
@@ -45,7 +53,9 @@ void bench_report(bench *b, const char *name, const char *size,
                   int agree);
 /* The same for a memory-bound row: `bytes` is what the computation must
  * read and write once; the row also shows accel's bytes / time as a
- * fraction of b->bandwidth (the CSV's last column). */
+ * fraction of the read rate b->read_limit gives for that footprint, that
+ * rate, and whether the bytes fit in the last-level cache (the CSV's last
+ * three columns). */
 void bench_report_mem(bench *b, const char *name, const char *size,
                       double accel_ms, const char *baseline, double base_ms,
                       int agree, double bytes);

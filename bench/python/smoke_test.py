@@ -7,7 +7,9 @@ sizes, in seconds (nothing here measures speed).
 1. accel_bench (groups dotp, histogram, transpose, scan; scale 0.001, 2
    runs) exits 0 (accel agrees with its baselines), its CSV starts with the
    memory-bandwidth row (a positive GB/s) and every memory-bound row has
-   its fraction of it, rows named as before (bench/README.md);
+   its fraction of a read rate at least that line's, the rate, and whether
+   its bytes fit in the last-level cache, rows named as before
+   (bench/README.md);
 2. peers.py on that CSV gives a numpy (and, where installed, numba) row for
    each of those workloads;
 3. peers.py on a CSV naming every workload it knows, at tiny sizes: each has
@@ -69,6 +71,25 @@ def peers(accel_csv, out_csv, env):
     return read_csv(out_csv) if os.path.exists(out_csv) else []
 
 
+def llc_bytes():
+    """The largest cache cpu0 reports (sysfs, as bench/bandwidth.c reads
+    it); 0 when unknown."""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    biggest = 0
+    for i in range(8):
+        try:
+            with open("/sys/devices/system/cpu/cpu0/cache/index%d/size"
+                      % i) as f:
+                text = f.read().strip()
+        except OSError:
+            continue
+        scale = units.get(text[-1:], 1)
+        digits = text[:-1] if text[-1:] in units else text
+        if digits.isdigit():
+            biggest = max(biggest, int(digits) * scale)
+    return biggest
+
+
 def numba_installed():
     try:
         import numba  # noqa: F401
@@ -92,11 +113,24 @@ def main():
           "the first CSV row is not the memory bandwidth")
     names = {r["benchmark"] for r in rows[1:]}
     check(names == MEMORY_ROWS, "rows %s, expected %s" % (names, MEMORY_ROWS))
+    line = float(rows[0]["baseline_ms"]) if rows else 0.0
     for r in rows[1:]:
-        check(r.get("accel_fraction_of_bandwidth") not in (None, "") and
-              float(r["accel_fraction_of_bandwidth"]) > 0,
-              "no bandwidth fraction on row %s %s" % (r["benchmark"],
-                                                     r["size"]))
+        what = "row %s %s" % (r["benchmark"], r["size"])
+        if not check(r.get("accel_fraction_of_bandwidth") not in (None, "")
+                     and float(r["accel_fraction_of_bandwidth"]) > 0,
+                     "no bandwidth fraction on " + what):
+            continue
+        limit = float(r.get("read_limit_gbps") or 0)
+        check(limit >= line * (1 - 1e-3),
+              "%s: read limit %g GB/s below the bandwidth line's %g" %
+              (what, limit, line))
+        # the fraction is the row's bytes / accel's time / the limit
+        nbytes = float(r["accel_fraction_of_bandwidth"]) * limit * \
+            float(r["accel_ms"]) * 1e6
+        want = "yes" if 0 < nbytes <= llc_bytes() else "no"
+        check(r.get("fits_llc") == want, "%s: fits_llc %r, expected %r "
+              "(%g bytes, LLC %g)" % (what, r.get("fits_llc"), want, nbytes,
+                                      llc_bytes()))
     has_numba = numba_installed()
     got = peers(accel_csv, os.path.join(work, "smoke-peers.csv"), env)
     for name in MEMORY_ROWS:
