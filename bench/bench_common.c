@@ -136,7 +136,7 @@ static void report(bench *b, const char *name, const char *size,
     if (fraction >= 0) {
         printf("  %3.0f%% of read bw (%.1f GB/s%s)", 100 * fraction,
                limit / 1e6, in_llc ? "; fits in the LLC" : "");
-        fprintf(b->csv, "%.4f,%.4f,%s", fraction, limit / 1e6,
+        fprintf(b->csv, "%.6g,%.6g,%s", fraction, limit / 1e6,
                 in_llc ? "yes" : "no");
     } else {
         fputs(",,", b->csv);
