@@ -252,6 +252,29 @@ acc_array bench_scalar(acc_scalar s, void *data)
     return bench_array(s, 0, NULL, data);
 }
 
+double bench_time(const bench *b, bench_timed_fn fn, void *ctx)
+{
+    double t[64];
+    for (int r = 0; r < b->runs; r++) {
+        double s = bench_now_ms();
+        fn(ctx);
+        t[r] = bench_now_ms() - s;
+    }
+    return bench_median(t, b->runs);
+}
+
+void bench_call_run(void *call)
+{
+    bench_call *c = call;
+    bench_run(c->b, c->p, c->n_in, c->in, 1, c->out);
+}
+
+uint64_t bench_lcg(uint64_t *state)
+{
+    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+    return *state;
+}
+
 void bench_interleaved(const bench *b, size_t n, bench_timed_fn *fn,
                        void **ctx, double *median)
 {

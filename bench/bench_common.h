@@ -85,6 +85,25 @@ acc_array bench_scalar(acc_scalar s, void *data);
 
 /* One timed call (or batch of calls) of a baseline or of accel. */
 typedef void (*bench_timed_fn)(void *ctx);
+/* The median of b->runs timed calls of fn(ctx) in a row. */
+double bench_time(const bench *b, bench_timed_fn fn, void *ctx);
+
+/* A run of a compiled program on fixed arguments (bench_call_run, a
+ * bench_timed_fn, runs it with bench_run). */
+typedef struct bench_call {
+    const bench *b;
+    acc_program *p;
+    size_t n_in;
+    const acc_array *in;
+    acc_array *out; /* one output */
+} bench_call;
+void bench_call_run(void *call);
+
+/* The next number of the benchmarks' pseudo-random sequence (a 64-bit
+ * linear congruential generator, Knuth's MMIX constants) from *state:
+ * its high bits are the random keys and columns of the C rows, which
+ * bench/python/peer_workloads.py draws from the same range. */
+uint64_t bench_lcg(uint64_t *state);
 /* Medians of b->runs rounds of fn[0..n) (n <= 8), each round timing every
  * fn once in turn (the order rotating per round), so that the machine's
  * load drifts fall on all of them alike. */
