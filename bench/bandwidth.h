@@ -11,7 +11,7 @@
 #include "bench/bench_common.h"
 
 /* Sets b->llc_bytes (the largest cache's size, from sysfs), measures the
- * streaming read beyond it (median of b->runs reads of max(256 MiB, twice
+ * streaming read beyond it (best of b->runs reads of max(256 MiB, twice
  * the LLC), less at scales below 1, on b->threads threads; the faster of
  * a one-stream and a two-stream loop), prints it as the first row of the
  * table and the CSV, sets b->bandwidth (bytes per ms) and points
