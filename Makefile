@@ -155,9 +155,10 @@ demo: build
 # numpy and numba on the same workloads and sizes, joined to accel's rows
 # (bench/python/peers.py; says so where numpy or numba is not installed).
 # bootstrap-bench installs the peers (python3-numba: heavy, so not part of
-# the bootstrap every target runs, nor of make test).
+# the bootstrap every target runs, nor of make test); after bootstrap, so
+# that two apt-get never run at once under make -j.
 .PHONY: bootstrap-bench
-bootstrap-bench:
+bootstrap-bench: bootstrap
 	@tools/bootstrap.sh --bench
 
 bench: build bootstrap-bench
