@@ -31,6 +31,19 @@ static sdot_fn find_cblas_sdot(void)
     return fn;
 }
 
+/* The vectors of the dotp rows (large and small), with the sum of |x y|:
+ * what the rounding error of a sum in another order scales with. */
+static double dot_inputs(int64_t n, float *x, float *y)
+{
+    double magnitude = 0;
+    for (int64_t i = 0; i < n; i++) {
+        x[i] = (float)(i % 1000) * 0.001f;
+        y[i] = (float)(i % 7) - 3.0f;
+        magnitude += fabs((double)x[i] * y[i]);
+    }
+    return magnitude;
+}
+
 /* The dot product's baselines, as bench_timed_fn (their result in want). */
 typedef struct dot_row {
     int threads;
@@ -57,15 +70,9 @@ void kernel_bench_dotp(bench *b)
     int64_t n = (int64_t)(20e6 * b->scale);
     float *x = bench_alloc(b, (size_t)n * sizeof *x);
     float *y = bench_alloc(b, (size_t)n * sizeof *y);
-    double magnitude = 0; /* sum |x y|: what rounding error scales with */
-    for (int64_t i = 0; i < n; i++) {
-        x[i] = (float)(i % 1000) * 0.001f;
-        y[i] = (float)(i % 7) - 3.0f;
-        magnitude += fabs((double)x[i] * y[i]);
-    }
     /* two f32 sums in different orders may differ by a few units of
      * rounding of the magnitude, whatever the result's size */
-    float tolerance = (float)(1e-5 * magnitude) + 1e-6f;
+    float tolerance = (float)(1e-5 * dot_inputs(n, x, y)) + 1e-6f;
     float got = 0;
     acc_array in[2] = {bench_vector(ACC_F32, n, x), bench_vector(ACC_F32, n, y)};
     acc_array out = bench_scalar(ACC_F32, &got);
@@ -306,10 +313,7 @@ static void dotp_small_row(bench *b, int64_t n, acc_context *one_ctx)
 {
     float *x = bench_alloc(b, (size_t)n * sizeof *x);
     float *y = bench_alloc(b, (size_t)n * sizeof *y);
-    for (int64_t i = 0; i < n; i++) {
-        x[i] = (float)(i % 1000) * 0.001f;
-        y[i] = (float)(i % 7) - 3.0f;
-    }
+    dot_inputs(n, x, y);
     small_dotp s = {b, bench_compile(b, "dotp"),
                     bench_compile_in(b, one_ctx, "dotp"),
                     {bench_vector(ACC_F32, n, x), bench_vector(ACC_F32, n, y)},
