@@ -154,7 +154,14 @@ demo: build
 # Benchmarks (bench/README.md): a table on stdout, a CSV in $(BUILD); then
 # numpy and numba on the same workloads and sizes, joined to accel's rows
 # (bench/python/peers.py; says so where numpy or numba is not installed).
-bench: build
+# bootstrap-bench installs the peers (python3-numba: heavy, so not part of
+# the bootstrap every target runs, nor of make test); after bootstrap, so
+# that two apt-get never run at once under make -j.
+.PHONY: bootstrap-bench
+bootstrap-bench: bootstrap
+	@tools/bootstrap.sh --bench
+
+bench: build bootstrap-bench
 	$(call banner,"bench: accel against hand-written baselines")
 	ACC_PLUGIN_PATH=$(CURDIR)/$(BUILD)/plugins \
 	    ./$(BUILD)/bench/accel_bench $(BUILD)/bench-results.csv

@@ -113,11 +113,17 @@ static void csv_field(FILE *csv, const char *text)
     fputs("\",", csv);
 }
 
-/* The row; fraction < 0: not a memory-bound row (no fraction shown). */
+/* The row; bytes <= 0: not a memory-bound row (no fraction shown). */
 static void report(bench *b, const char *name, const char *size,
                    double accel_ms, const char *baseline, double base_ms,
-                   int agree, double fraction)
+                   int agree, double bytes)
 {
+    double limit = bytes <= 0 ? 0
+                   : b->read_limit ? b->read_limit(b, bytes)
+                                   : b->bandwidth;
+    double fraction = limit > 0 && accel_ms > 0 ? bytes / accel_ms / limit
+                                                : -1;
+    int in_llc = b->llc_bytes > 0 && bytes <= b->llc_bytes;
     double ratio = accel_ms > 0 ? base_ms / accel_ms : 0;
     printf("%-22s %-16s %12.4g %-20s %12.4g %8.2fx  %s", name, size,
            accel_ms, baseline, base_ms, ratio, agree ? "ok" : "MISMATCH");
@@ -128,8 +134,12 @@ static void report(bench *b, const char *name, const char *size,
     fprintf(b->csv, "%.6f,%.4f,%s,", base_ms, ratio,
             agree ? "ok" : "mismatch");
     if (fraction >= 0) {
-        printf("  %3.0f%% of read bw", 100 * fraction);
-        fprintf(b->csv, "%.4f", fraction);
+        printf("  %3.0f%% of read bw (%.1f GB/s%s)", 100 * fraction,
+               limit / 1e6, in_llc ? "; fits in the LLC" : "");
+        fprintf(b->csv, "%.6g,%.6g,%s", fraction, limit / 1e6,
+                in_llc ? "yes" : "no");
+    } else {
+        fputs(",,", b->csv);
     }
     printf("\n");
     fprintf(b->csv, "\n");
@@ -140,29 +150,29 @@ void bench_report(bench *b, const char *name, const char *size,
                   double accel_ms, const char *baseline, double base_ms,
                   int agree)
 {
-    report(b, name, size, accel_ms, baseline, base_ms, agree, -1);
+    report(b, name, size, accel_ms, baseline, base_ms, agree, 0);
 }
 
 void bench_report_mem(bench *b, const char *name, const char *size,
                       double accel_ms, const char *baseline, double base_ms,
                       int agree, double bytes)
 {
-    double fraction = b->bandwidth > 0 && accel_ms > 0
-                          ? bytes / accel_ms / b->bandwidth
-                          : -1;
-    report(b, name, size, accel_ms, baseline, base_ms, agree, fraction);
+    report(b, name, size, accel_ms, baseline, base_ms, agree, bytes);
 }
 
 void bench_headings(bench *b)
 {
     fprintf(b->csv, "benchmark,size,accel_ms,baseline,baseline_ms,"
-                    "baseline_over_accel,check,accel_fraction_of_bandwidth\n");
+                    "baseline_over_accel,check,accel_fraction_of_bandwidth,"
+                    "read_limit_gbps,fits_llc\n");
     printf("%-22s %-16s %12s %-20s %12s %9s\n", "benchmark", "size",
            "accel ms", "baseline", "baseline ms", "accel/base");
     printf("(accel/base = baseline time / accel time: 1.00x is equal speed, "
            "above 1 accel is faster; memory-bound rows end with the bytes "
            "they read and write once / accel's time, as a share of the "
-           "streaming read's bandwidth)\n");
+           "best streaming read rate measured beyond the last-level cache "
+           "or at the row's footprint, and say when that fits in the "
+           "LLC)\n");
 }
 
 acc_context *bench_context(const bench *b, const char *cache_dir)
@@ -240,6 +250,29 @@ acc_array bench_vector(acc_scalar s, int64_t n, void *data)
 acc_array bench_scalar(acc_scalar s, void *data)
 {
     return bench_array(s, 0, NULL, data);
+}
+
+double bench_time(const bench *b, bench_timed_fn fn, void *ctx)
+{
+    double t[64];
+    for (int r = 0; r < b->runs; r++) {
+        double s = bench_now_ms();
+        fn(ctx);
+        t[r] = bench_now_ms() - s;
+    }
+    return bench_median(t, b->runs);
+}
+
+void bench_call_run(void *call)
+{
+    bench_call *c = call;
+    bench_run(c->b, c->p, c->n_in, c->in, 1, c->out);
+}
+
+uint64_t bench_lcg(uint64_t *state)
+{
+    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+    return *state;
 }
 
 void bench_interleaved(const bench *b, size_t n, bench_timed_fn *fn,

@@ -19,9 +19,17 @@ typedef struct bench {
     double scale;
     FILE *csv;
     int failures;
-    /* bytes per ms of the streaming read (bench/bandwidth.c); 0 when not
-     * measured: rows then show no fraction of it */
+    /* bytes per ms of the streaming read beyond the last-level cache
+     * (bench/bandwidth.c); 0 when not measured: rows then show no
+     * fraction of it */
     double bandwidth;
+    /* the largest cache's size in bytes (0: unknown), and the read rate a
+     * memory-bound row of `bytes` is measured against (NULL: b->bandwidth) */
+    double llc_bytes;
+    double (*read_limit)(struct bench *b, double bytes);
+    /* the last read rate measured at a row's footprint (bench_read_limit:
+     * the rows of one workload against several baselines share it) */
+    double footprint_bytes, footprint_rate;
 } bench;
 
 /* The text programs, read once: tests/programs/language4.acc (LANGUAGE.md
@@ -45,7 +53,9 @@ void bench_report(bench *b, const char *name, const char *size,
                   int agree);
 /* The same for a memory-bound row: `bytes` is what the computation must
  * read and write once; the row also shows accel's bytes / time as a
- * fraction of b->bandwidth (the CSV's last column). */
+ * fraction of the read rate b->read_limit gives for that footprint, that
+ * rate, and whether the bytes fit in the last-level cache (the CSV's last
+ * three columns). */
 void bench_report_mem(bench *b, const char *name, const char *size,
                       double accel_ms, const char *baseline, double base_ms,
                       int agree, double bytes);
@@ -75,6 +85,25 @@ acc_array bench_scalar(acc_scalar s, void *data);
 
 /* One timed call (or batch of calls) of a baseline or of accel. */
 typedef void (*bench_timed_fn)(void *ctx);
+/* The median of b->runs timed calls of fn(ctx) in a row. */
+double bench_time(const bench *b, bench_timed_fn fn, void *ctx);
+
+/* A run of a compiled program on fixed arguments (bench_call_run, a
+ * bench_timed_fn, runs it with bench_run). */
+typedef struct bench_call {
+    const bench *b;
+    acc_program *p;
+    size_t n_in;
+    const acc_array *in;
+    acc_array *out; /* one output */
+} bench_call;
+void bench_call_run(void *call);
+
+/* The next number of the benchmarks' pseudo-random sequence (a 64-bit
+ * linear congruential generator, Knuth's MMIX constants) from *state:
+ * its high bits are the random keys and columns of the C rows, which
+ * bench/python/peer_workloads.py draws from the same range. */
+uint64_t bench_lcg(uint64_t *state);
 /* Medians of b->runs rounds of fn[0..n) (n <= 8), each round timing every
  * fn once in turn (the order rotating per round), so that the machine's
  * load drifts fall on all of them alike. */

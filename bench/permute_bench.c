@@ -16,50 +16,42 @@
 
 /* ---- histogram (permute (+)) ------------------------------------------------ */
 
+/* The histogram's keys and its baselines' tables, for their
+ * bench_timed_fn. */
 typedef struct hist_run {
-    const bench *b;
-    acc_program *p;
-    acc_array in[2], out;
+    int threads;
     int64_t n, k;
     const int32_t *xs;
     int32_t *atomics, *tables;
 } hist_run;
 
-static void hist_accel(void *c)
-{
-    hist_run *h = c;
-    bench_run(h->b, h->p, 2, h->in, 1, &h->out);
-}
-
 static void hist_atomics(void *c)
 {
     hist_run *h = c;
-    bl_histogram(h->b->threads, h->n, h->xs, h->k, h->atomics);
+    bl_histogram(h->threads, h->n, h->xs, h->k, h->atomics);
 }
 
 static void hist_tables(void *c)
 {
     hist_run *h = c;
-    bl_histogram_private(h->b->threads, h->n, h->xs, h->k, h->tables);
+    bl_histogram_private(h->threads, h->n, h->xs, h->k, h->tables);
 }
 
 static void histogram_row(bench *b, int64_t k)
 {
     int64_t n = (int64_t)(20e6 * b->scale);
     int32_t *xs = bench_alloc(b, (size_t)n * 4);
-    int32_t *atomics = bench_touched(b, (size_t)k * 4);
-    int32_t *tables = bench_touched(b, (size_t)k * 4);
     int32_t *got = bench_touched(b, (size_t)k * 4);
+    hist_run h = {b->threads, n, k, xs, bench_touched(b, (size_t)k * 4),
+                  bench_touched(b, (size_t)k * 4)};
     uint64_t seed = 987654321;
-    for (int64_t i = 0; i < n; i++) {
-        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-        xs[i] = (int32_t)((seed >> 33) % (uint64_t)k);
-    }
-    hist_run h = {b, bench_compile(b, "histogram"),
-                  {bench_scalar(ACC_I64, &k), bench_vector(ACC_I32, n, xs)},
-                  bench_vector(ACC_I32, k, got), n, k, xs, atomics, tables};
-    bench_timed_fn fn[3] = {hist_accel, hist_atomics, hist_tables};
-    void *ctx[3] = {&h, &h, &h};
+    for (int64_t i = 0; i < n; i++)
+        xs[i] = (int32_t)((bench_lcg(&seed) >> 33) % (uint64_t)k);
+    acc_array in[2] = {bench_scalar(ACC_I64, &k), bench_vector(ACC_I32, n, xs)};
+    acc_array out = bench_vector(ACC_I32, k, got);
+    bench_call run = {b, bench_compile(b, "histogram"), 2, in, &out};
+    bench_timed_fn fn[3] = {bench_call_run, hist_atomics, hist_tables};
+    void *ctx[3] = {&run, &h, &h};
     double med[3];
     bench_interleaved(b, 3, fn, ctx, med);
     char size[48];
@@ -69,43 +61,32 @@ static void histogram_row(bench *b, int64_t k)
      * when small: the keys are what streams) */
     double bytes = 4.0 * (double)n + 4.0 * (double)k;
     bench_report_mem(b, "histogram", size, med[0], "C atomics (threads)",
-                     med[1], memcmp(got, atomics, (size_t)k * 4) == 0, bytes);
+                     med[1], memcmp(got, h.atomics, (size_t)k * 4) == 0,
+                     bytes);
     bench_report_mem(b, "histogram", size, med[0], "C per-thread tables",
-                     med[2], memcmp(got, tables, (size_t)k * 4) == 0, bytes);
-    acc_program_free(h.p);
+                     med[2], memcmp(got, h.tables, (size_t)k * 4) == 0,
+                     bytes);
+    acc_program_free(run.p);
     free(xs);
-    free(atomics);
-    free(tables);
+    free(h.atomics);
+    free(h.tables);
     free(got);
 }
 
 /* ---- sieve (permute' over expand) ------------------------------------------ */
 
+/* The sieve's primes and the baseline's marks, for its bench_timed_fn. */
 typedef struct sieve_run {
-    const bench *b;
-    acc_program *p, *unfused;
-    acc_array in[2], out;
+    int threads;
     const int64_t *ps;
     int64_t n_ps, n;
     int32_t *mine;
 } sieve_run;
 
-static void sieve_accel(void *c)
-{
-    sieve_run *s = c;
-    bench_run(s->b, s->p, 2, s->in, 1, &s->out);
-}
-
-static void sieve_unfused(void *c)
-{
-    sieve_run *s = c;
-    bench_run(s->b, s->unfused, 2, s->in, 1, &s->out);
-}
-
 static void sieve_c(void *c)
 {
     sieve_run *s = c;
-    bl_sieve_marks(s->b->threads, s->ps, s->n_ps, s->n, s->mine);
+    bl_sieve_marks(s->threads, s->ps, s->n_ps, s->n, s->mine);
 }
 
 /* The primes below sqrt(n) (at least 2), into a new vector. */
@@ -138,40 +119,40 @@ void permute_bench_sieve(bench *b)
     if (n < 16)
         n = 16;
     int64_t *ps = small_primes(b, n, &n_ps);
-    int32_t *mine = bench_touched(b, (size_t)n * 4);
     int32_t *got = bench_touched(b, (size_t)n * 4);
     int32_t *got_unfused = bench_touched(b, (size_t)n * 4);
-    sieve_run s = {b, bench_compile(b, "sieveMarks"), NULL,
-                   {bench_vector(ACC_I64, n_ps, ps), bench_scalar(ACC_I64, &n)},
-                   bench_vector(ACC_I32, n, got), ps, n_ps, n, mine};
+    sieve_run s = {b->threads, ps, n_ps, n, bench_touched(b, (size_t)n * 4)};
+    acc_array in[2] = {bench_vector(ACC_I64, n_ps, ps), bench_scalar(ACC_I64, &n)};
+    acc_array out = bench_vector(ACC_I32, n, got);
+    acc_array out_unfused = bench_vector(ACC_I32, n, got_unfused);
+    bench_call fused = {b, bench_compile(b, "sieveMarks"), 2, in, &out};
     const char *was = getenv("ACC_DISABLE");
     char *saved = was ? strdup(was) : NULL;
     setenv("ACC_DISABLE", "fusion", 1);
     acc_context *plain = bench_context(b, NULL);
-    s.unfused = bench_compile_in(b, plain, "sieveMarks");
+    bench_call unfused = {b, bench_compile_in(b, plain, "sieveMarks"), 2, in,
+                          &out_unfused};
     if (saved)
         setenv("ACC_DISABLE", saved, 1);
     else
         unsetenv("ACC_DISABLE");
     free(saved);
-    sieve_run su = s;
-    su.out = bench_vector(ACC_I32, n, got_unfused);
-    bench_timed_fn fn[3] = {sieve_accel, sieve_c, sieve_unfused};
-    void *ctx[3] = {&s, &s, &su};
+    bench_timed_fn fn[3] = {bench_call_run, sieve_c, bench_call_run};
+    void *ctx[3] = {&fused, &s, &unfused};
     double med[3];
     bench_interleaved(b, 3, fn, ctx, med);
     char size[48];
     snprintf(size, sizeof size, "n=%lld, %lld primes", (long long)n,
              (long long)n_ps);
     bench_report(b, "sieve (permute')", size, med[0], "C split target (thr.)",
-                 med[1], memcmp(got, mine, (size_t)n * 4) == 0);
+                 med[1], memcmp(got, s.mine, (size_t)n * 4) == 0);
     bench_report(b, "sieve (permute')", size, med[0], "accel, fusion off",
                  med[2], memcmp(got, got_unfused, (size_t)n * 4) == 0);
-    acc_program_free(s.p);
-    acc_program_free(s.unfused);
+    acc_program_free(fused.p);
+    acc_program_free(unfused.p);
     acc_context_destroy(plain);
     free(ps);
-    free(mine);
+    free(s.mine);
     free(got);
     free(got_unfused);
 }

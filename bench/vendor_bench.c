@@ -224,6 +224,23 @@ static void vendor_row(bench *b, vendor_run *v, acc_context *with,
     acc_program_free(v->p);
 }
 
+/* Which kernels OpenBLAS chose (its dynamic-architecture build picks them
+ * by CPU model at load; a model it does not know gets generic SSE3
+ * "Prescott" ones, bench/README.md) and its threads, for the gemm row. */
+static void openblas_note(const char *const *libs, size_t n)
+{
+    void *core = bench_find_symbol(libs, n, "openblas_get_corename");
+    void *threads = bench_find_symbol(libs, n, "openblas_get_num_threads");
+    char *(*core_fn)(void) = NULL;
+    int (*threads_fn)(void) = NULL;
+    if (!core || !threads)
+        return;
+    memcpy(&core_fn, &core, sizeof core);
+    memcpy(&threads_fn, &threads, sizeof threads);
+    printf("%-22s (OpenBLAS: %s kernels, %d threads; OPENBLAS_CORETYPE "
+           "chooses others)\n", "matmul (cblas)", core_fn(), threads_fn());
+}
+
 static void vendor_gemm(bench *b)
 {
     static const char *const libs[] = {"libopenblas.so.0", "libopenblas.so",
@@ -261,6 +278,7 @@ static void vendor_gemm(bench *b)
     char size[48];
     snprintf(size, sizeof size, "%lldx%lld f32", (long long)m, (long long)m);
     acc_context *with = plugin_context(b, "cblas");
+    openblas_note(libs, 3);
     if (with)
         vendor_row(b, &v, with, "cblas", "matmul", size,
                    "cblas_sgemm direct", (void *[]){got}, (void *[]){mine}, 1,

@@ -14,6 +14,7 @@ void wl_blackscholes_init(const bench *b, wl_blackscholes *w)
     n = n < 1 ? 1 : n;
     size_t bytes = (size_t)n * 4;
     memset(w, 0, sizeof *w);
+    w->threads = b->threads;
     w->n = n;
     w->price = bench_alloc(b, bytes);
     w->strike = bench_alloc(b, bytes);
@@ -71,6 +72,7 @@ void wl_mandelbrot_init(const bench *b, wl_mandelbrot *m)
 {
     double side = sqrt(b->scale);
     memset(m, 0, sizeof *m);
+    m->threads = b->threads;
     m->w = (int64_t)(1920 * side);
     m->h = (int64_t)(1080 * side);
     m->w = m->w < 1 ? 1 : m->w;

@@ -12,6 +12,7 @@
 
 /* Black-Scholes on 20M options (times b->scale). */
 typedef struct wl_blackscholes {
+    int threads; /* the bench's, for the baseline */
     int64_t n;
     float *price, *strike, *years; /* the options */
     float *acall, *aput;           /* accel's results (out) */
@@ -29,6 +30,7 @@ void wl_blackscholes_free(wl_blackscholes *w);
 /* Mandelbrot escape counts of a 1920x1080 image (times sqrt(b->scale) per
  * side), limit 255. */
 typedef struct wl_mandelbrot {
+    int threads; /* the bench's, for the baseline */
     int64_t w, h;
     int32_t limit;
     int32_t *got, *mine; /* accel's result (out), the baseline's */

@@ -43,6 +43,19 @@ endif()
 set_target_properties(accel_bench PROPERTIES
                       RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bench")
 
+# bench/fftw_layout.c: the fftw plugin against FFTW called directly, split
+# against interleaved layout; run by hand (bench/README.md), not by make
+# bench.  Built where the fftw plugin is built with FFTW's threads.
+if(TARGET accel_plugin_fftw AND FFTW3_THREADS_LIB AND FFTW3F_THREADS_LIB)
+  add_executable(fftw_layout bench/fftw_layout.c bench/bench_common.c)
+  target_include_directories(fftw_layout PRIVATE "${PROJECT_SOURCE_DIR}")
+  target_link_libraries(fftw_layout PRIVATE accel PkgConfig::FFTW3
+                        PkgConfig::FFTW3F ${FFTW3_THREADS_LIB}
+                        ${FFTW3F_THREADS_LIB} m)
+  set_target_properties(fftw_layout PROPERTIES
+                        RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bench")
+endif()
+
 # ctest bench.smoke: the bandwidth line, the memory-bound rows' fractions
 # and bench/python/peers.py (numpy, numba) on tiny sizes, in seconds
 # (bench/python/smoke_test.py; nothing measures speed).

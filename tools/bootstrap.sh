@@ -3,9 +3,22 @@
 # test are installed.  Idempotent: it installs only what is missing, and
 # does nothing (no apt-get update) when everything is there.  Uses sudo
 # only when not run as root.  Prints one line saying what it did.
+#
+#   tools/bootstrap.sh           the build and test prerequisites (every make)
+#   tools/bootstrap.sh --bench   what `make bench` needs beyond them: the
+#                                benchmark peers (bench/python/peers.py),
+#                                kept out of `make test` because they are
+#                                heavy (numba pulls LLVM through llvmlite)
 set -euo pipefail
 
-packages=(
+what="packages"
+case "${1:-}" in
+    "") ;;
+    --bench) what="bench packages" ;;
+    *) echo "usage: tools/bootstrap.sh [--bench]" >&2; exit 2 ;;
+esac
+
+build_packages=(
     cmake make gcc clang pkg-config binutils
     libffi-dev            # libffi dispatch of plain C functions
     libcriterion-dev      # the test framework
@@ -20,6 +33,17 @@ packages=(
     libopenmpi-dev        # the mpi plugin (plugins/mpi)
     openmpi-bin           # mpirun, for the mpi tests and examples
 )
+
+bench_packages=(
+    python3-numpy         # the numpy column of make bench
+    python3-numba         # the numba column of make bench
+)
+
+if [ "$what" = "bench packages" ]; then
+    packages=("${bench_packages[@]}")
+else
+    packages=("${build_packages[@]}")
+fi
 
 installed() {
     dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
@@ -36,7 +60,7 @@ for p in "${packages[@]}"; do
 done
 
 if [ ${#missing[@]} -eq 0 ]; then
-    echo "bootstrap: nothing to do, all ${#packages[@]} packages are installed"
+    echo "bootstrap: nothing to do, all ${#packages[@]} $what are installed"
     exit 0
 fi
 

@@ -12,7 +12,10 @@ that row names, times numpy and numba, and prints them joined to accel's
 time: peer/accel = peer time / accel time (above 1 accel is faster, as in
 accel_bench's table).  One line per (benchmark, size): where accel_bench
 prints a workload twice (against two baselines), the first row's accel
-time is used.  The joined table goes to PEERS_CSV (default
+time is used, except that a row against accel's own pure fallback (group
+`foreign`: accel allocates its result each run and is not interleaved)
+gives way to a later row of the same workload (group `vendor`: into
+caller buffers, as numpy's `out=` is).  The joined table goes to PEERS_CSV (default
 bench-peers.csv beside ACCEL_CSV) with accel_bench's columns, the peer in
 the baseline column.
 
@@ -38,9 +41,14 @@ def usage():
     sys.exit(2)
 
 
+FALLBACK = "pure fallback"  # accel_bench's foreign rows (vendor_bench.c)
+
+
 def accel_rows(path):
-    """(benchmark, size) -> accel ms, in the CSV's order, first row wins."""
-    rows = {}
+    """(benchmark, size) -> accel ms, in the CSV's order: the first row
+    wins, unless it is a foreign row and a later one is not (the foreign
+    rows time accel allocating its result; numpy writes into out=)."""
+    rows, from_fallback = {}, set()
     with open(path, newline="") as f:
         for r in csv.DictReader(f):
             key = (r["benchmark"], r["size"])
@@ -48,7 +56,12 @@ def accel_rows(path):
                 ms = float(r["accel_ms"])
             except (TypeError, ValueError):
                 continue  # the bandwidth, compile and overhead lines
-            rows.setdefault(key, ms)
+            fallback = r["baseline"] == FALLBACK
+            if key not in rows or (key in from_fallback and not fallback):
+                rows[key] = ms
+                from_fallback.discard(key)
+                if fallback:
+                    from_fallback.add(key)
     return rows
 
 
