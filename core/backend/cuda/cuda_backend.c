@@ -46,7 +46,6 @@ void cuda_leave(cuda_backend *be)
 
 static cuda_backend *open_libraries(int ordinal, diag *d)
 {
-    char why[768]; /* the loader's sentence (loader.h, device.h) */
     cuda_backend *be = mem_calloc(1, sizeof *be);
     int count = 0;
     if (!be) {
@@ -54,12 +53,10 @@ static cuda_backend *open_libraries(int ordinal, diag *d)
         return NULL;
     }
     be->base.ops = &cuda_ops;
-    if (!cuda_load_driver(&be->drv, why, sizeof why) ||
-        !cuda_device_query(&be->drv, ordinal, &be->dev, &count, why,
-                           sizeof why) ||
-        !cuda_load_nvrtc(&be->nv, why, sizeof why) ||
-        !cuda_arch_for(&be->nv, be->dev.cc, &be->arch, why, sizeof why)) {
-        diag_fail(d, ACC_ERR_UNSUPPORTED, "%s", why);
+    if (cuda_load_driver(&be->drv, d) ||
+        cuda_device_query(&be->drv, ordinal, &be->dev, &count, d) ||
+        cuda_load_nvrtc(&be->nv, d) ||
+        cuda_arch_for(&be->nv, be->dev.cc, &be->arch, d)) {
         free(be);
         return NULL;
     }
