@@ -82,7 +82,7 @@ cuda_backend *cuda_backend_create(int ordinal, const char *cache_dir,
     pthread_mutex_init(&be->module_lock, NULL);
     be->refs = 1;
     if (!(be->pool = cuda_pool_create(&be->drv)) ||
-        !cache_folder_init(&be->folder, cache_dir)) {
+        cache_folder_init(&be->folder, cache_dir, d) != ACC_OK) {
         diag_oom(d, "cuda backend");
         cuda_backend_release(be);
         return NULL;
