@@ -26,6 +26,14 @@ acc_status cuda_fail(const cuda_backend *be, diag *d, cu_result r,
                      "%s: %s", what, err);
 }
 
+acc_status cuda_failure(diag *d)
+{
+    if (diag_ok(d))
+        diag_fail(d, ACC_ERR_INTERNAL, "a CUDA step failed without "
+                  "recording an error");
+    return d->status;
+}
+
 int cuda_enter(cuda_backend *be, diag *d)
 {
     cu_result r = be->drv.cuCtxPushCurrent(be->ctx);
