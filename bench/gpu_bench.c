@@ -59,9 +59,12 @@ static void die_cu(const gpu *g, cu_result r, const char *what)
 static int open_device(gpu *g, char *why, size_t why_len)
 {
     int count = 0, major = 0, minor = 0;
-    if (!cuda_load_driver(&g->cu, why, why_len) ||
-        !cuda_load_nvrtc(&g->nvrtc, why, why_len))
+    diag d;
+    diag_clear(&d);
+    if (cuda_load_driver(&g->cu, &d) || cuda_load_nvrtc(&g->nvrtc, &d)) {
+        snprintf(why, why_len, "%.*s", (int)why_len - 1, d.message);
         return 0;
+    }
     if (g->cu.cuInit(0) != CU_SUCCESS || g->cu.cuDeviceGetCount(&count) !=
         CU_SUCCESS || count == 0) {
         snprintf(why, why_len, "no CUDA device");

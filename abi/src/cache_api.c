@@ -14,13 +14,10 @@ static int report_unowned(const acc_context *ctx, char **dir, char **note,
                           diag *d)
 {
     cache_folder f;
-    if (!cache_folder_init(&f, ctx->cache_dir)) {
-        diag_fail(d, ACC_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-        return 0;
-    }
-    int ok = cache_folder_report(&f, dir, note, d);
+    if (cache_folder_init(&f, ctx->cache_dir, d) == ACC_OK)
+        cache_folder_report(&f, dir, note, d);
     cache_folder_free(&f);
-    return ok;
+    return diag_ok(d);
 }
 
 acc_status acc_context_kernel_cache(const acc_context *ctx, char **dir,

@@ -165,7 +165,7 @@ static uk_host *host_create(acc_context *ctx, diag *d)
     if (h && cpu_toolchain_init(&h->own_tc)) {
         h->tc = &h->own_tc;
         h->own_cache = 1;
-        if ((h->cache = cache_create(ctx->cache_dir)))
+        if ((h->cache = cache_create(ctx->cache_dir, d)))
             return h;
     }
     host_free(h);

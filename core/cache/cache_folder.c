@@ -88,44 +88,42 @@ void cache_folder_temp_name(char *buf, const char *suffix)
 
 /* ---- checking a path, one component at a time ------------------------------------ */
 
+/* Why a folder is refused, recorded on a scratch diag: the caller makes
+ * it the note, or the error when no folder is left (cache_folder_resolve). */
+#define REFUSE(why, ...) diag_fail((why), ACC_ERR_COMPILE, __VA_ARGS__)
+
 /* An ancestor of the cache folder: only root or this user may change it
  * (a folder others can write, like /tmp, is fine with the sticky bit:
  * they cannot rename or remove what is ours in it). */
-static int check_ancestor(const struct stat *st, const char *path, char *why,
-                          size_t n)
+static acc_status check_ancestor(const struct stat *st, const char *path,
+                                 diag *why)
 {
     uid_t me = geteuid();
-    if (st->st_uid != 0 && st->st_uid != me) {
-        snprintf(why, n, "its parent folder %s is owned by uid %u, neither "
-                 "root nor this user (uid %u)", path, (unsigned)st->st_uid,
-                 (unsigned)me);
-        return 0;
-    }
-    if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(st->st_mode & S_ISVTX)) {
-        snprintf(why, n, "its parent folder %s is writable by group or "
-                 "others (mode %04o) without the sticky bit", path,
-                 (unsigned)(st->st_mode & 07777));
-        return 0;
-    }
-    return 1;
+    if (st->st_uid != 0 && st->st_uid != me)
+        return REFUSE(why, "its parent folder %s is owned by uid %u, neither "
+                      "root nor this user (uid %u)", path,
+                      (unsigned)st->st_uid, (unsigned)me);
+    if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(st->st_mode & S_ISVTX))
+        return REFUSE(why, "its parent folder %s is writable by group or "
+                      "others (mode %04o) without the sticky bit", path,
+                      (unsigned)(st->st_mode & 07777));
+    return ACC_OK;
 }
 
 /* The cache folder itself, or a component we created: ours and private. */
-static int check_own(const struct stat *st, const char *path, char *why,
-                     size_t n)
+static acc_status check_own(const struct stat *st, const char *path,
+                            diag *why)
 {
     uid_t me = geteuid();
     if (!S_ISDIR(st->st_mode))
-        snprintf(why, n, "%s is not a folder", path);
-    else if (st->st_uid != me)
-        snprintf(why, n, "%s is owned by uid %u, not by this user (uid %u)",
-                 path, (unsigned)st->st_uid, (unsigned)me);
-    else if (st->st_mode & (S_IWGRP | S_IWOTH))
-        snprintf(why, n, "%s is writable by group or others (mode %04o)",
-                 path, (unsigned)(st->st_mode & 07777));
-    else
-        return 1;
-    return 0;
+        return REFUSE(why, "%s is not a folder", path);
+    if (st->st_uid != me)
+        return REFUSE(why, "%s is owned by uid %u, not by this user (uid %u)",
+                      path, (unsigned)st->st_uid, (unsigned)me);
+    if (st->st_mode & (S_IWGRP | S_IWOTH))
+        return REFUSE(why, "%s is writable by group or others (mode %04o)",
+                      path, (unsigned)(st->st_mode & 07777));
+    return ACC_OK;
 }
 
 /* Opens component `name` of folder `at` as a folder, creating it (0700)
@@ -147,18 +145,17 @@ static int open_component(int at, const char *name, int nofollow,
 }
 
 /* Why component `name` of `at` could not be opened as a folder. */
-static void open_failure(int at, const char *name, const char *path, int err,
-                         char *why, size_t n)
+static acc_status open_failure(int at, const char *name, const char *path,
+                               int err, diag *why)
 {
     struct stat st;
     if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
         S_ISLNK(st.st_mode))
-        snprintf(why, n, "%s is a symbolic link", path);
-    else if (err == ENOTDIR)
-        snprintf(why, n, "%s is not a folder", path);
-    else
-        snprintf(why, n, "%s cannot be opened or created: %s", path,
-                 strerror(err));
+        return REFUSE(why, "%s is a symbolic link", path);
+    if (err == ENOTDIR)
+        return REFUSE(why, "%s is not a folder", path);
+    return REFUSE(why, "%s cannot be opened or created: %s", path,
+                  strerror(err));
 }
 
 /* The next component of *p (skipping slashes) into comp; 0 at the end. */
@@ -176,9 +173,9 @@ static int next_component(const char **p, char *comp, size_t size)
     return 1;
 }
 
-/* Opens folder `path` as described in cache_folder.h: *out on success;
- * otherwise 0 and why says why. */
-static int open_private(const char *path, int *out, char *why, size_t n)
+/* Opens folder `path` as described in cache_folder.h: ACC_OK with *out;
+ * otherwise the refusal recorded on why. */
+static acc_status open_private(const char *path, int *out, diag *why)
 {
     char prefix[4096], comp[256];
     struct stat st;
@@ -187,41 +184,41 @@ static int open_private(const char *path, int *out, char *why, size_t n)
                    O_CLOEXEC);
     snprintf(prefix, sizeof prefix, "%s", path[0] == '/' ? "" : ".");
     if (cur < 0 || fstat(cur, &st) != 0) {
-        snprintf(why, n, "cannot open %s: %s", path[0] == '/' ? "/" : ".",
-                 strerror(errno));
+        REFUSE(why, "cannot open %s: %s", path[0] == '/' ? "/" : ".",
+               strerror(errno));
         if (cur >= 0)
             close(cur);
-        return 0;
+        return why->status;
     }
     int ok = 1, mine = 0, any = 0;
     while (ok && next_component(&p, comp, sizeof comp)) {
         int last = *p == '\0', created = 0;
-        ok = check_ancestor(&st, prefix[0] ? prefix : "/", why, n);
+        ok = check_ancestor(&st, prefix[0] ? prefix : "/", why) == ACC_OK;
         int shared = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
         size_t at = strlen(prefix);
         snprintf(prefix + at, sizeof prefix - at, "/%s", comp);
         int next = ok ? open_component(cur, comp, last || shared, &created)
                       : -1;
         if (ok && (next < 0 || fstat(next, &st) != 0)) {
-            open_failure(cur, comp, prefix, errno, why, n);
+            open_failure(cur, comp, prefix, errno, why);
             ok = 0;
         }
         close(cur);
         cur = next;
         mine = last || created;
         any = 1;
-        if (ok && created && !check_own(&st, prefix, why, n))
+        if (ok && created && check_own(&st, prefix, why) != ACC_OK)
             ok = 0;
     }
     if (ok && (mine || !any))
-        ok = check_own(&st, any ? prefix : path, why, n);
+        ok = check_own(&st, any ? prefix : path, why) == ACC_OK;
     if (!ok) {
         if (cur >= 0)
             close(cur);
-        return 0;
+        return why->status;
     }
     *out = cur;
-    return 1;
+    return ACC_OK;
 }
 
 /* ---- the secret -------------------------------------------------------------------- */
@@ -301,29 +298,26 @@ static int create_secret(int dirfd, unsigned char *secret, int *err)
     return r;
 }
 
-static int load_secret(int dirfd, unsigned char *secret, char *why, size_t n)
+static acc_status load_secret(int dirfd, unsigned char *secret, diag *why)
 {
     int err = 0;
     for (int attempt = 0; attempt < 4; attempt++) {
         int r = read_secret(dirfd, secret);
         if (r > 0)
-            return 1;
+            return ACC_OK;
         if (r < 0) { /* damaged or planted: a new one seals from now on */
             unlinkat(dirfd, CACHE_SECRET_NAME, 0);
             continue;
         }
         r = create_secret(dirfd, secret, &err);
         if (r > 0)
-            return 1;
-        if (r < 0) {
-            snprintf(why, n, "its secret %s cannot be created: %s",
-                     CACHE_SECRET_NAME, strerror(err));
-            return 0;
-        }
+            return ACC_OK;
+        if (r < 0)
+            return REFUSE(why, "its secret %s cannot be created: %s",
+                          CACHE_SECRET_NAME, strerror(err));
     }
-    snprintf(why, n, "its secret %s is not a private file of this user and "
-             "cannot be replaced", CACHE_SECRET_NAME);
-    return 0;
+    return REFUSE(why, "its secret %s is not a private file of this user and "
+                  "cannot be replaced", CACHE_SECRET_NAME);
 }
 
 /* ---- removing, and the sweep of leftovers -------------------------------------------- */
@@ -402,11 +396,13 @@ static void sweep_stale(int fd)
 
 /* ---- the folder ---------------------------------------------------------------------- */
 
-int cache_folder_init(cache_folder *f, const char *option)
+acc_status cache_folder_init(cache_folder *f, const char *option, diag *d)
 {
     memset(f, 0, sizeof *f);
     f->fd = f->tmp_fd = -1;
-    return !option || (f->option = mem_strdup(option)) != NULL;
+    if (option && !(f->option = mem_strdup(option)))
+        return diag_oom(d, "the kernel cache");
+    return ACC_OK;
 }
 
 void cache_folder_free(cache_folder *f)
@@ -425,89 +421,97 @@ void cache_folder_free(cache_folder *f)
     f->fd = f->tmp_fd = -1;
 }
 
-static char *default_folder(void)
+/* The folder asked for into buf (4096 bytes), or NULL when there is
+ * none to name: no option, and neither XDG_CACHE_HOME nor HOME. */
+static const char *folder_asked(const cache_folder *f, char *buf)
 {
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    char buf[4096];
+    if (f->option)
+        return f->option;
     if (xdg && *xdg == '/')
-        snprintf(buf, sizeof buf, "%s/accel", xdg);
+        snprintf(buf, 4096, "%s/accel", xdg);
     else if (home && *home)
-        snprintf(buf, sizeof buf, "%s/.cache/accel", home);
+        snprintf(buf, 4096, "%s/.cache/accel", home);
     else
         return NULL;
-    return mem_strdup(buf);
+    return buf;
 }
 
-/* A private temporary folder in $TMPDIR, else /tmp; 0 with why. */
-static int make_temporary(cache_folder *f, char *why, size_t n)
+/* A private temporary folder in $TMPDIR, else /tmp: ACC_OK, or why not
+ * recorded on why (the last base's reason; out of memory: diag_oom). */
+static acc_status make_temporary(cache_folder *f, diag *why)
 {
     const char *tmpdir = getenv("TMPDIR");
     const char *bases[2] = {tmpdir && *tmpdir == '/' ? tmpdir : "/tmp",
                             "/tmp"};
-    snprintf(why, n, "out of host memory");
     for (int i = 0; i < 2; i++) {
         char path[4096];
         int fd;
+        diag_clear(why); /* the last base's reason is the one reported */
         snprintf(path, sizeof path, "%s/accel-cache-XXXXXX", bases[i]);
         if (!mkdtemp(path)) {
-            snprintf(why, n, "cannot create a folder in %s: %s", bases[i],
-                     strerror(errno));
+            REFUSE(why, "cannot create a folder in %s: %s", bases[i],
+                   strerror(errno));
             continue;
         }
-        if (!open_private(path, &fd, why, n)) {
+        if (open_private(path, &fd, why) != ACC_OK) {
             rmdir(path);
             continue;
         }
         if ((f->tmp = mem_strdup(path)) != NULL) {
             f->tmp_fd = fd;
-            return 1;
+            return ACC_OK;
         }
+        diag_oom(why, "the kernel cache's temporary folder");
         close(fd);
         rmdir(path);
     }
-    return 0;
+    return why->status;
 }
 
-int cache_folder_resolve(cache_folder *f, diag *d)
+acc_status cache_folder_resolve(cache_folder *f, diag *d)
 {
-    char why[600] = "", tmp_why[600];
+    char buf[4096];
+    diag why, tmp_why; /* refusals (REFUSE): a note unless nothing is left */
     if (f->resolved && f->fd < 0 && f->tmp_fd < 0) /* refused before */
         return diag_fail(d, ACC_ERR_COMPILE, "kernel cache: no folder can be "
-                         "used (refused when first needed)") == ACC_OK;
+                         "used (refused when first needed)");
     if (f->resolved)
-        return 1;
+        return ACC_OK;
+    const char *named = folder_asked(f, buf);
+    if (named && !(f->dir = mem_strdup(named)))
+        return diag_oom(d, "the kernel cache"); /* resolved on a next try */
     f->resolved = 1;
-    f->dir = f->option ? mem_strdup(f->option) : default_folder();
     int fd = -1;
+    diag_clear(&why);
+    diag_clear(&tmp_why);
     if (!f->dir)
-        snprintf(why, sizeof why, "neither XDG_CACHE_HOME nor HOME names a "
-                 "folder");
-    else if (open_private(f->dir, &fd, why, sizeof why)) {
-        if (load_secret(fd, f->secret, why, sizeof why)) {
+        REFUSE(&why, "neither XDG_CACHE_HOME nor HOME names a folder");
+    else if (open_private(f->dir, &fd, &why) == ACC_OK) {
+        if (load_secret(fd, f->secret, &why) == ACC_OK) {
             f->fd = fd;
             sweep_stale(fd);
-            return 1;
+            return ACC_OK;
         }
         close(fd);
     }
     random_bytes(f->secret, sizeof f->secret);
     const char *asked = f->dir ? f->dir : "the default kernel cache";
-    if (!make_temporary(f, tmp_why, sizeof tmp_why)) {
-        diag_fail(d, ACC_ERR_COMPILE, "kernel cache: %s is refused (%s), and "
-                  "no private temporary folder can be made: %s", asked, why,
-                  tmp_why);
-        return 0;
-    }
-    snprintf(f->note, sizeof f->note, "kernel cache %s refused: %s; kernels "
-             "are compiled in the private temporary folder %s for this "
-             "context", asked, why, f->tmp);
-    return 1;
+    if (make_temporary(f, &tmp_why) != ACC_OK)
+        return diag_fail(d, ACC_ERR_COMPILE, "kernel cache: %s is refused "
+                         "(%s), and no private temporary folder can be made: "
+                         "%s", asked, why.message, tmp_why.message);
+    snprintf(f->note, sizeof f->note, "kernel cache %s refused: %.600s; "
+             "kernels are compiled in the private temporary folder %s for "
+             "this context", asked, why.message, f->tmp);
+    return ACC_OK;
 }
 
 int cache_folder_fallback(cache_folder *f, int err)
 {
-    char why[600];
-    if (f->tmp_fd >= 0 || !make_temporary(f, why, sizeof why))
+    diag why; /* no temporary folder: the write error stands */
+    diag_clear(&why);
+    if (f->tmp_fd >= 0 || make_temporary(f, &why) != ACC_OK)
         return 0;
     snprintf(f->note, sizeof f->note, "kernel cache %s cannot be written "
              "(%s); new kernels are compiled in the private temporary "
@@ -515,19 +519,19 @@ int cache_folder_fallback(cache_folder *f, int err)
     return 1;
 }
 
-int cache_folder_report(cache_folder *f, char **dir, char **note, diag *d)
+acc_status cache_folder_report(cache_folder *f, char **dir, char **note,
+                               diag *d)
 {
     *dir = *note = NULL;
-    if (!cache_folder_resolve(f, d))
-        return 0;
+    if (cache_folder_resolve(f, d) != ACC_OK)
+        return d->status;
     if (!(*dir = mem_strdup(cache_folder_write_dir(f))) ||
         !(*note = mem_strdup(f->note))) {
         free(*dir);
         *dir = NULL;
-        diag_oom(d, "the cache folder");
-        return 0;
+        return diag_oom(d, "the cache folder");
     }
-    return 1;
+    return ACC_OK;
 }
 
 int cache_folder_write_fd(const cache_folder *f)

@@ -65,19 +65,23 @@ typedef struct cache_folder {
     char note[CACHE_NOTE_MAX]; /* "" or why dir is not written to */
 } cache_folder;
 
-/* 0 when out of memory. */
-int cache_folder_init(cache_folder *f, const char *option);
+/* ACC_OK, or out of memory recorded on d (f can be freed either way). */
+acc_status cache_folder_init(cache_folder *f, const char *option, diag *d);
 /* Opens (creating, checking) the folder on first use, falling back to a
- * private temporary folder as described above.  0 after recording
- * ACC_ERR_COMPILE when not even a temporary folder can be made. */
-int cache_folder_resolve(cache_folder *f, diag *d);
+ * private temporary folder as described above: ACC_OK, or
+ * ACC_ERR_COMPILE recorded on d when not even a temporary folder can be
+ * made (out of memory naming the folder: diag_oom, and the next call
+ * tries again).  A refused folder is a note, not an error. */
+acc_status cache_folder_resolve(cache_folder *f, diag *d);
 /* Closes the folders; removes the temporary one. */
 void cache_folder_free(cache_folder *f);
 
 /* The folder new kernels go to and the note ("" when none), both
  * malloc'd, for reports (acc_context_kernel_cache); resolves the folder
- * first.  0 after recording an error on d (out of memory, no folder). */
-int cache_folder_report(cache_folder *f, char **dir, char **note, diag *d);
+ * first.  ACC_OK, or the error recorded on d (out of memory, no
+ * folder). */
+acc_status cache_folder_report(cache_folder *f, char **dir, char **note,
+                               diag *d);
 
 /* Whether errno value err means "this folder cannot take new files":
  * read-only, not permitted, full or over quota. */

@@ -61,14 +61,14 @@ static int fold_stage(const cg_kernel *k, int lanes)
 
 /* fold.c.in and fold_seg.c.in: the shared holes, the lanes and whether
  * they are fed from a buffer. */
-static int build_fold(cg_inst *in, const ir_node *n, cg_kernel *k)
+static acc_status build_fold(cg_inst *in, const ir_node *n, cg_kernel *k)
 {
-    if (!cg_fill_fold(in, n, k))
-        return 0;
+    if (cg_fill_stop(in, cg_fill_fold(in, n, k)))
+        return in->d->status;
     int lanes = fold_lanes(k);
     sb_printf(cg_fill_hole(in, "LANES"), "%d", lanes);
     cg_fill_value(in, "STAGE", fold_stage(k, lanes) ? "1" : "0");
-    return 1;
+    return ACC_OK;
 }
 
 /* scan.c.in's vector path (VEC: lanes of 64 bytes) for a scan by + of one
@@ -86,14 +86,14 @@ static int scan_lanes(const cg_kernel *k, const char **ctype)
     return (int)(64 / acc_scalar_size(e->leaves[0]));
 }
 
-static int build_scan(cg_inst *in, const ir_node *n, cg_kernel *k)
+static acc_status build_scan(cg_inst *in, const ir_node *n, cg_kernel *k)
 {
-    if (!cg_fill_scan(in, n, k))
-        return 0;
+    if (cg_fill_stop(in, cg_fill_scan(in, n, k)))
+        return in->d->status;
     const char *ctype = "float";
     sb_printf(cg_fill_hole(in, "VEC"), "%d", scan_lanes(k, &ctype));
     cg_fill_value(in, "VEC_T", ctype);
-    return 1;
+    return ACC_OK;
 }
 
 /* ---- the kernel ---------------------------------------------------------------- */
@@ -129,7 +129,8 @@ static int generate_lanes(cg_inst *in, const ir_node *n)
     return terms <= 128 ? 64 : terms <= 512 ? 16 : 1;
 }
 
-static int build_generate(cg_inst *in, const ir_node *n, cg_kernel *k)
+static acc_status build_generate(cg_inst *in, const ir_node *n,
+                                 cg_kernel *k)
 {
     (void)k;
     int lanes = generate_lanes(in, n);
@@ -137,24 +138,24 @@ static int build_generate(cg_inst *in, const ir_node *n, cg_kernel *k)
         cg_set_lanes(in->e, lanes, cg_fill_hole(in, "LANE_DECLS"));
     else
         cg_fill_value(in, "LANE_DECLS", "");
-    int ok = cg_fill_generate(in, n);
+    acc_status s = cg_fill_generate(in, n);
     cg_set_lanes(in->e, 0, NULL);
-    if (!ok)
-        return 0;
+    if (cg_fill_stop(in, s))
+        return s;
     sb_printf(cg_fill_hole(in, "LANES"), "%d", lanes);
     cg_fill_value(in, "TILE", lanes == 1 &&
                   cg_reads_across(cg_program(in->e), n) ? "1" : "0");
-    return 1;
+    return ACC_OK;
 }
 
-static int build_map_over(cg_inst *in, const ir_node *n, cg_kernel *k)
+static acc_status build_map_over(cg_inst *in, const ir_node *n, cg_kernel *k)
 {
-    if (!cg_build_map_over(in, n, k))
-        return 0;
+    if (cg_fill_stop(in, cg_build_map_over(in, n, k)))
+        return in->d->status;
     cg_fill_value(in, "TILE", "0");
     cg_fill_value(in, "LANES", "1");
     cg_fill_value(in, "LANE_DECLS", "");
-    return 1;
+    return ACC_OK;
 }
 
 static const cg_builder generate_builder = {
@@ -207,19 +208,17 @@ int cg_cpu_has_skeleton(const ir_node *n)
 }
 
 /* The prelude, the user functions called, then the skeleton. */
-static int assemble(cg_inst *in, const char *skeleton, cg_kernel *k)
+static acc_status assemble(cg_inst *in, const char *skeleton, cg_kernel *k)
 {
     strbuf src = {0};
     sb_puts(&src, cg_skeleton("cpu/prelude.h.in"));
     cg_user_sources(in->e, &src);
-    int r = cg_fill_template(in, &src, skeleton);
-    if (r == 1 && src.failed)
-        r = -1;
-    if (r == 1)
+    acc_status s = cg_fill_template(in, &src, skeleton); /* src.failed too */
+    if (!cg_fill_stop(in, s))
         k->source = src.text;
     else
         sb_free(&src);
-    return r;
+    return s;
 }
 
 acc_status cg_cpu_kernel(const ir_program *p, const ir_node *n,

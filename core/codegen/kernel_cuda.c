@@ -38,24 +38,23 @@ static void shuffle_holes(cg_inst *in, const acc_type *elem)
 
 /* Hole `hole` filled with template `name` (itself filled with the holes
  * so far), or with nothing when name is NULL. */
-static int sub_template(cg_inst *in, const char *hole, const char *name)
+static acc_status sub_template(cg_inst *in, const char *hole,
+                               const char *name)
 {
     strbuf text = {0};
-    int r = name ? cg_fill_template(in, &text, name) : 1;
-    if (r == 1) {
+    acc_status s = name ? cg_fill_template(in, &text, name) : ACC_OK;
+    if (!cg_fill_stop(in, s)) {
         strbuf *h = cg_fill_hole(in, hole);
         sb_puts(h, text.text ? text.text : "");
         h->failed |= text.failed; /* reported as out of memory */
-    } else if (r < 0) {
-        in->text[CG_MAX_HOLES].failed = 1; /* out of memory, not a reason */
     }
     sb_free(&text);
-    return r == 1;
+    return s;
 }
 
 /* The holes every skeleton with a GROUP hole adds to the shared ones:
  * STRIDED, the shuffles, and group.cuh.in filled with them. */
-static int group_holes(cg_inst *in, const cg_kernel *k, int strided)
+static acc_status group_holes(cg_inst *in, const cg_kernel *k, int strided)
 {
     cg_fill_value(in, "STRIDED", strided ? "1" : "0");
     shuffle_holes(in, k->src->type->elem);
@@ -63,10 +62,11 @@ static int group_holes(cg_inst *in, const cg_kernel *k, int strided)
 }
 
 /* fold.cu.in and fold_seg.cu.in. */
-static int build_fold(cg_inst *in, const ir_node *n, cg_kernel *k)
+static acc_status build_fold(cg_inst *in, const ir_node *n, cg_kernel *k)
 {
-    return cg_fill_fold(in, n, k) &&
-           group_holes(in, k, cg_commutative_primitive(k->fold->args[0]));
+    if (cg_fill_stop(in, cg_fill_fold(in, n, k)))
+        return in->d->status;
+    return group_holes(in, k, cg_commutative_primitive(k->fold->args[0]));
 }
 
 /* Elements a thread holds per scan tile: about 32 bytes of them, in
@@ -80,16 +80,17 @@ int64_t cg_cuda_scan_items(const acc_type *elem)
 }
 
 /* scan.cu.in, plain and segmented. */
-static int build_scan(cg_inst *in, const ir_node *n, cg_kernel *k)
+static acc_status build_scan(cg_inst *in, const ir_node *n, cg_kernel *k)
 {
-    if (!cg_fill_scan(in, n, k))
-        return 0;
+    if (cg_fill_stop(in, cg_fill_scan(in, n, k)))
+        return in->d->status;
     sb_printf(cg_fill_hole(in, "ITEMS"), "%lld",
               (long long)cg_cuda_scan_items(k->src->type->elem));
     return group_holes(in, k, k->reassociable);
 }
 
-static int build_generate(cg_inst *in, const ir_node *n, cg_kernel *k)
+static acc_status build_generate(cg_inst *in, const ir_node *n,
+                                 cg_kernel *k)
 {
     (void)k;
     return cg_fill_generate(in, n);
@@ -97,10 +98,10 @@ static int build_generate(cg_inst *in, const ir_node *n, cg_kernel *k)
 
 /* permute.cu.in: the CPU's holes, and for permute' over an expand the
  * expansion (and the kind whose entry points it has). */
-static int build_permute(cg_inst *in, const ir_node *n, cg_kernel *k)
+static acc_status build_permute(cg_inst *in, const ir_node *n, cg_kernel *k)
 {
-    if (!cg_build_permute(in, n, k))
-        return 0;
+    if (cg_fill_stop(in, cg_build_permute(in, n, k)))
+        return in->d->status;
     int expanded = cg_permute_expanded(k->fold);
     if (expanded)
         k->kind = CG_KERNEL_PERMUTE_EXPAND;
@@ -109,10 +110,11 @@ static int build_permute(cg_inst *in, const ir_node *n, cg_kernel *k)
 }
 
 /* expand.cu.in: the CPU's holes and the expansion. */
-static int build_expand(cg_inst *in, const ir_node *n, cg_kernel *k)
+static acc_status build_expand(cg_inst *in, const ir_node *n, cg_kernel *k)
 {
-    return cg_build_expand(in, n, k) &&
-           sub_template(in, "EXPANSION", "cuda/expansion.cuh.in");
+    if (cg_fill_stop(in, cg_build_expand(in, n, k)))
+        return in->d->status;
+    return sub_template(in, "EXPANSION", "cuda/expansion.cuh.in");
 }
 
 /* ---- the kernel ---------------------------------------------------------------- */
@@ -182,30 +184,27 @@ static int scalar_helpers(strbuf *out)
     return 1;
 }
 
-static int assemble(cg_inst *in, const char *skeleton, cg_kernel *k)
+static acc_status assemble(cg_inst *in, const char *skeleton, cg_kernel *k)
 {
     strbuf src = {0};
     const char *prelude = cg_skeleton("cuda/prelude.cuh.in");
-    int r = 0;
+    acc_status s = ACC_OK;
     if (prelude)
         sb_puts(&src, prelude);
     if (!prelude)
-        snprintf(in->why, sizeof in->why, "skeleton cuda/prelude.cuh.in is "
-                 "not embedded");
+        cg_fill_refuse(in, "skeleton cuda/prelude.cuh.in is not embedded");
     else if (!scalar_helpers(&src))
-        snprintf(in->why, sizeof in->why, "cpu/prelude.h.in has no "
-                 "\"BEGIN scalar helpers\" .. \"END scalar helpers\" part");
+        cg_fill_refuse(in, "cpu/prelude.h.in has no \"BEGIN scalar "
+                       "helpers\" .. \"END scalar helpers\" part");
     else {
         cg_user_sources(in->e, &src);
-        r = cg_fill_template(in, &src, skeleton);
+        s = cg_fill_template(in, &src, skeleton); /* src.failed too */
     }
-    if (r == 1 && src.failed)
-        r = -1;
-    if (r == 1)
+    if (!cg_fill_stop(in, s))
         k->source = src.text;
     else
         sb_free(&src);
-    return r;
+    return s;
 }
 
 acc_status cg_cuda_kernel(const ir_program *p, const ir_node *n,

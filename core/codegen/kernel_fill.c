@@ -10,6 +10,7 @@
 #include "core/ir/scan_kind.h"
 #include "core/ir/types.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,10 +45,22 @@ int cg_any_leaf(const uint8_t *d, size_t n)
     return 0;
 }
 
-int cg_fill_failed(cg_inst *in)
+acc_status cg_fill_refuse(cg_inst *in, const char *fmt, ...)
 {
-    snprintf(in->why, sizeof in->why, "%s", cg_error(in->e));
-    return 0;
+    if (in->why[0] == '\0') {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(in->why, sizeof in->why, fmt, ap);
+        va_end(ap);
+    }
+    return ACC_OK;
+}
+
+acc_status cg_fill_failed(cg_inst *in)
+{
+    if (cg_out_of_memory(in->e))
+        return diag_oom(in->d, "acc_compile");
+    return cg_fill_refuse(in, "%s", cg_error(in->e));
 }
 
 /* Output buffer declarations and stores of result leaves `x`. */
@@ -64,7 +77,7 @@ void cg_fill_stores(strbuf *decls, strbuf *body, const acc_type *elem,
 
 /* ---- generate ------------------------------------------------------------------ */
 
-int cg_fill_generate(cg_inst *in, const ir_node *n)
+acc_status cg_fill_generate(cg_inst *in, const ir_node *n)
 {
     const ir_node *lam = n->args[1];
     int32_t rank = n->type->rank;
@@ -82,7 +95,7 @@ int cg_fill_generate(cg_inst *in, const ir_node *n)
     cg_array_decls(in->e, cg_fill_hole(in, "ARRAYS"));
     sb_printf(cg_fill_hole(in, "RANK"), "%d", (int)rank);
     cg_fill_value(in, "NEEDS_INDEX", needs ? "1" : "0");
-    return 1;
+    return ACC_OK;
 }
 
 /* ---- fold ---------------------------------------------------------------------- */
@@ -111,7 +124,7 @@ int cg_commutative_primitive(const ir_node *f)
     }
 }
 
-int cg_fold_element(cg_inst *in, const ir_node *xs)
+acc_status cg_fold_element(cg_inst *in, const ir_node *xs)
 {
     const char *out[TY_MAX_LEAVES];
     strbuf *body = cg_fill_hole(in, "ELEM_BODY");
@@ -131,7 +144,7 @@ int cg_fold_element(cg_inst *in, const ir_node *xs)
     for (size_t l = 0; l < xs->type->elem->n_leaves; l++)
         sb_printf(body, "    out->l%zu = %s;\n", l, out[l]);
     cg_array_decls(in->e, cg_fill_hole(in, "ELEM_ARRAYS"));
-    return 1;
+    return ACC_OK;
 }
 
 
@@ -153,7 +166,7 @@ const char **cg_param_locals(cg_inst *in, strbuf *b, const ir_node *param,
     return names;
 }
 
-int cg_fold_combine(cg_inst *in, const ir_node *f)
+acc_status cg_fold_combine(cg_inst *in, const ir_node *f)
 {
     cg_name_buf xb[ACC_MAX_COMPONENTS], yb[ACC_MAX_COMPONENTS];
     const char *xn[ACC_MAX_COMPONENTS], *yn[ACC_MAX_COMPONENTS];
@@ -170,7 +183,7 @@ int cg_fold_combine(cg_inst *in, const ir_node *f)
     for (size_t l = 0; l < ir_lambda_body(f)->type->n_leaves; l++)
         sb_printf(body, "    out->l%zu = %s;\n", l, out[l]);
     cg_array_decls(in->e, cg_fill_hole(in, "COMBINE_ARRAYS"));
-    return 1;
+    return ACC_OK;
 }
 
 const ir_node *cg_post_map_base(const ir_node *n)
@@ -189,15 +202,16 @@ int cg_maps_into(const ir_node *c)
 /* The maps of step n (a chain of maps) applied, the innermost first, to
  * the leaves `base` of its argument's element (NULL: those of *v, copied
  * to locals), into out. */
-static int post_maps(cg_inst *in, strbuf *body, const ir_node *n,
-                     const char *const *base, cg_name_buf *vb,
-                     const char **out)
+static acc_status post_maps(cg_inst *in, strbuf *body, const ir_node *n,
+                            const char *const *base, cg_name_buf *vb,
+                            const char **out)
 {
     const ir_node *g = n->args[0], *a = n->args[1];
     const char *x[TY_MAX_LEAVES], *vn[ACC_MAX_COMPONENTS];
     const char *const *args[1] = {x};
-    if (a->op == IR_MAP && !post_maps(in, body, a, base, vb, x))
-        return 0;
+    if (a->op == IR_MAP &&
+        cg_fill_stop(in, post_maps(in, body, a, base, vb, x)))
+        return in->d->status;
     if (!cg_analyse(in->e, g, NULL))
         return cg_fill_failed(in);
     if (a->op != IR_MAP)
@@ -206,10 +220,10 @@ static int post_maps(cg_inst *in, strbuf *body, const ir_node *n,
                                          "v", vb, vn);
     if (!cg_emit_lambda(in->e, body, g, args, NULL, out))
         return cg_fill_failed(in);
-    return 1;
+    return ACC_OK;
 }
 
-int cg_fill_map_over(cg_inst *in, const ir_node *n)
+acc_status cg_fill_map_over(cg_inst *in, const ir_node *n)
 {
     cg_name_buf vb[ACC_MAX_COMPONENTS];
     const char *x[TY_MAX_LEAVES], *out[TY_MAX_LEAVES];
@@ -217,23 +231,23 @@ int cg_fill_map_over(cg_inst *in, const ir_node *n)
     cg_begin_function(in->e, 1);
     if (!cg_emit_load(in->e, body, cg_post_map_base(n), "acc_pos", x))
         return cg_fill_failed(in);
-    if (!post_maps(in, body, n, x, vb, out))
-        return 0;
+    if (cg_fill_stop(in, post_maps(in, body, n, x, vb, out)))
+        return in->d->status;
     cg_fill_stores(cg_fill_hole(in, "OUTPUTS"), body, n->type->elem, out);
     cg_array_decls(in->e, cg_fill_hole(in, "ARRAYS"));
     sb_printf(cg_fill_hole(in, "RANK"), "%d", (int)n->type->rank);
     cg_fill_value(in, "NEEDS_INDEX", "0");
-    return 1;
+    return ACC_OK;
 }
 
-int cg_build_map_over(cg_inst *in, const ir_node *n, cg_kernel *k)
+acc_status cg_build_map_over(cg_inst *in, const ir_node *n, cg_kernel *k)
 {
     k->src = cg_post_map_base(n);
     return cg_fill_map_over(in, n);
 }
 
 /* The result written: v itself, or the maps' functions applied to it. */
-int cg_fold_store(cg_inst *in, const ir_node *n)
+acc_status cg_fold_store(cg_inst *in, const ir_node *n)
 {
     cg_name_buf vb[ACC_MAX_COMPONENTS];
     const char *out[TY_MAX_LEAVES];
@@ -241,8 +255,8 @@ int cg_fold_store(cg_inst *in, const ir_node *n)
     strbuf decls = {0};
     cg_begin_function(in->e, 1);
     if (n->op == IR_MAP) {
-        if (!post_maps(in, body, n, NULL, vb, out))
-            return 0;
+        if (cg_fill_stop(in, post_maps(in, body, n, NULL, vb, out)))
+            return in->d->status;
     } else {
         for (size_t l = 0; l < n->type->elem->n_leaves; l++) {
             snprintf(vb[l], sizeof vb[l], "v->l%zu", l);
@@ -255,7 +269,7 @@ int cg_fold_store(cg_inst *in, const ir_node *n)
     sb_puts(arrays, decls.text ? decls.text : "");
     arrays->failed |= decls.failed; /* reported as out of memory */
     sb_free(&decls);
-    return 1;
+    return ACC_OK;
 }
 
 /* ---- the holes of fold and scan skeletons, both targets ------------------------- */
@@ -279,37 +293,40 @@ void cg_fill_leaves(cg_inst *in, const acc_type *elem, int seeded)
     }
 }
 
-/* An accumulator holds at most ACC_MAX_COMPONENTS leaves. */
-static int leaves_fit(cg_inst *in, const char *op, const acc_type *elem)
+/* An accumulator holds at most ACC_MAX_COMPONENTS leaves (else refused). */
+static acc_status leaves_fit(cg_inst *in, const char *op,
+                             const acc_type *elem)
 {
     if (elem->n_leaves > 0 && elem->n_leaves <= ACC_MAX_COMPONENTS)
-        return 1;
-    snprintf(in->why, sizeof in->why, "%s of elements with %zu leaves", op,
-             elem->n_leaves);
-    return 0;
+        return ACC_OK;
+    return cg_fill_refuse(in, "%s of elements with %zu leaves", op,
+                          elem->n_leaves);
 }
 
-int cg_fill_fold(cg_inst *in, const ir_node *n, cg_kernel *k)
+acc_status cg_fill_fold(cg_inst *in, const ir_node *n, cg_kernel *k)
 {
     const ir_node *fold = cg_post_map_base(n);
     int segmented = fold->op == IR_FOLD_SEG;
     int seeded = segmented ? fold->u.seg.seeded : fold->op == IR_FOLD;
     const ir_node *f = fold->args[0], *xs = fold->args[seeded ? 2 : 1];
     const acc_type *elem = xs->type->elem;
-    if (!leaves_fit(in, segmented ? ir_fold_seg_name(fold)
-                                  : ir_op_name(fold->op), elem))
-        return 0;
+    if (cg_fill_stop(in, leaves_fit(in, segmented ? ir_fold_seg_name(fold)
+                                                  : ir_op_name(fold->op),
+                                    elem)))
+        return in->d->status;
     k->fold = fold;
     k->src = xs;
-    if (!cg_fold_element(in, xs) || !cg_fold_combine(in, f) || !cg_fold_store(in, n))
-        return 0;
+    if (cg_fill_stop(in, cg_fold_element(in, xs)) ||
+        cg_fill_stop(in, cg_fold_combine(in, f)) ||
+        cg_fill_stop(in, cg_fold_store(in, n)))
+        return in->d->status;
     cg_fill_leaves(in, elem, seeded);
     sb_printf(cg_fill_hole(in, "SRC_RANK"), "%d", (int)xs->type->rank);
     cg_fill_value(in, "SEEDED", seeded ? "1" : "0");
     /* the segment offsets follow the arrays the scalar code reads */
     if (segmented)
         sb_printf(cg_fill_hole(in, "SEG_ARG"), "%zu", cg_n_arrays(in->e));
-    return 1;
+    return ACC_OK;
 }
 
 /* Stores of *v into result `which` (0: the scan, 1: the primed totals). */
@@ -327,20 +344,20 @@ static void scan_stores(cg_inst *in, const acc_type *elem, int which,
 
 /* The scan's outputs: a primed scan's two results, or the one result with
  * the post-maps applied when n is a map over the scan. */
-static int scan_outputs(cg_inst *in, const ir_node *n, const acc_type *elem,
-                        ir_scan_form form)
+static acc_status scan_outputs(cg_inst *in, const ir_node *n,
+                               const acc_type *elem, ir_scan_form form)
 {
     if (form == IR_SCAN_PRIMED) {
         scan_stores(in, elem, 0, "STORE_ARRAYS", "STORE_BODY");
         scan_stores(in, elem, 1, "TOTAL_DECLS", "TOTAL_BODY");
-        return 1;
+        return ACC_OK;
     }
     cg_fill_value(in, "TOTAL_DECLS", "");
     cg_fill_value(in, "TOTAL_BODY", "");
     return cg_fold_store(in, n);
 }
 
-int cg_fill_scan(cg_inst *in, const ir_node *n, cg_kernel *k)
+acc_status cg_fill_scan(cg_inst *in, const ir_node *n, cg_kernel *k)
 {
     const ir_node *scan = cg_post_map_base(n);
     acc_scan_kind kind = scan->u.scan.kind;
@@ -348,14 +365,15 @@ int cg_fill_scan(cg_inst *in, const ir_node *n, cg_kernel *k)
     ir_scan_form form = ir_scan_form_of(kind);
     const ir_node *f = scan->args[0], *xs = scan->args[seeded ? 2 : 1];
     const acc_type *elem = xs->type->elem;
-    if (!leaves_fit(in, ir_scan_name(kind, 0), elem))
-        return 0;
+    if (cg_fill_stop(in, leaves_fit(in, ir_scan_name(kind, 0), elem)))
+        return in->d->status;
     k->fold = scan;
     k->src = xs;
     k->reassociable = cg_commutative_primitive(f);
-    if (!cg_fold_element(in, xs) || !cg_fold_combine(in, f) ||
-        !scan_outputs(in, n, elem, form))
-        return 0;
+    if (cg_fill_stop(in, cg_fold_element(in, xs)) ||
+        cg_fill_stop(in, cg_fold_combine(in, f)) ||
+        cg_fill_stop(in, scan_outputs(in, n, elem, form)))
+        return in->d->status;
     cg_fill_leaves(in, elem, seeded);
     sb_printf(cg_fill_hole(in, "SRC_RANK"), "%d", (int)xs->type->rank);
     cg_fill_value(in, "LEFT", ir_scan_left(kind) ? "1" : "0");
@@ -369,12 +387,12 @@ int cg_fill_scan(cg_inst *in, const ir_node *n, cg_kernel *k)
     cg_fill_value(in, "SEGMENTED", segmented ? "1" : "0");
     sb_printf(cg_fill_hole(in, "SEG_ARG"), "%zu", cg_n_arrays(in->e));
     cg_fill_value(in, "TAIL", segmented && xs->op == IR_GENERATE ? "1" : "0");
-    return 1;
+    return ACC_OK;
 }
 
 /* ---- the kernel ----------------------------------------------------------------- */
 
-int cg_fill_template(cg_inst *in, strbuf *out, const char *name)
+acc_status cg_fill_template(cg_inst *in, strbuf *out, const char *name)
 {
     char missing[CG_HOLE_NAME_MAX];
     const char *tmpl = cg_skeleton(name);
@@ -383,16 +401,12 @@ int cg_fill_template(cg_inst *in, strbuf *out, const char *name)
         in->holes[i].value = in->text[i].text ? in->text[i].text : "";
         failed |= in->text[i].failed;
     }
-    if (!tmpl) {
-        snprintf(in->why, sizeof in->why, "skeleton %s is not embedded", name);
-        return 0;
-    }
-    if (!cg_fill(out, tmpl, in->holes, in->n_holes, missing)) {
-        snprintf(in->why, sizeof in->why, "skeleton %s: hole %s has no value",
-                 name, missing);
-        return 0;
-    }
-    return failed || out->failed ? -1 : 1;
+    if (!tmpl)
+        return cg_fill_refuse(in, "skeleton %s is not embedded", name);
+    if (!cg_fill(out, tmpl, in->holes, in->n_holes, missing))
+        return cg_fill_refuse(in, "skeleton %s: hole %s has no value", name,
+                              missing);
+    return failed || out->failed ? diag_oom(in->d, "acc_compile") : ACC_OK;
 }
 
 /* The result leaves of step n: those of its array, or of each array of a
@@ -418,40 +432,43 @@ acc_status cg_fill_kernel(const ir_program *p, const ir_node *n,
     o->why_not[0] = '\0';
     if (!(in.e = cg_emitter_create(p)))
         return diag_oom(d, "acc_compile");
+    in.d = d;
     out->kind = b->kind;
-    int r = b->build(&in, n, out);
-    if (r == 1) {
+    if (!cg_fill_stop(&in, b->build(&in, n, out))) {
         /* every skeleton may use them: the arrays the scalar code reads,
          * and the result pointers (A->in and A->out's lengths, without
          * a skeleton's extra arguments) */
         sb_printf(cg_fill_hole(&in, "N_ARRAYS"), "%zu", cg_n_arrays(in.e));
         sb_printf(cg_fill_hole(&in, "N_OUT"), "%zu", result_leaves(n->type));
-        r = assemble(&in, b->skeleton, out);
+        if (!cg_fill_stop(&in, assemble(&in, b->skeleton, out)))
+            cg_fill_arrays(in.e, out, d);
     }
-    if (r == 1 && !cg_fill_arrays(in.e, out))
-        r = -1;
+    /* a failed text or the emitter out of memory is never a reason, also
+     * where a builder stopped before the texts were joined */
+    int oom = cg_out_of_memory(in.e);
     for (size_t i = 0; i <= CG_MAX_HOLES; i++)
-        if (in.text[i].failed)
-            r = -1;
-    if (r != 1 && cg_out_of_memory(in.e))
-        r = -1;
-    if (r == 0)
+        oom |= in.text[i].failed;
+    if (oom)
+        diag_oom(d, "acc_compile");
+    o->built = diag_ok(d) && in.why[0] == '\0';
+    if (diag_ok(d) && !o->built)
         snprintf(o->why_not, sizeof o->why_not, "%s", in.why);
-    if (r != 1)
+    if (!o->built)
         cg_kernel_free(out);
-    o->built = r == 1;
     for (size_t i = 0; i <= CG_MAX_HOLES; i++)
         sb_free(&in.text[i]);
     cg_emitter_free(in.e);
-    return r < 0 ? diag_oom(d, "acc_compile") : ACC_OK;
+    return d->status;
 }
 
-int cg_fill_arrays(const cg_emitter *e, cg_kernel *k)
+acc_status cg_fill_arrays(const cg_emitter *e, cg_kernel *k, diag *d)
 {
     k->n_arrays = cg_n_arrays(e);
     k->checks = cg_check_sites(e);
     k->arrays = mem_alloc((k->n_arrays ? k->n_arrays : 1) * sizeof *k->arrays);
-    for (size_t i = 0; k->arrays && i < k->n_arrays; i++)
+    if (!k->arrays)
+        return diag_oom(d, "acc_compile");
+    for (size_t i = 0; i < k->n_arrays; i++)
         k->arrays[i] = cg_array_node(e, i);
-    return k->arrays != NULL;
+    return ACC_OK;
 }

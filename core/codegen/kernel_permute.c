@@ -20,33 +20,35 @@ static void leaf_fields(strbuf *b, const acc_type *t)
         sb_printf(b, "    %s l%zu;\n", cg_ctype(t->leaves[l]), l);
 }
 
-/* Refuses element types the kernel ABI cannot carry (why set). */
-static int bad_leaves(cg_inst *in, const ir_node *op, const acc_type *t)
+/* Refuses element types the kernel ABI cannot carry (cg_fill_refuse). */
+static acc_status bad_leaves(cg_inst *in, const ir_node *op,
+                             const acc_type *t)
 {
     if (t->n_leaves > 0 && t->n_leaves <= ACC_MAX_COMPONENTS)
-        return 0;
-    snprintf(in->why, sizeof in->why, "%s of elements with %zu leaves",
-             ir_op_name(op->op), t->n_leaves);
-    return 1;
+        return ACC_OK;
+    return cg_fill_refuse(in, "%s of elements with %zu leaves",
+                          ir_op_name(op->op), t->n_leaves);
 }
 
 /* The leaves of array term a at linear position pos (index ix) into out:
  * a load from a manifest array, or an embedded producer's function
  * applied to ix; *reads_ix says whether that code reads ix. */
-static int element_at(cg_inst *in, strbuf *b, const ir_node *a,
-                      const char *pos, const char *const *ix,
-                      const char **out, int *reads_ix)
+static acc_status element_at(cg_inst *in, strbuf *b, const ir_node *a,
+                             const char *pos, const char *const *ix,
+                             const char **out, int *reads_ix)
 {
     *reads_ix = 0;
     if (a->op != IR_GENERATE)
-        return cg_emit_load(in->e, b, a, pos, out) || cg_fill_failed(in);
+        return cg_emit_load(in->e, b, a, pos, out) ? ACC_OK
+                                                   : cg_fill_failed(in);
     const ir_node *lam = a->args[1];
     const char *const *args[1] = {ix};
     if (!cg_analyse(in->e, lam, NULL))
         return cg_fill_failed(in);
     *reads_ix = cg_any_leaf(cg_param_demand(in->e, ir_lambda_param(lam, 0)),
                             (size_t)a->type->rank);
-    return cg_emit_lambda(in->e, b, lam, args, NULL, out) || cg_fill_failed(in);
+    return cg_emit_lambda(in->e, b, lam, args, NULL, out) ? ACC_OK
+                                                         : cg_fill_failed(in);
 }
 
 static void copy_leaves(strbuf *b, const char *to, const char *const *x,
@@ -59,7 +61,7 @@ static void copy_leaves(strbuf *b, const char *to, const char *const *x,
 /* ---- the expansion: X_*, SIZE_*, GET_* ----------------------------------- */
 
 /* Element acc_i of the expand's source, and its size. */
-static int fill_expand_source(cg_inst *in, const ir_node *ex)
+static acc_status fill_expand_source(cg_inst *in, const ir_node *ex)
 {
     const ir_node *ys = ex->args[2], *size = ex->args[0];
     static const char *const ix[1] = {"acc_i"};
@@ -69,8 +71,8 @@ static int fill_expand_source(cg_inst *in, const ir_node *ex)
     int reads_ix;
     strbuf *body = cg_fill_hole(in, "X_BODY");
     cg_begin_function(in->e, 1);
-    if (!element_at(in, body, ys, "acc_i", ix, x, &reads_ix))
-        return 0;
+    if (cg_fill_stop(in, element_at(in, body, ys, "acc_i", ix, x, &reads_ix)))
+        return in->d->status;
     copy_leaves(body, "out", x, ys->type->elem->n_leaves);
     cg_array_decls(in->e, cg_fill_hole(in, "X_ARRAYS"));
     leaf_fields(cg_fill_hole(in, "X_FIELDS"), ys->type->elem);
@@ -85,15 +87,15 @@ static int fill_expand_source(cg_inst *in, const ir_node *ex)
         return cg_fill_failed(in);
     sb_printf(body, "    *acc_size = %s;\n", s[0]);
     cg_array_decls(in->e, cg_fill_hole(in, "SIZE_ARRAYS"));
-    return 1;
+    return ACC_OK;
 }
 
 /* get *x acc_k into hole GET_BODY; its leaves' expressions into out
  * (GET_ARRAYS is left to the caller, who writes the leaves).  An
  * expression may be the name of one of x's leaves (get returning a
  * component of x), held in the caller's xb, which must outlive out. */
-static int emit_get(cg_inst *in, const ir_node *ex, strbuf *body,
-                    cg_name_buf *xb, const char **out)
+static acc_status emit_get(cg_inst *in, const ir_node *ex, strbuf *body,
+                           cg_name_buf *xb, const char **out)
 {
     const ir_node *get = ex->args[1];
     static const char *const k[1] = {"acc_k"};
@@ -104,8 +106,8 @@ static int emit_get(cg_inst *in, const ir_node *ex, strbuf *body,
     const char *const *args[2] = {
         cg_param_locals(in, body, ir_lambda_param(get, 0), "gx", "x", xb, xn),
         k};
-    return cg_emit_lambda(in->e, body, get, args, NULL, out) ||
-           cg_fill_failed(in);
+    return cg_emit_lambda(in->e, body, get, args, NULL, out)
+               ? ACC_OK : cg_fill_failed(in);
 }
 
 static void no_holes(cg_inst *in, const char *const *names, size_t n)
@@ -126,32 +128,34 @@ static void place_leaves(strbuf *b, int32_t rank, const char *const *t,
     copy_leaves(b, "v", v, n);
 }
 
-static int fill_defaults(cg_inst *in, const ir_node *defs)
+static acc_status fill_defaults(cg_inst *in, const ir_node *defs)
 {
     const char *x[TY_MAX_LEAVES];
     int reads_ix;
     strbuf *body = cg_fill_hole(in, "DEF_BODY");
     cg_begin_function(in->e, 1);
-    if (!element_at(in, body, defs, "acc_pos", cg_index_names[0], x,
-                    &reads_ix))
-        return 0;
+    if (cg_fill_stop(in, element_at(in, body, defs, "acc_pos",
+                                    cg_index_names[0], x, &reads_ix)))
+        return in->d->status;
     cg_fill_stores(cg_fill_hole(in, "DEF_OUTPUTS"), body, defs->type->elem, x);
     cg_array_decls(in->e, cg_fill_hole(in, "DEF_ARRAYS"));
     cg_fill_value(in, "DEF_INDEX", reads_ix ? "1" : "0");
-    return 1;
+    return ACC_OK;
 }
 
 /* A manifest or producer source: permute's value is the element and its
  * target p ix; permute''s element is the pair (target, value). */
-static int fill_source(cg_inst *in, const ir_node *pm, const ir_node *xs)
+static acc_status fill_source(cg_inst *in, const ir_node *pm,
+                              const ir_node *xs)
 {
     const char *x[TY_MAX_LEAVES], *t[TY_MAX_LEAVES];
     int32_t rank = pm->type->rank;
     int reads_ix, p_reads = 0;
     strbuf *body = cg_fill_hole(in, "SRC_BODY");
     cg_begin_function(in->e, 1);
-    if (!element_at(in, body, xs, "acc_pos", cg_index_names[0], x, &reads_ix))
-        return 0;
+    if (cg_fill_stop(in, element_at(in, body, xs, "acc_pos",
+                                    cg_index_names[0], x, &reads_ix)))
+        return in->d->status;
     const char *const *target = x, *const *value = x + rank;
     if (pm->op == IR_PERMUTE) {
         const ir_node *p = pm->args[2];
@@ -174,15 +178,15 @@ static int fill_source(cg_inst *in, const ir_node *pm, const ir_node *xs)
         "SIZE_ARRAYS", "SIZE_BODY", "GET_ARRAYS", "GET_BODY", "CAND_ARRAYS",
         "CAND_BODY"};
     no_holes(in, unused, sizeof unused / sizeof *unused);
-    return 1;
+    return ACC_OK;
 }
 
 /* The candidate target of get *x acc_k (ignore's alternatives taken,
  * cg_set_ignore_collapse) into holes CAND_ARRAYS, CAND_BODY, when the
  * targets are affine in acc_k (cg_expand_affine): RANGED 1, the ranged
  * pass is there (permute.c.in).  Else RANGED 0 and empty holes. */
-static int fill_candidate(cg_inst *in, const ir_node *pm, const ir_node *ex,
-                          cg_kernel *k)
+static acc_status fill_candidate(cg_inst *in, const ir_node *pm,
+                                 const ir_node *ex, cg_kernel *k)
 {
     const char *t[TY_MAX_LEAVES];
     cg_name_buf xb[ACC_MAX_COMPONENTS];
@@ -191,40 +195,40 @@ static int fill_candidate(cg_inst *in, const ir_node *pm, const ir_node *ex,
     if (!k->ranged) {
         static const char *const unused[] = {"CAND_ARRAYS", "CAND_BODY"};
         no_holes(in, unused, sizeof unused / sizeof *unused);
-        return 1;
+        return ACC_OK;
     }
     strbuf *body = cg_fill_hole(in, "CAND_BODY");
     cg_set_ignore_collapse(in->e, 1);
-    int ok = emit_get(in, ex, body, xb, t);
+    acc_status s = emit_get(in, ex, body, xb, t);
     cg_set_ignore_collapse(in->e, 0);
-    if (!ok)
-        return 0;
+    if (cg_fill_stop(in, s))
+        return s;
     sb_printf(body, "    *acc_t = %s;\n", t[0]);
     cg_array_decls(in->e, cg_fill_hole(in, "CAND_ARRAYS"));
-    return 1;
+    return ACC_OK;
 }
 
 /* permute' over an embedded expand: get's pairs are the source. */
-static int fill_expanded(cg_inst *in, const ir_node *pm, const ir_node *ex,
-                         cg_kernel *k)
+static acc_status fill_expanded(cg_inst *in, const ir_node *pm,
+                                const ir_node *ex, cg_kernel *k)
 {
     const char *x[TY_MAX_LEAVES];
     cg_name_buf xb[ACC_MAX_COMPONENTS];
     int32_t rank = pm->type->rank;
-    if (!fill_expand_source(in, ex))
-        return 0;
+    if (cg_fill_stop(in, fill_expand_source(in, ex)))
+        return in->d->status;
     strbuf *body = cg_fill_hole(in, "GET_BODY");
-    if (!emit_get(in, ex, body, xb, x))
-        return 0;
+    if (cg_fill_stop(in, emit_get(in, ex, body, xb, x)))
+        return in->d->status;
     place_leaves(body, rank, x, x + rank, pm->type->elem->n_leaves);
     cg_array_decls(in->e, cg_fill_hole(in, "GET_ARRAYS"));
-    if (!fill_candidate(in, pm, ex, k))
-        return 0;
+    if (cg_fill_stop(in, fill_candidate(in, pm, ex, k)))
+        return in->d->status;
     static const char *const unused[] = {"SRC_ARRAYS", "SRC_BODY"};
     no_holes(in, unused, sizeof unused / sizeof *unused);
     cg_fill_value(in, "SRC_INDEX", "0");
     cg_fill_value(in, "SRC_RANK", "1");
-    return 1;
+    return ACC_OK;
 }
 
 /* Element i of leaf buffers b[] into *e, and back, through the
@@ -291,7 +295,7 @@ int cg_permute_expanded(const ir_node *pm)
     return pm->op == IR_PERMUTE_PAIRS && pm->args[2]->op == IR_EXPAND;
 }
 
-int cg_build_permute(cg_inst *in, const ir_node *n, cg_kernel *k)
+acc_status cg_build_permute(cg_inst *in, const ir_node *n, cg_kernel *k)
 {
     const ir_node *pm = cg_post_map_base(n);
     int pairs = pm->op == IR_PERMUTE_PAIRS;
@@ -299,15 +303,18 @@ int cg_build_permute(cg_inst *in, const ir_node *n, cg_kernel *k)
     const ir_node *xs = pm->args[pairs ? 2 : 3];
     int expanded = cg_permute_expanded(pm);
     const acc_type *elem = pm->type->elem;
-    if (bad_leaves(in, pm, elem) ||
-        bad_leaves(in, pm, (expanded ? xs->args[2] : xs)->type->elem))
-        return 0;
+    if (cg_fill_stop(in, bad_leaves(in, pm, elem)) ||
+        cg_fill_stop(in, bad_leaves(in, pm, (expanded ? xs->args[2] : xs)
+                                                ->type->elem)))
+        return in->d->status;
     k->fold = pm;
     k->src = xs;
-    if (!fill_defaults(in, defs) ||
-        !(expanded ? fill_expanded(in, pm, xs, k) : fill_source(in, pm, xs)) ||
-        !cg_fold_combine(in, f) || !cg_fold_store(in, n))
-        return 0;
+    if (cg_fill_stop(in, fill_defaults(in, defs)) ||
+        cg_fill_stop(in, expanded ? fill_expanded(in, pm, xs, k)
+                                  : fill_source(in, pm, xs)) ||
+        cg_fill_stop(in, cg_fold_combine(in, f)) ||
+        cg_fill_stop(in, cg_fold_store(in, n)))
+        return in->d->status;
     leaf_fields(cg_fill_hole(in, "FIELDS"), elem);
     element_access(in, elem);
     sb_printf(cg_fill_hole(in, "TGT_RANK"), "%d", (int)pm->type->rank);
@@ -317,26 +324,27 @@ int cg_build_permute(cg_inst *in, const ir_node *n, cg_kernel *k)
     const char *id = cg_permute_identity(pm);
     cg_fill_value(in, "IDENT", id ? "1" : "0");
     cg_fill_value(in, "IDENT_VALUE", id ? id : "0");
-    return 1;
+    return ACC_OK;
 }
 
 /* ---- expand ------------------------------------------------------------- */
 
-int cg_build_expand(cg_inst *in, const ir_node *n, cg_kernel *k)
+acc_status cg_build_expand(cg_inst *in, const ir_node *n, cg_kernel *k)
 {
     const ir_node *ex = cg_post_map_base(n);
     const acc_type *elem = ex->type->elem;
     const char *v[TY_MAX_LEAVES];
     cg_name_buf xb[ACC_MAX_COMPONENTS];
-    if (bad_leaves(in, ex, elem) || bad_leaves(in, ex, ex->args[2]->type->elem))
-        return 0;
+    if (cg_fill_stop(in, bad_leaves(in, ex, elem)) ||
+        cg_fill_stop(in, bad_leaves(in, ex, ex->args[2]->type->elem)))
+        return in->d->status;
     k->fold = ex;
     k->src = ex->args[2];
-    if (!fill_expand_source(in, ex))
-        return 0;
+    if (cg_fill_stop(in, fill_expand_source(in, ex)))
+        return in->d->status;
     strbuf *body = cg_fill_hole(in, "GET_BODY");
-    if (!emit_get(in, ex, body, xb, v))
-        return 0;
+    if (cg_fill_stop(in, emit_get(in, ex, body, xb, v)))
+        return in->d->status;
     copy_leaves(body, "out", v, elem->n_leaves);
     cg_array_decls(in->e, cg_fill_hole(in, "GET_ARRAYS"));
     leaf_fields(cg_fill_hole(in, "FIELDS"), elem);

@@ -14,9 +14,9 @@
 #include "core/codegen/kernel_fill.h"
 
 /* The holes of permute.c.in / permute.cu.in for step n (a permute, a
- * permute', or maps over one); k->fold is the permute node, k->src its source.  1, or 0
- * with in->why set. */
-int cg_build_permute(cg_inst *in, const ir_node *n, cg_kernel *k);
+ * permute', or maps over one); k->fold is the permute node, k->src its
+ * source.  The conventions of cg_inst (kernel_fill.h). */
+acc_status cg_build_permute(cg_inst *in, const ir_node *n, cg_kernel *k);
 /* Whether permute pm (a permute or permute' node) is permute' over an
  * embedded expand (the EXPANDED hole). */
 int cg_permute_expanded(const ir_node *pm);
@@ -33,7 +33,8 @@ int cg_permute_fetch(const ir_node *pm);
 const char *cg_permute_identity(const ir_node *pm);
 /* The holes of expand.c.in / expand.cu.in for step n (an expand or maps
  * over one);
- * k->fold is the expand node, k->src its source vector. */
-int cg_build_expand(cg_inst *in, const ir_node *n, cg_kernel *k);
+ * k->fold is the expand node, k->src its source vector.  The conventions
+ * of cg_inst. */
+acc_status cg_build_expand(cg_inst *in, const ir_node *n, cg_kernel *k);
 
 #endif

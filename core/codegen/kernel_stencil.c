@@ -140,9 +140,9 @@ static void put_read(strbuf *b, acc_scalar t, const char *ptr, const char *at)
  * index `ix`, the leaves in `demand` stored into *out.  With no leaf
  * demanded (f uses none of this side, or a check pass), only lam's
  * runtime checks: the interpreter computes the element anyway. */
-static int lambda_code(cg_inst *in, const st_side *s, const ir_node *lam,
-                       const char *const *ix, const uint8_t *demand,
-                       strbuf *b)
+static acc_status lambda_code(cg_inst *in, const st_side *s,
+                              const ir_node *lam, const char *const *ix,
+                              const uint8_t *demand, strbuf *b)
 {
     const char *out[TY_MAX_LEAVES];
     const char *const *args[1] = {ix};
@@ -157,12 +157,12 @@ static int lambda_code(cg_inst *in, const st_side *s, const ir_node *lam,
     sb_puts(b, body.text ? body.text : "");
     b->failed |= body.failed;
     sb_free(&body);
-    return ok ? 1 : cg_fill_failed(in);
+    return ok ? ACC_OK : cg_fill_failed(in);
 }
 
 /* The element at in-range index acc_at: the leaves f uses, loaded or
  * computed by the producer. */
-static int elem_code(cg_inst *in, const st_side *s, strbuf *b)
+static acc_status elem_code(cg_inst *in, const st_side *s, strbuf *b)
 {
     const acc_type *e = s->xs->type->elem;
     if (!embedded(s)) {
@@ -178,14 +178,14 @@ static int elem_code(cg_inst *in, const st_side *s, strbuf *b)
             put_read(b, e->leaves[l], ptr, "acc_p");
             sb_puts(b, ";\n");
         }
-        return 1;
+        return ACC_OK;
     }
     return lambda_code(in, s, s->xs->args[1], at_names, s->u, b);
 }
 
 /* The element replacing an out-of-range index acc_c: g acc_c, or the
  * constant (host-evaluated, in A->seed). */
-static int outside_code(cg_inst *in, const st_side *s, strbuf *b)
+static acc_status outside_code(cg_inst *in, const st_side *s, strbuf *b)
 {
     const acc_type *e = s->xs->type->elem;
     if (s->b == ACC_BOUNDARY_CONSTANT) {
@@ -194,25 +194,27 @@ static int outside_code(cg_inst *in, const st_side *s, strbuf *b)
                 sb_printf(b, "    out->l%zu = (%s)A->seed[ACC_MAX_COMPONENTS "
                           "* %d + %zu].%s;\n", l, cg_ctype(e->leaves[l]),
                           s->index, l, cg_kval_field(e->leaves[l]));
-        return 1;
+        return ACC_OK;
     }
     if (s->b != ACC_BOUNDARY_FUNCTION)
-        return 1;
+        return ACC_OK;
     return lambda_code(in, s, s->barg, c_names, s->u, b);
 }
 
 /* g at an out-of-range neighbour f does not use, for its checks only. */
-static int outside_checks_code(cg_inst *in, const st_side *s, strbuf *b)
+static acc_status outside_checks_code(cg_inst *in, const st_side *s,
+                                     strbuf *b)
 {
     static const uint8_t none[ACC_MAX_COMPONENTS];
     if (!s->g_fails)
-        return 1;
+        return ACC_OK;
     return lambda_code(in, s, s->barg, c_names, none, b);
 }
 
 /* The holes of side i: boundary, reach, focus, fields, element, outside.
  * Side 1 of a stencil (one array) gets neutral values. */
-static int fill_side(cg_inst *in, const st_side *s, int i, cg_kernel *k)
+static acc_status fill_side(cg_inst *in, const st_side *s, int i,
+                            cg_kernel *k)
 {
     static const char *const holes[2][7] = {
         {"BOUNDARY0", "REACH0", "FOCUS0", "FIELDS0", "ELEM0", "OUTSIDE0",
@@ -226,7 +228,7 @@ static int fill_side(cg_inst *in, const st_side *s, int i, cg_kernel *k)
         cg_fill_value(in, h[2], "0");
         for (int j = 3; j < 7; j++)
             cg_fill_value(in, h[j], "");
-        return 1;
+        return ACC_OK;
     }
     sb_printf(cg_fill_hole(in, h[0]), "%d", (int)s->b);
     fill_reach(in, s, h[1], k);
@@ -238,16 +240,16 @@ static int fill_side(cg_inst *in, const st_side *s, int i, cg_kernel *k)
     strbuf *elem = cg_fill_hole(in, h[4]);
     /* g's checks first: the emitter's demand tables accumulate, and g's
      * full code demands all its checks need, not the other way round */
-    if (!elem_code(in, s, elem) ||
-        !outside_checks_code(in, s, cg_fill_hole(in, h[6])) ||
-        !outside_code(in, s, cg_fill_hole(in, h[5])))
-        return 0;
+    if (cg_fill_stop(in, elem_code(in, s, elem)) ||
+        cg_fill_stop(in, outside_checks_code(in, s, cg_fill_hole(in, h[6]))) ||
+        cg_fill_stop(in, outside_code(in, s, cg_fill_hole(in, h[5]))))
+        return in->d->status;
     /* the interpreter computes every element of an embedded producer:
      * those the kernel may not compute are computed again for their
      * runtime checks (accel_kernel_part) */
     if (embedded(s) && elem->text && strstr(elem->text, "ACC_FAIL("))
         k->stencil_checks[i] = (uint8_t)(s->focus ? 1 : 2);
-    return 1;
+    return ACC_OK;
 }
 
 /* ---- f: interior and border ------------------------------------------------ */
@@ -340,8 +342,9 @@ static void neighbour_calls(strbuf *body, const st_side *s, st_names *nm,
 
 /* f applied to the gathered neighbourhoods and stored: the holes
  * INTERIOR_DECLS/BODY or BORDER_DECLS/BODY. */
-static int fill_apply(cg_inst *in, const ir_node *n, const st_side *sd, int m,
-                      int interior, st_names *nm)
+static acc_status fill_apply(cg_inst *in, const ir_node *n,
+                             const st_side *sd, int m, int interior,
+                             st_names *nm)
 {
     const ir_node *f = n->args[0];
     const char *out[TY_MAX_LEAVES];
@@ -365,18 +368,18 @@ static int fill_apply(cg_inst *in, const ir_node *n, const st_side *sd, int m,
     sb_puts(decls, stores.text ? stores.text : "");
     decls->failed |= stores.failed;
     sb_free(&stores);
-    return 1;
+    return ACC_OK;
 }
 
 /* ---- the kernel ------------------------------------------------------------ */
 
 /* shared/stencil_sides.in filled with the holes so far, as the
  * STENCIL_COMMON hole. */
-static int fill_common(cg_inst *in)
+static acc_status fill_common(cg_inst *in)
 {
     strbuf common = {0};
-    int r = cg_fill_template(in, &common, "shared/stencil_sides.in");
-    if (r == 1) {
+    acc_status r = cg_fill_template(in, &common, "shared/stencil_sides.in");
+    if (!cg_fill_stop(in, r)) {
         strbuf *h = cg_fill_hole(in, "STENCIL_COMMON");
         sb_puts(h, common.text ? common.text : "");
         h->failed |= common.failed; /* reported as out of memory */
@@ -385,14 +388,14 @@ static int fill_common(cg_inst *in)
     return r;
 }
 
-static int refuse(cg_inst *in, const ir_node *n, const char *what, size_t k)
+static acc_status refuse(cg_inst *in, const ir_node *n, const char *what,
+                         size_t k)
 {
-    snprintf(in->why, sizeof in->why, "%s of %s with %zu leaves",
-             ir_op_name(n->op), what, k);
-    return 0;
+    return cg_fill_refuse(in, "%s of %s with %zu leaves", ir_op_name(n->op),
+                          what, k);
 }
 
-int cg_fill_stencil(cg_inst *in, const ir_node *n, cg_kernel *k)
+acc_status cg_fill_stencil(cg_inst *in, const ir_node *n, cg_kernel *k)
 {
     int m = n->op == IR_STENCIL2 ? 2 : 1;
     uint32_t barg_at = 1 + (uint32_t)m;
@@ -410,15 +413,16 @@ int cg_fill_stencil(cg_inst *in, const ir_node *n, cg_kernel *k)
     for (int i = 0; i < m; i++)
         side_setup(in, n, i, &barg_at, &sd[i]);
     for (int i = 0; i < 2; i++)
-        if (!fill_side(in, i < m ? &sd[i] : NULL, i, k))
-            return 0;
+        if (cg_fill_stop(in, fill_side(in, i < m ? &sd[i] : NULL, i, k)))
+            return in->d->status;
     st_names *nm = mem_calloc(2, sizeof *nm);
     if (!nm)
-        return -1;
-    int ok = fill_apply(in, n, sd, m, 1, nm) && fill_apply(in, n, sd, m, 0, nm);
+        return diag_oom(in->d, "acc_compile");
+    int stop = cg_fill_stop(in, fill_apply(in, n, sd, m, 1, nm)) ||
+               cg_fill_stop(in, fill_apply(in, n, sd, m, 0, nm));
     free(nm);
-    if (!ok)
-        return 0;
+    if (stop)
+        return in->d->status;
     sb_printf(cg_fill_hole(in, "RANK"), "%d", (int)n->type->rank);
     sb_printf(cg_fill_hole(in, "SIDES"), "%d", m);
     /* the sides' descriptions follow the arrays the scalar code reads */

@@ -12,9 +12,10 @@
 #include "core/codegen/kernel_fill.h"
 
 /* The holes of stencil.c.in and stencil.cu.in for node n (IR_STENCIL or
- * IR_STENCIL2), k->stencil_checks and k->stencil_reach.  1; 0 with
- * in->why set when n has no kernel; -1 when out of memory. */
-int cg_fill_stencil(cg_inst *in, const ir_node *n, cg_kernel *k);
+ * IR_STENCIL2), k->stencil_checks and k->stencil_reach.  The conventions
+ * of cg_inst (kernel_fill.h): a reason in in->why when n has no kernel,
+ * out of memory recorded on in->d. */
+acc_status cg_fill_stencil(cg_inst *in, const ir_node *n, cg_kernel *k);
 
 /* Whether side i (extents side_ext) of stencil kernel k needs the check
  * pass over its embedded producer (cg_kernel.stencil_checks) when the

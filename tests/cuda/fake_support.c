@@ -97,9 +97,10 @@ void fake_configure(void (*edit)(fake_config *))
 
 int nvrtc_present(void)
 {
-    char why[1024];
+    diag why;
     cuda_nvrtc nv;
-    return cuda_load_nvrtc(&nv, why, sizeof why);
+    diag_clear(&why);
+    return cuda_load_nvrtc(&nv, &why) == ACC_OK;
 }
 
 acc_context *fake_context(acc_backend backend, int32_t device, acc_status *st)

@@ -41,9 +41,11 @@ static int cuda_kernel(const ir_program *ir, const ir_node *n, cg_kernel *k,
 
 static void setup(void)
 {
-    char why[1024];
-    if (!cuda_load_nvrtc(&nvrtc, why, sizeof why))
-        cr_skip_test("NVRTC is not installed here (%s); nothing to check", why);
+    diag why;
+    diag_clear(&why);
+    if (cuda_load_nvrtc(&nvrtc, &why) != ACC_OK)
+        cr_skip_test("NVRTC is not installed here (%s); nothing to check",
+                     why.message);
     ctx = ts_context(ACC_BACKEND_INTERP);
 }
 

@@ -25,9 +25,11 @@ static cuda_nvrtc nvrtc;
 
 static void load(void)
 {
-    char why[1024];
-    if (!cuda_load_nvrtc(&nvrtc, why, sizeof why))
-        cr_skip_test("NVRTC is not installed here (%s); nothing to check", why);
+    diag why;
+    diag_clear(&why);
+    if (cuda_load_nvrtc(&nvrtc, &why) != ACC_OK)
+        cr_skip_test("NVRTC is not installed here (%s); nothing to check",
+                     why.message);
 }
 
 static void unload(void)

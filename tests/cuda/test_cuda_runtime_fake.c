@@ -47,10 +47,11 @@
  * LP64 sides, the offsets agree). */
 Test(cuda_kernel_abi, host_structs_match_the_device_layout)
 {
-    char why[1024];
+    diag why;
     cuda_nvrtc nv;
-    if (!cuda_load_nvrtc(&nv, why, sizeof why))
-        cr_skip_test("NVRTC is not installed here (%s)", why);
+    diag_clear(&why);
+    if (cuda_load_nvrtc(&nv, &why) != ACC_OK)
+        cr_skip_test("NVRTC is not installed here (%s)", why.message);
     const char *prelude = cg_skeleton("cuda/prelude.cuh.in");
     cr_assert_not_null(prelude);
     char checks[1400];
@@ -547,8 +548,9 @@ typedef struct caller_cuda {
 
 static void caller_open(caller_cuda *c)
 {
-    char why[512];
-    cr_assert(cuda_load_driver(&c->drv, why, sizeof why), "%s", why);
+    diag why;
+    diag_clear(&why);
+    cr_assert_eq(cuda_load_driver(&c->drv, &why), ACC_OK, "%s", why.message);
     cr_assert_eq(c->drv.cuInit(0), CU_SUCCESS);
     cr_assert_eq(c->drv.cuDeviceGet(&c->dev, 0), CU_SUCCESS);
     cr_assert_eq(c->drv.cuDevicePrimaryCtxRetain(&c->ctx, c->dev), CU_SUCCESS);

@@ -30,9 +30,10 @@ static char *read_all(const char *path)
 Test(gpu_bench, baselines_compile_with_nvrtc)
 {
     cuda_nvrtc nvrtc;
-    char why[512];
-    if (!cuda_load_nvrtc(&nvrtc, why, sizeof why))
-        cr_skip_test("NVRTC is not installed: %s", why);
+    diag why;
+    diag_clear(&why);
+    if (cuda_load_nvrtc(&nvrtc, &why) != ACC_OK)
+        cr_skip_test("NVRTC is not installed: %s", why.message);
     const char *src = read_all(ACC_TEST_GPU_BASELINES);
     cuda_image ptx;
     cr_assert(cuda_compile(&nvrtc, src, "gpu_baselines.cu", 90,

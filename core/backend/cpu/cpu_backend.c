@@ -46,7 +46,7 @@ cpu_backend *cpu_backend_create(const char *cache_dir, int32_t threads,
     /* the toolchain the probe chose (remembered: this compiles nothing) */
     if (!cpu_toolchain_init(&b->tc) ||
         cpu_toolchain_probe(&b->tc, cache_dir, report, sizeof report) <= 0 ||
-        !(b->cache = cache_create(cache_dir)) ||
+        !(b->cache = cache_create(cache_dir, d)) ||
         !(b->pool = pool_create(threads > 0 ? threads
                                             : pool_default_threads()))) {
         cpu_backend_destroy(b);

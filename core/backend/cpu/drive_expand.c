@@ -38,9 +38,10 @@ acc_status cpu_drive_expand(pool *pl, const cpu_node *kn, interp *st,
     int64_t ext[ACC_MAX_RANK] = {0}, total = 0;
     cpu_launch l;
     memset(&l, 0, sizeof l);
-    int r = host_source_extents(st, kn->k.src, ext);
-    if (r <= 0)
-        return host_answer(r, st->d, replay);
+    acc_status s = host_source_extents(st, kn->k.src, ext, replay);
+    int r;
+    if (s != ACC_OK || *replay)
+        return s;
     /* a failed allocation is the interpreter's to report too */
     int64_t *off = host_alloc_offsets(ext[0]);
     void *parts[1] = {off};

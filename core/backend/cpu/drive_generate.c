@@ -16,14 +16,17 @@ acc_status cpu_drive_generate(pool *pl, const cpu_node *kn, interp *st,
     cpu_launch l;
     memset(&l, 0, sizeof l);
     const ir_node *src = kn->k.src; /* maps over this array, or NULL */
-    int r = src ? 1 : host_shape_extents(st, n->args[0], ext);
-    if (r <= 0)
-        return host_answer(r, st->d, replay);
+    acc_status s = src ? ACC_OK
+                       : host_shape_extents(st, n->args[0], ext, replay);
+    if (s != ACC_OK || *replay)
+        return s;
     /* the mapped array is an argument: bound first, then its extents */
-    if ((r = cpu_bind_arrays(st, &kn->k, &l, 0)) <= 0 ||
-        (src && (r = host_source_extents(st, src, ext)) <= 0)) {
+    int r = cpu_bind_arrays(st, &kn->k, &l, 0);
+    if (r > 0 && src)
+        s = host_source_extents(st, src, ext, replay);
+    if (r <= 0 || s != ACC_OK || *replay) {
         free(l.in);
-        return host_answer(r, st->d, replay);
+        return r <= 0 ? host_answer(r, st->d, replay) : s;
     }
     rt_array *a = interp_result(st, n, n->type->elem, n->type->rank, ext,
                                 ir_op_name(n->op));

@@ -296,10 +296,13 @@ static int combine_source(pool *pl, cpu_launch *l, interp *st,
 {
     const ir_node *src = expanded ? k->src->args[2] : k->src;
     int64_t ext[ACC_MAX_RANK] = {0}, total = 0;
-    int r = host_source_extents(st, src, ext);
-    int64_t n = r > 0 ? rt_shape_size(src->type->rank, ext) : 0;
-    if (r <= 0 || n < 0)
-        return n < 0 ? -1 : r;
+    int replay = 0;
+    acc_status s = host_source_extents(st, src, ext, &replay);
+    int r;
+    int64_t n = s == ACC_OK && !replay ? rt_shape_size(src->type->rank, ext)
+                                       : 0;
+    if (s != ACC_OK || replay || n < 0)
+        return s != ACC_OK ? 0 : -1; /* its caller's 1/0/-1 (host_answer) */
     memcpy(l->A.src_ext, ext, sizeof ext);
     if (!expanded) {
         combine_range(pl, l, k, n);
@@ -344,9 +347,10 @@ acc_status cpu_drive_permute(pool *pl, const cpu_node *kn, interp *st,
     int64_t ext[ACC_MAX_RANK] = {0};
     cpu_launch l;
     memset(&l, 0, sizeof l);
-    int r = host_source_extents(st, pm->args[1], ext);
-    if (r <= 0)
-        return host_answer(r, st->d, replay);
+    acc_status s = host_source_extents(st, pm->args[1], ext, replay);
+    int r;
+    if (s != ACC_OK || *replay)
+        return s;
     if (rt_shape_size(pm->type->rank, ext) < 0)
         /* too many elements: the interpreter names the producer */
         return host_answer(-1, st->d, replay);

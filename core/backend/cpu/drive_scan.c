@@ -123,10 +123,11 @@ acc_status cpu_drive_scan(pool *pl, const cpu_node *kn, interp *st,
     ir_scan_form form = ir_scan_form_of(kn->k.fold->u.scan.kind);
     host_source src;
     cpu_scan s;
-    int ok = host_consumer_source(st, pl, kn->k.fold, xs, &src);
-    if (ok <= 0)
-        /* -1: an empty scanl1 row, the interpreter names it */
-        return host_answer(ok, st->d, replay);
+    /* a replay: an empty scanl1 row, the interpreter names it */
+    acc_status r = host_source_eval(st, pl, kn->k.fold, xs, &src, replay);
+    int ok;
+    if (r != ACC_OK || *replay)
+        return r;
     int64_t inner = src.inner, rows = src.rows;
     int oom = 0;
     if (form == IR_SCAN_FULL && inner == INT64_MAX)

@@ -37,10 +37,11 @@ acc_status cpu_drive_scan_seg(pool *pl, const cpu_node *kn, interp *st,
     const ir_node *scan = kn->k.fold, *xs = kn->k.src;
     host_source src;
     cpu_scan s;
-    int ok = host_consumer_source(st, pl, scan, xs, &src);
-    if (ok <= 0)
-        /* -1: a refused descriptor, the interpreter names it */
-        return host_answer(ok, st->d, replay);
+    /* a replay: a refused descriptor, the interpreter names it */
+    acc_status r = host_source_eval(st, pl, scan, xs, &src, replay);
+    int ok;
+    if (r != ACC_OK || *replay)
+        return r;
     int64_t k = src.k, *off = src.off;
     int full = ir_scan_form_of(scan->u.scan.kind) == IR_SCAN_FULL;
     /* a result row beyond int64 (S elements and k seeds), or more (row,

@@ -21,9 +21,11 @@ static int bind_side(interp *st, const ir_node *n, int i, uint32_t *barg_at,
                      cpu_karray *side, ir_value *constant)
 {
     const ir_node *xs = n->args[1 + i];
-    int ok = host_stencil_side(st, n, i, barg_at, side->ext, constant);
-    if (ok <= 0)
-        return ok;
+    int replay = 0;
+    acc_status s = host_stencil_side(st, n, i, barg_at, side->ext, constant,
+                                     &replay);
+    if (s != ACC_OK || replay)
+        return s != ACC_OK ? 0 : -1; /* its caller's 1/0/-1 (host_answer) */
     side->size = rt_shape_size(xs->type->rank, side->ext);
     if (xs->op != IR_GENERATE) {
         const rt_array *a = interp_array_of(st, xs); /* evaluated above */

@@ -40,12 +40,14 @@ void cache_key(const char *source, const cpu_toolchain *tc,
 
 /* ---- the cache object ----------------------------------------------------------- */
 
-kcache *cache_create(const char *dir)
+kcache *cache_create(const char *dir, diag *d)
 {
     kcache *c = mem_calloc(1, sizeof *c);
-    if (!c)
+    if (!c) {
+        diag_oom(d, "the kernel cache");
         return NULL;
-    if (!cache_folder_init(&c->folder, dir)) {
+    }
+    if (cache_folder_init(&c->folder, dir, d) != ACC_OK) {
         free(c);
         return NULL;
     }
@@ -233,7 +235,8 @@ static int compile_there(kcache *c, const cpu_toolchain *tc,
                          int dfd, unsigned char **image, size_t *n, int *err,
                          diag *d)
 {
-    char src[4200], so[4200], msg[1024];
+    char src[4200], so[4200];
+    diag cc; /* the compiler's failure, dropped when the folder is full */
     const char *dir = cache_folder_write_dir(&c->folder);
     snprintf(src, sizeof src, "%s/%s/kernel.c", dir, sub);
     snprintf(so, sizeof so, "%s/%s/kernel.so", dir, sub);
@@ -241,12 +244,13 @@ static int compile_there(kcache *c, const cpu_toolchain *tc,
         *err = errno;
         return -1;
     }
-    if (!cpu_compile(tc, src, so, msg, sizeof msg)) {
+    diag_clear(&cc);
+    if (cpu_compile(tc, src, so, &cc) != ACC_OK) {
         if (folder_full(dir)) {
             *err = ENOSPC;
             return -1;
         }
-        diag_fail(d, ACC_ERR_COMPILE, "compiling a CPU kernel: %s", msg);
+        diag_fail(d, cc.status, "compiling a CPU kernel: %s", cc.message);
         return 0;
     }
     if (!(*image = read_object(dfd, "kernel.so", n)))
@@ -361,7 +365,7 @@ acc_status cache_get(kcache *c, const cpu_toolchain *tc, const char *source,
     if (e) {
         how->memory_hits++;
         c->idle -= e->refs == 0;
-    } else if (cache_folder_resolve(&c->folder, d)) {
+    } else if (cache_folder_resolve(&c->folder, d) == ACC_OK) {
         if ((e = from_disk(c, name, key)) != NULL)
             how->disk_hits++;
         else

@@ -40,8 +40,9 @@ typedef struct cache_entry {
 
 typedef struct kcache kcache;
 
-/* A cache over folder `dir` (NULL: the default); NULL when out of memory. */
-kcache *cache_create(const char *dir);
+/* A cache over folder `dir` (NULL: the default); NULL after recording
+ * out of memory on d. */
+kcache *cache_create(const char *dir, diag *d);
 /* Unloads every kernel (no program may use them any more). */
 void cache_destroy(kcache *c);
 

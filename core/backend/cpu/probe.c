@@ -231,8 +231,9 @@ static void decide(const cpu_toolchain *base, const char *cache_dir,
     char key[CACHE_KEY_LEN + 1], name[64];
     diag d;
     diag_clear(&d);
-    int stamped = stamp_key(base, key) && cache_folder_init(&f, cache_dir);
-    if (stamped && !(cache_folder_resolve(&f, &d) && f.fd >= 0)) {
+    int stamped = stamp_key(base, key) &&
+                  cache_folder_init(&f, cache_dir, &d) == ACC_OK;
+    if (stamped && !(cache_folder_resolve(&f, &d) == ACC_OK && f.fd >= 0)) {
         cache_folder_free(&f);
         stamped = 0;
     }

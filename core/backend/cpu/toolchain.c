@@ -329,28 +329,29 @@ static void read_log(const char *log, char *err, size_t err_len)
         fclose(f);
 }
 
-int cpu_compile(const cpu_toolchain *tc, const char *src, const char *so,
-                char *err, size_t err_len)
+acc_status cpu_compile(const cpu_toolchain *tc, const char *src,
+                       const char *so, diag *d)
 {
     char log[4096];
     int status = 0;
     snprintf(log, sizeof log, "%s.log", so);
     int rc = spawn_compiler(tc, src, so, log, &status);
     if (rc != 0) {
-        snprintf(err, err_len, "cannot run the C compiler '%s': %s",
-                 tc->argv[0], strerror(rc));
         unlink(log);
-        return 0;
+        return diag_fail(d, ACC_ERR_COMPILE, "cannot run the C compiler "
+                         "'%s': %s", tc->argv[0], strerror(rc));
     }
-    int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (!ok) {
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         char out[768];
         read_log(log, out, sizeof out);
-        snprintf(err, err_len, "the C compiler '%s' failed (%s %d): %s",
-                 tc->argv[0], WIFEXITED(status) ? "exit status" : "signal",
-                 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
-                 out);
+        diag_fail(d, ACC_ERR_COMPILE, "the C compiler '%s' failed (%s %d): "
+                  "%s", tc->argv[0],
+                  WIFEXITED(status) ? "exit status" : "signal",
+                  WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+                  out);
+        unlink(log);
+        return d->status;
     }
     unlink(log);
-    return ok;
+    return ACC_OK;
 }

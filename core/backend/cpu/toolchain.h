@@ -14,6 +14,7 @@
 #ifndef ACC_CORE_BACKEND_CPU_TOOLCHAIN_H
 #define ACC_CORE_BACKEND_CPU_TOOLCHAIN_H
 
+#include "core/base/diag.h"
 #include "core/base/strbuf.h"
 
 #include <stddef.h>
@@ -62,11 +63,11 @@ int cpu_toolchain_identity(const cpu_toolchain *tc, strbuf *b);
  * "word:?" when it does not. */
 void cpu_word_identity(const char *word, strbuf *b);
 
-/* Compiles C file `src` into shared object `so`.  On failure returns 0
- * and puts the start of the compiler's output (or why it did not run)
- * into err. */
-int cpu_compile(const cpu_toolchain *tc, const char *src, const char *so,
-                char *err, size_t err_len);
+/* Compiles C file `src` into shared object `so`: ACC_OK, or
+ * ACC_ERR_COMPILE recorded on d with the start of the compiler's output
+ * (or why it did not run); the diag's status either way. */
+acc_status cpu_compile(const cpu_toolchain *tc, const char *src,
+                       const char *so, diag *d);
 
 
 #endif

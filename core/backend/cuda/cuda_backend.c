@@ -26,6 +26,14 @@ acc_status cuda_fail(const cuda_backend *be, diag *d, cu_result r,
                      "%s: %s", what, err);
 }
 
+acc_status cuda_failure(diag *d)
+{
+    if (diag_ok(d))
+        diag_fail(d, ACC_ERR_INTERNAL, "a CUDA step failed without "
+                  "recording an error");
+    return d->status;
+}
+
 int cuda_enter(cuda_backend *be, diag *d)
 {
     cu_result r = be->drv.cuCtxPushCurrent(be->ctx);
@@ -46,7 +54,6 @@ void cuda_leave(cuda_backend *be)
 
 static cuda_backend *open_libraries(int ordinal, diag *d)
 {
-    char why[768]; /* the loader's sentence (loader.h, device.h) */
     cuda_backend *be = mem_calloc(1, sizeof *be);
     int count = 0;
     if (!be) {
@@ -54,12 +61,10 @@ static cuda_backend *open_libraries(int ordinal, diag *d)
         return NULL;
     }
     be->base.ops = &cuda_ops;
-    if (!cuda_load_driver(&be->drv, why, sizeof why) ||
-        !cuda_device_query(&be->drv, ordinal, &be->dev, &count, why,
-                           sizeof why) ||
-        !cuda_load_nvrtc(&be->nv, why, sizeof why) ||
-        !cuda_arch_for(&be->nv, be->dev.cc, &be->arch, why, sizeof why)) {
-        diag_fail(d, ACC_ERR_UNSUPPORTED, "%s", why);
+    if (cuda_load_driver(&be->drv, d) ||
+        cuda_device_query(&be->drv, ordinal, &be->dev, &count, d) ||
+        cuda_load_nvrtc(&be->nv, d) ||
+        cuda_arch_for(&be->nv, be->dev.cc, &be->arch, d)) {
         free(be);
         return NULL;
     }
@@ -85,7 +90,7 @@ cuda_backend *cuda_backend_create(int ordinal, const char *cache_dir,
     pthread_mutex_init(&be->module_lock, NULL);
     be->refs = 1;
     if (!(be->pool = cuda_pool_create(&be->drv)) ||
-        !cache_folder_init(&be->folder, cache_dir)) {
+        cache_folder_init(&be->folder, cache_dir, d) != ACC_OK) {
         diag_oom(d, "cuda backend");
         cuda_backend_release(be);
         return NULL;

@@ -51,6 +51,11 @@ void cuda_leave(cuda_backend *be);
 acc_status cuda_fail(const cuda_backend *be, diag *d, cu_result r,
                      const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* d's status after a helper that records its errors reported a failure
+ * (cuda_run_alloc, cuda_sync, cuda_device_of, cuda_result):
+ * ACC_ERR_INTERNAL recorded when nothing was, so no failure can pass as
+ * a success. */
+acc_status cuda_failure(diag *d);
 void cuda_backend_retain(cuda_backend *be);
 void cuda_backend_release(cuda_backend *be);
 
@@ -101,8 +106,8 @@ typedef acc_status (*cuda_driver_fn)(cuda_run *run, const cuda_node *kn,
  * backend interface's run_step (backend.h): ACC_OK with the result(s) in
  * out[]; the error recorded on the interpreter's diag; or ACC_OK with
  * *replay set to hand the step to the interpreter (which reports a
- * runtime error with its own message).  The launch helpers below keep
- * their 1/0/-1 (host_eval.h's host_answer reads them). */
+ * runtime error with its own message).  The launch helpers below, and
+ * host evaluation (host_eval.h), answer the same way. */
 typedef struct cuda_launcher {
     const char *entries[CUDA_MAX_ENTRIES];
     cuda_driver_fn drive;
@@ -221,28 +226,34 @@ typedef struct cuda_launch {
     size_t at_seg;       /* the segment offsets (0: none) */
 } cuda_launch;
 
+/* The launch helpers answer as the drivers do (backend.h: run_step):
+ * ACC_OK, or the status of the error recorded on the diag (st->d, d); a
+ * kernel that recorded a runtime error is an outcome, not an error:
+ * *replay is set to 1 (the interpreter runs the step and names the
+ * error) and ACC_OK returned; *replay is left as it is otherwise. */
+
 /* Binds the kernel's arrays (made valid on the device) and lays out the
  * block for `out_leaves` result leaves and, for a fold, `acc_leaves`
- * seed and partial leaves (0 otherwise).  0 after an error;
- * cuda_launch_free either way. */
-int cuda_launch_bind(cuda_run *run, const cg_kernel *k, interp *st,
-                     size_t out_leaves, size_t acc_leaves, cuda_launch *l);
+ * seed and partial leaves (0 otherwise); cuda_launch_free either way. */
+acc_status cuda_launch_bind(cuda_run *run, const cg_kernel *k, interp *st,
+                            size_t out_leaves, size_t acc_leaves,
+                            cuda_launch *l);
 /* The same with `extra` argument arrays after the kernel's (zeroed until
  * cuda_launch_array describes them); `acc_leaves` may also be the length
  * of a seed block that is not a fold's (drive_stencil.c's). */
-int cuda_launch_bind_extra(cuda_run *run, const cg_kernel *k, interp *st,
-                           size_t extra, size_t out_leaves, size_t acc_leaves,
-                           cuda_launch *l);
+acc_status cuda_launch_bind_extra(cuda_run *run, const cg_kernel *k,
+                                  interp *st, size_t extra, size_t out_leaves,
+                                  size_t acc_leaves, cuda_launch *l);
 /* Argument array i of the block (device pointers in a->data). */
 void cuda_launch_array(cuda_launch *l, size_t i, const cuda_karray *a);
 /* cuda_launch_bind for a segmented kernel: the k + 1 offsets off[0..k]
  * (copied) travel in the argument block and are the extra array
  * A.in[n_arrays] (data[0] their device address, ext[0] = k + 1,
  * size = k), as fold_seg.cu.in and scan.cu.in read them. */
-int cuda_launch_bind_segments(cuda_run *run, const cg_kernel *k, interp *st,
-                              size_t out_leaves, size_t acc_leaves,
-                              const int64_t *off, int64_t n_seg,
-                              cuda_launch *l);
+acc_status cuda_launch_bind_segments(cuda_run *run, const cg_kernel *k,
+                                     interp *st, size_t out_leaves,
+                                     size_t acc_leaves, const int64_t *off,
+                                     int64_t n_seg, cuda_launch *l);
 /* Result leaf i (after out's own, which upload sets: a primed scan's
  * totals) in the host image; before cuda_launch_upload. */
 void cuda_launch_set_out(cuda_launch *l, size_t i, cu_deviceptr ptr);
@@ -250,51 +261,47 @@ void cuda_launch_set_out(cuda_launch *l, size_t i, cu_deviceptr ptr);
  * yet, see cuda_launch_retarget), seed (may be NULL) and partials (may be
  * NULL) in the host image, arms the error slot, uploads the block in one
  * copy and points l->A into it.  The caller sets A.src_ext and A.inner. */
-int cuda_launch_upload(cuda_run *run, cuda_launch *l, const rt_array *out,
-                       const ir_value *seed, const cu_deviceptr *parts,
-                       cu_deviceptr part_has, diag *d);
+acc_status cuda_launch_upload(cuda_run *run, cuda_launch *l,
+                              const rt_array *out, const ir_value *seed,
+                              const cu_deviceptr *parts,
+                              cu_deviceptr part_has, diag *d);
 /* cuLaunchKernel of fn with (grid_x, grid_y) blocks of `block` threads;
  * the parameters are l->A and, when extra is not NULL, *extra. */
-int cuda_launch_run(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
-                    unsigned grid_x, unsigned grid_y, unsigned block,
-                    int64_t *extra, diag *d);
-/* Whether the kernel(s) recorded a runtime error: read back (and waited
- * for) only when the kernel has checks.  1 failed, 0 not, -1 after an
- * error recorded on d. */
-int cuda_launch_failed(cuda_run *run, const cuda_node *kn, cuda_launch *l,
-                       diag *d);
+acc_status cuda_launch_run(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
+                           unsigned grid_x, unsigned grid_y, unsigned block,
+                           int64_t *extra, diag *d);
+/* Whether the kernel(s) recorded a runtime error (*replay): read back
+ * (and waited for) only when the kernel has checks.  A driver's last
+ * call after its launches. */
+acc_status cuda_launch_failed(cuda_run *run, const cuda_node *kn,
+                              cuda_launch *l, int *replay, diag *d);
 /* The same, always read, with `bytes` bytes at device address src read
  * into dst (when bytes > 0) by the same wait. */
-int cuda_launch_read(cuda_run *run, cuda_launch *l, void *dst,
-                     cu_deviceptr src, size_t bytes, diag *d);
+acc_status cuda_launch_read(cuda_run *run, cuda_launch *l, void *dst,
+                            cu_deviceptr src, size_t bytes, int *replay,
+                            diag *d);
 /* Points the uploaded block at other results (out; NULL: none) and, when
  * parts is not NULL, other partials: one small copy on the run's stream,
  * so kernels launched before it keep what they had.  Sets A.out_ext and
- * A.out_size.  0 after an error. */
-int cuda_launch_retarget(cuda_run *run, cuda_launch *l, const rt_array *out,
-                         const cu_deviceptr *parts, diag *d);
-/* A launch of fn for a grid-stride loop over `items` items: the block and
- * grid of cuda_block_for and cuda_grid_for; extra as cuda_launch_run. */
-int cuda_launch_threads(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
-                        int64_t items, int64_t *extra, diag *d);
-/* A driver's result after its last launch (cuda_launch_failed): 1, -1
- * when a kernel recorded a runtime error (the interpreter reports it), 0
- * after an error recorded on d. */
-int cuda_launch_outcome(cuda_run *run, const cuda_node *kn, cuda_launch *l,
-                        diag *d);
+ * A.out_size. */
+acc_status cuda_launch_retarget(cuda_run *run, cuda_launch *l,
+                                const rt_array *out,
+                                const cu_deviceptr *parts, diag *d);
 void cuda_launch_free(cuda_run *run, cuda_launch *l);
 
 /* A 1-D launch of fn covering `threads` threads (whole warps, blocks of
  * at most fn's occupancy block, the grid as cuda_grid_for caps it: fn's
- * loops are grid-stride). */
-int cuda_launch_threads(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
-                        int64_t threads, int64_t *extra, diag *d);
+ * loops are grid-stride); extra as cuda_launch_run. */
+acc_status cuda_launch_threads(cuda_run *run, cuda_launch *l,
+                               const cuda_fn *fn, int64_t threads,
+                               int64_t *extra, diag *d);
 
 /* A (parts, rows) launch of fn's occupancy block (the grid's y capped at
  * the device's limit: fn strides over rows), as the launch contract's
  * CG_CUDA_GRID_PARTS entries take it. */
-int cuda_launch_parts(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
-                      int64_t parts, int64_t rows, diag *d);
+acc_status cuda_launch_parts(cuda_run *run, cuda_launch *l,
+                             const cuda_fn *fn, int64_t parts, int64_t rows,
+                             diag *d);
 
 /* The partial results of a multi-pass kernel, in the run's memory: n
  * values per leaf of the accumulator type, and n `has` flags (ints).
@@ -305,10 +312,10 @@ typedef struct cuda_parts {
     size_t n;
 } cuda_parts;
 
-/* 0 after recording ACC_ERR_OUT_OF_DEVICE_MEMORY naming `what`;
- * cuda_parts_free either way. */
-int cuda_parts_alloc(cuda_run *run, const acc_type *acc, size_t n,
-                     const char *what, cuda_parts *p, diag *d);
+/* ACC_ERR_OUT_OF_DEVICE_MEMORY recorded naming `what` when the device
+ * is full; cuda_parts_free either way. */
+acc_status cuda_parts_alloc(cuda_run *run, const acc_type *acc, size_t n,
+                            const char *what, cuda_parts *p, diag *d);
 void cuda_parts_free(cuda_run *run, const acc_type *acc, cuda_parts *p);
 
 /* Threads per block for n items: a whole number of warps, at most fn's
@@ -330,21 +337,23 @@ typedef struct cuda_expansion {
 } cuda_expansion;
 
 /* The scratch of an expansion of n >= 1 source elements: x->off and
- * x->sums, also into scratch[0..1] (the kernel's A->part).  0 after an
- * error; cuda_expansion_free either way. */
-int cuda_expansion_alloc(cuda_run *run, int64_t n, cuda_expansion *x,
-                         cu_deviceptr scratch[2], diag *d);
+ * x->sums, also into scratch[0..1] (the kernel's A->part);
+ * cuda_expansion_free either way. */
+acc_status cuda_expansion_alloc(cuda_run *run, int64_t n, cuda_expansion *x,
+                                cu_deviceptr scratch[2], diag *d);
 /* The sizes, scan and offsets passes (fn: accel_expand_sizes, _scan,
  * _offsets, _threads, _blocks), then the total, the largest size and the
- * error slot read back with one wait: 1, 0 after an error, -1 when a size
- * or the total was refused (or a check failed). */
-int cuda_expansion_scan(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
-                        cuda_expansion *x, diag *d);
+ * error slot read back with one wait; a replay when a size or the total
+ * was refused (or a check failed). */
+acc_status cuda_expansion_scan(cuda_run *run, cuda_launch *l,
+                               const cuda_fn *fn, cuda_expansion *x,
+                               int *replay, diag *d);
 /* The values pass over x->total results (none: no launch), one source
  * element per thread or blocks over result positions as
- * cg_cuda_expand_per_thread chooses.  0 after an error. */
-int cuda_expansion_values(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
-                          const cuda_expansion *x, diag *d);
+ * cg_cuda_expand_per_thread chooses. */
+acc_status cuda_expansion_values(cuda_run *run, cuda_launch *l,
+                                 const cuda_fn *fn, const cuda_expansion *x,
+                                 diag *d);
 void cuda_expansion_free(cuda_run *run, cuda_expansion *x);
 /* ---- scans (drive_scan.c, drive_scan_seg.c) ----------------------------- */
 
@@ -366,19 +375,21 @@ typedef struct cuda_scan {
 /* Binds the kernel's arrays (and src's offsets, when segmented),
  * allocates the results of step n (the scan or maps over it): rows of
  * out_len outputs and k totals per row (1 for a plain scan), and sets
- * A.src_ext and A.inner.  src must outlive the step.  1, or 0 after an
- * error; finish with cuda_scan_finish either way. */
-int cuda_scan_begin(cuda_scan *s, cuda_run *run, const cuda_node *kn,
-                    interp *st, const ir_node *n,
-                    const struct host_source *src, int64_t out_len,
-                    int64_t k);
+ * A.src_ext and A.inner.  src must outlive the step.  Finish with
+ * cuda_scan_finish either way. */
+acc_status cuda_scan_begin(cuda_scan *s, cuda_run *run, const cuda_node *kn,
+                           interp *st, const ir_node *n,
+                           const struct host_source *src, int64_t out_len,
+                           int64_t k);
 /* Whether the results have any element to compute. */
 int cuda_scan_has_results(const cuda_scan *s);
 /* cuda_launch_upload of the step's results, seed and partials (NULL:
  * none). */
-int cuda_scan_upload(cuda_scan *s, const cuda_parts *parts, diag *d);
-/* The driver's result, ok (1, 0 after an error, -1 to hand the step to
- * the interpreter): with 1 the results are in out[], else released. */
-int cuda_scan_finish(cuda_scan *s, int ok, rt_array **out);
+acc_status cuda_scan_upload(cuda_scan *s, const cuda_parts *parts, diag *d);
+/* The driver's answer from status and replay (its launches'): with ACC_OK
+ * and no replay the results are in out[], else released.  Returns
+ * status. */
+acc_status cuda_scan_finish(cuda_scan *s, acc_status status, int replay,
+                            rt_array **out);
 
 #endif

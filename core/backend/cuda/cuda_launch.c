@@ -35,9 +35,9 @@ static void lay_out(cuda_launch *l, size_t n_in, size_t n_off)
 /* The kernel's arrays made valid on the device, `extra` arrays after them
  * (zeroed until cuda_launch_array describes them) and, when off is not
  * NULL, the n_seg + 1 offsets as the last array. */
-static int bind(cuda_run *run, const cg_kernel *k, interp *st, size_t extra,
-                size_t out_leaves, size_t acc_leaves, const int64_t *off,
-                int64_t n_seg, cuda_launch *l)
+static acc_status bind(cuda_run *run, const cg_kernel *k, interp *st,
+                       size_t extra, size_t out_leaves, size_t acc_leaves,
+                       const int64_t *off, int64_t n_seg, cuda_launch *l)
 {
     size_t n_off = off ? (size_t)n_seg + 1 : 0;
     memset(l, 0, sizeof *l);
@@ -45,10 +45,8 @@ static int bind(cuda_run *run, const cg_kernel *k, interp *st, size_t extra,
     l->out_leaves = out_leaves;
     l->acc_leaves = acc_leaves;
     lay_out(l, l->n_arrays + (off != NULL), n_off);
-    if (!(l->host = mem_calloc(1, l->block_bytes))) {
-        diag_oom(st->d, "run");
-        return 0;
-    }
+    if (!(l->host = mem_calloc(1, l->block_bytes)))
+        return diag_oom(st->d, "run");
     if (off) { /* data[0] is set once the block has its device address */
         cuda_karray ka;
         memset(&ka, 0, sizeof ka);
@@ -60,7 +58,7 @@ static int bind(cuda_run *run, const cg_kernel *k, interp *st, size_t extra,
     for (size_t i = 0; i < k->n_arrays; i++) {
         rt_array *a = interp_array_raw(st, k->arrays[i]);
         if (!a || !cuda_device_of(run, a, st->d))
-            return 0;
+            return cuda_failure(st->d);
         cuda_karray ka;
         memset(&ka, 0, sizeof ka);
         memcpy(ka.data, a->dev, sizeof ka.data);
@@ -68,23 +66,23 @@ static int bind(cuda_run *run, const cg_kernel *k, interp *st, size_t extra,
         ka.size = a->size;
         cuda_launch_array(l, i, &ka);
     }
-    return 1;
+    return ACC_OK;
 }
 
-int cuda_launch_bind(cuda_run *run, const cg_kernel *k, interp *st,
+acc_status cuda_launch_bind(cuda_run *run, const cg_kernel *k, interp *st,
                      size_t out_leaves, size_t acc_leaves, cuda_launch *l)
 {
     return bind(run, k, st, 0, out_leaves, acc_leaves, NULL, 0, l);
 }
 
-int cuda_launch_bind_extra(cuda_run *run, const cg_kernel *k, interp *st,
+acc_status cuda_launch_bind_extra(cuda_run *run, const cg_kernel *k, interp *st,
                            size_t extra, size_t out_leaves, size_t acc_leaves,
                            cuda_launch *l)
 {
     return bind(run, k, st, extra, out_leaves, acc_leaves, NULL, 0, l);
 }
 
-int cuda_launch_bind_segments(cuda_run *run, const cg_kernel *k, interp *st,
+acc_status cuda_launch_bind_segments(cuda_run *run, const cg_kernel *k, interp *st,
                               size_t out_leaves, size_t acc_leaves,
                               const int64_t *off, int64_t n_seg,
                               cuda_launch *l)
@@ -120,9 +118,10 @@ static void set_targets(cuda_launch *l, const rt_array *out,
     l->A.out_size = out ? out->size : 0;
 }
 
-int cuda_launch_upload(cuda_run *run, cuda_launch *l, const rt_array *out,
-                       const ir_value *seed, const cu_deviceptr *parts,
-                       cu_deviceptr part_has, diag *d)
+acc_status cuda_launch_upload(cuda_run *run, cuda_launch *l,
+                              const rt_array *out, const ir_value *seed,
+                              const cu_deviceptr *parts,
+                              cu_deviceptr part_has, diag *d)
 {
     cuda_kerr armed = {0, 0, INT64_MAX};
     set_targets(l, out, parts);
@@ -131,49 +130,47 @@ int cuda_launch_upload(cuda_run *run, cuda_launch *l, const rt_array *out,
     memcpy(l->host + l->at_err, &armed, sizeof armed);
     if (!cuda_run_alloc(run, l->block_bytes, &l->block, "a kernel's "
                         "arguments", d))
-        return 0;
+        return cuda_failure(d);
     if (l->at_seg)
         put_u64(l->host + l->n_arrays * sizeof(cuda_karray) +
                     offsetof(cuda_karray, data),
                 l->block + l->at_seg);
     cu_result r = run->be->drv.cuMemcpyHtoDAsync(l->block, l->host,
                                                  l->block_bytes, run->stream);
-    if (r != CU_SUCCESS) {
-        cuda_fail(run->be, d, r, "uploading a kernel's arguments "
-                  "(cuMemcpyHtoDAsync)");
-        return 0;
-    }
+    if (r != CU_SUCCESS)
+        return cuda_fail(run->be, d, r, "uploading a kernel's arguments "
+                         "(cuMemcpyHtoDAsync)");
     l->A.in = l->at_out ? l->block : 0;
     l->A.out = l->block + l->at_out;
     l->A.seed = seed ? l->block + l->at_seed : 0;
     l->A.part = parts ? l->block + l->at_part : 0;
     l->A.part_has = part_has;
     l->A.err = l->block + l->at_err;
-    return 1;
+    return ACC_OK;
 }
 
-int cuda_launch_run(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
-                    unsigned grid_x, unsigned grid_y, unsigned block,
-                    int64_t *extra, diag *d)
+acc_status cuda_launch_run(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
+                           unsigned grid_x, unsigned grid_y, unsigned block,
+                           int64_t *extra, diag *d)
 {
     if (stop_check(run->stop) != ACC_OK) { /* between launches */
         char where[96];
         snprintf(where, sizeof where, "the launch of %s", fn->name);
         stop_fail(run->stop, d, where);
-        return 0;
+        return cuda_failure(d);
     }
     void *params[2] = {&l->A, extra};
     cu_result r = run->be->drv.cuLaunchKernel(fn->f, grid_x, grid_y, 1, block,
                                               1, 1, 0, run->stream, params,
                                               NULL);
     if (r == CU_SUCCESS)
-        return 1;
-    cuda_fail(run->be, d, r, "launching %s with %u x %u blocks of %u threads "
-              "(cuLaunchKernel)", fn->name, grid_x, grid_y, block);
-    return 0;
+        return ACC_OK;
+    return cuda_fail(run->be, d, r, "launching %s with %u x %u blocks of %u "
+                     "threads (cuLaunchKernel)", fn->name, grid_x, grid_y,
+                     block);
 }
 
-int cuda_launch_retarget(cuda_run *run, cuda_launch *l, const rt_array *out,
+acc_status cuda_launch_retarget(cuda_run *run, cuda_launch *l, const rt_array *out,
                          const cu_deviceptr *parts, diag *d)
 {
     set_targets(l, out, parts);
@@ -182,43 +179,36 @@ int cuda_launch_retarget(cuda_run *run, cuda_launch *l, const rt_array *out,
                                                  l->at_err - l->at_out,
                                                  run->stream);
     if (r == CU_SUCCESS)
-        return 1;
-    cuda_fail(run->be, d, r, "uploading a kernel's result pointers "
-              "(cuMemcpyHtoDAsync)");
-    return 0;
+        return ACC_OK;
+    return cuda_fail(run->be, d, r, "uploading a kernel's result pointers "
+                     "(cuMemcpyHtoDAsync)");
 }
 
-int cuda_launch_read(cuda_run *run, cuda_launch *l, void *dst,
-                     cu_deviceptr src, size_t bytes, diag *d)
+acc_status cuda_launch_read(cuda_run *run, cuda_launch *l, void *dst,
+                            cu_deviceptr src, size_t bytes, int *replay,
+                            diag *d)
 {
     cuda_kerr e;
     cu_result r = run->be->drv.cuMemcpyDtoHAsync(&e, l->block + l->at_err,
                                                  sizeof e, run->stream);
     if (r == CU_SUCCESS && bytes)
         r = run->be->drv.cuMemcpyDtoHAsync(dst, src, bytes, run->stream);
-    if (r != CU_SUCCESS) {
-        cuda_fail(run->be, d, r, "reading a kernel's error slot "
-                  "(cuMemcpyDtoHAsync)");
-        return -1;
-    }
+    if (r != CU_SUCCESS)
+        return cuda_fail(run->be, d, r, "reading a kernel's error slot "
+                         "(cuMemcpyDtoHAsync)");
     if (!cuda_sync(run, d))
-        return -1;
-    return e.code != 0;
+        return cuda_failure(d);
+    if (e.code != 0)
+        *replay = 1;
+    return ACC_OK;
 }
 
-int cuda_launch_failed(cuda_run *run, const cuda_node *kn, cuda_launch *l,
-                       diag *d)
+acc_status cuda_launch_failed(cuda_run *run, const cuda_node *kn,
+                              cuda_launch *l, int *replay, diag *d)
 {
     if (kn->k.checks == 0)
-        return 0; /* nothing can have written the slot */
-    return cuda_launch_read(run, l, NULL, 0, 0, d);
-}
-
-int cuda_launch_outcome(cuda_run *run, const cuda_node *kn, cuda_launch *l,
-                        diag *d)
-{
-    int failed = cuda_launch_failed(run, kn, l, d);
-    return failed < 0 ? 0 : failed ? -1 : 1;
+        return ACC_OK; /* nothing can have written the slot */
+    return cuda_launch_read(run, l, NULL, 0, 0, replay, d);
 }
 
 void cuda_launch_free(cuda_run *run, cuda_launch *l)
@@ -228,16 +218,18 @@ void cuda_launch_free(cuda_run *run, cuda_launch *l)
     memset(l, 0, sizeof *l);
 }
 
-int cuda_launch_threads(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
-                        int64_t threads, int64_t *extra, diag *d)
+acc_status cuda_launch_threads(cuda_run *run, cuda_launch *l,
+                               const cuda_fn *fn, int64_t threads,
+                               int64_t *extra, diag *d)
 {
     unsigned block = cuda_block_for(fn, threads);
     return cuda_launch_run(run, l, fn, cuda_grid_for(run, fn, threads, block),
                            1, block, extra, d);
 }
 
-int cuda_launch_parts(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
-                      int64_t parts, int64_t rows, diag *d)
+acc_status cuda_launch_parts(cuda_run *run, cuda_launch *l,
+                             const cuda_fn *fn, int64_t parts, int64_t rows,
+                             diag *d)
 {
     int64_t grid_y = rows < run->be->dev.max_grid_y ? rows
                                                     : run->be->dev.max_grid_y;
@@ -245,8 +237,8 @@ int cuda_launch_parts(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
                            (unsigned)fn->block, NULL, d);
 }
 
-int cuda_parts_alloc(cuda_run *run, const acc_type *acc, size_t n,
-                     const char *what, cuda_parts *p, diag *d)
+acc_status cuda_parts_alloc(cuda_run *run, const acc_type *acc, size_t n,
+                            const char *what, cuda_parts *p, diag *d)
 {
     memset(p, 0, sizeof *p);
     p->n = n;
@@ -254,7 +246,7 @@ int cuda_parts_alloc(cuda_run *run, const acc_type *acc, size_t n,
     for (size_t i = 0; ok && i < acc->n_leaves; i++)
         ok = cuda_run_alloc(run, n * acc_scalar_size(acc->leaves[i]),
                             &p->leaf[i], what, d);
-    return ok;
+    return ok ? ACC_OK : cuda_failure(d);
 }
 
 void cuda_parts_free(cuda_run *run, const acc_type *acc, cuda_parts *p)

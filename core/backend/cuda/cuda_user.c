@@ -35,8 +35,9 @@ acc_status cuda_user_check(const char *who, const char *source,
 {
     cuda_nvrtc nv;
     cuda_image img;
-    char why[512]; /* the loader's sentence (loader.h): nothing to check */
-    if (!cuda_load_nvrtc(&nv, why, sizeof why))
+    diag absent; /* no NVRTC (loader.h): nothing to check */
+    diag_clear(&absent);
+    if (cuda_load_nvrtc(&nv, &absent))
         return d->status;
     int ok = cuda_compile(&nv, source, name, CHECK_ARCH, CUDA_TARGET_PTX,
                           &img);

@@ -24,15 +24,16 @@ typedef struct cuda_arch {
     cuda_target target; /* CUBIN: sm_<arch>; PTX: compute_<arch> */
 } cuda_arch;
 
-/* cuInit, then the facts of device `ordinal`.  Returns 1; 0 with a
- * sentence in why ("no CUDA device", "the CUDA driver failed to start
- * (...)", "CUDA device 2 does not exist (1 device)"). */
-int cuda_device_query(const cuda_driver *d, int ordinal,
-                      cuda_device_info *out, int *count, char *why,
-                      size_t why_size);
-/* The target for a device of compute capability cc; 0 with a sentence
- * when NVRTC supports no architecture the device can run. */
-int cuda_arch_for(const cuda_nvrtc *nv, int cc, cuda_arch *out, char *why,
-                  size_t why_size);
+/* cuInit, then the facts of device `ordinal`.  ACC_OK, or
+ * ACC_ERR_UNSUPPORTED recorded on dg with a sentence ("no CUDA device",
+ * "the CUDA driver failed to start (...)", "CUDA device 2 does not exist
+ * (1 device)"); the diag's status either way. */
+acc_status cuda_device_query(const cuda_driver *d, int ordinal,
+                             cuda_device_info *out, int *count, diag *dg);
+/* The target for a device of compute capability cc: ACC_OK, or
+ * ACC_ERR_UNSUPPORTED recorded on d with a sentence when NVRTC supports
+ * no architecture the device can run (out of memory: diag_oom). */
+acc_status cuda_arch_for(const cuda_nvrtc *nv, int cc, cuda_arch *out,
+                         diag *d);
 
 #endif

@@ -20,8 +20,8 @@
  * expand lists the same five after its own two). */
 enum { SIZES, SCAN, OFFSETS, THREADS, BLOCKS };
 
-int cuda_expansion_alloc(cuda_run *run, int64_t n, cuda_expansion *x,
-                         cu_deviceptr scratch[2], diag *d)
+acc_status cuda_expansion_alloc(cuda_run *run, int64_t n, cuda_expansion *x,
+                                cu_deviceptr scratch[2], diag *d)
 {
     memset(x, 0, sizeof *x);
     x->n = n;
@@ -32,7 +32,7 @@ int cuda_expansion_alloc(cuda_run *run, int64_t n, cuda_expansion *x,
                             &x->sums, "expand: partial sums", d);
     scratch[0] = x->off;
     scratch[1] = x->sums;
-    return ok;
+    return ok ? ACC_OK : cuda_failure(d);
 }
 
 void cuda_expansion_free(cuda_run *run, cuda_expansion *x)
@@ -42,31 +42,33 @@ void cuda_expansion_free(cuda_run *run, cuda_expansion *x)
     x->off = x->sums = 0;
 }
 
-int cuda_expansion_scan(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
-                        cuda_expansion *x, diag *d)
+acc_status cuda_expansion_scan(cuda_run *run, cuda_launch *l,
+                               const cuda_fn *fn, cuda_expansion *x,
+                               int *replay, diag *d)
 {
     int64_t parts = x->parts, stats[2] = {0, 0};
     int64_t lanes = 32 * parts; /* a warp per part */
-    if (!cuda_launch_threads(run, l, &fn[SIZES], lanes, &parts, d) ||
-        !cuda_launch_run(run, l, &fn[SCAN], 1, 1, 32, &parts, d) ||
-        !cuda_launch_threads(run, l, &fn[OFFSETS], lanes, &parts, d))
-        return 0;
-    int failed = cuda_launch_read(run, l, stats,
-                                  x->sums + 16 * (cu_deviceptr)parts,
-                                  sizeof stats, d);
-    if (failed)
-        return failed < 0 ? 0 : -1;
+    int failed = 0;
+    if (cuda_launch_threads(run, l, &fn[SIZES], lanes, &parts, d) ||
+        cuda_launch_run(run, l, &fn[SCAN], 1, 1, 32, &parts, d) ||
+        cuda_launch_threads(run, l, &fn[OFFSETS], lanes, &parts, d) ||
+        cuda_launch_read(run, l, stats, x->sums + 16 * (cu_deviceptr)parts,
+                         sizeof stats, &failed, d))
+        return d->status;
     x->total = stats[0];
     x->largest = stats[1];
     /* never from a kernel that ran (it flags a refused total instead) */
-    return x->total >= 0 && x->largest >= 0 ? 1 : -1;
+    if (failed || x->total < 0 || x->largest < 0)
+        *replay = 1;
+    return ACC_OK;
 }
 
-int cuda_expansion_values(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
-                          const cuda_expansion *x, diag *d)
+acc_status cuda_expansion_values(cuda_run *run, cuda_launch *l,
+                                 const cuda_fn *fn, const cuda_expansion *x,
+                                 diag *d)
 {
     if (x->total == 0)
-        return 1;
+        return ACC_OK;
     if (cg_cuda_expand_per_thread(x->n, x->total, x->largest))
         return cuda_launch_threads(run, l, &fn[THREADS], x->n, NULL, d);
     /* ACC_EXPAND_ITEMS positions a thread per chunk */
@@ -75,37 +77,37 @@ int cuda_expansion_values(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
                                NULL, d);
 }
 
-/* The launches once the arguments are uploaded: 1 with the result in
- * *out, 0 after an error, -1 for the interpreter. */
-static int expand(cuda_run *run, const cuda_node *kn, cuda_launch *l,
-                  const ir_node *n, cuda_expansion *x, rt_array **out,
-                  diag *d)
+/* The launches once the arguments are uploaded: the result in *out, or a
+ * replay for the interpreter. */
+static acc_status expand(cuda_run *run, const cuda_node *kn, cuda_launch *l,
+                         const ir_node *n, cuda_expansion *x, rt_array **out,
+                         int *replay, diag *d)
 {
-    int r = cuda_expansion_scan(run, l, kn->fn, x, d);
-    if (r <= 0)
-        return r;
+    if (cuda_expansion_scan(run, l, kn->fn, x, replay, d) || *replay)
+        return d->status;
     *out = cuda_result(run, n, n->type->elem, 1, &x->total, "expand", d);
-    if (!*out || !cuda_launch_retarget(run, l, *out, NULL, d) ||
-        !cuda_expansion_values(run, l, kn->fn, x, d))
-        return 0;
-    int failed = cuda_launch_failed(run, kn, l, d);
-    return failed < 0 ? 0 : failed ? -1 : 1;
+    if (!*out)
+        return cuda_failure(d);
+    if (cuda_launch_retarget(run, l, *out, NULL, d) ||
+        cuda_expansion_values(run, l, kn->fn, x, d))
+        return d->status;
+    return cuda_launch_failed(run, kn, l, replay, d);
 }
 
 /* The arguments of step n's expansion of ext[0] >= 1 source elements
- * bound and uploaded, with its scratch: 1, or 0 after an error. */
-static int start(cuda_run *run, const cuda_node *kn, interp *st,
-                 const ir_node *n, const int64_t *ext, cuda_launch *l,
-                 cuda_expansion *x)
+ * bound and uploaded, with its scratch. */
+static acc_status start(cuda_run *run, const cuda_node *kn, interp *st,
+                        const ir_node *n, const int64_t *ext, cuda_launch *l,
+                        cuda_expansion *x)
 {
     cu_deviceptr scratch[2] = {0, 0};
-    if (!cuda_launch_bind(run, &kn->k, st, n->type->elem->n_leaves, 2, l) ||
-        !cuda_expansion_alloc(run, ext[0], x, scratch, st->d) ||
-        !cuda_launch_upload(run, l, NULL, NULL, scratch, 0, st->d))
-        return 0;
+    if (cuda_launch_bind(run, &kn->k, st, n->type->elem->n_leaves, 2, l) ||
+        cuda_expansion_alloc(run, ext[0], x, scratch, st->d) ||
+        cuda_launch_upload(run, l, NULL, NULL, scratch, 0, st->d))
+        return st->d->status;
     l->A.inner = ext[0];
     memcpy(l->A.src_ext, ext, sizeof l->A.src_ext);
-    return 1;
+    return ACC_OK;
 }
 
 acc_status cuda_drive_expand(cuda_run *run, const cuda_node *kn, interp *st,
@@ -117,21 +119,21 @@ acc_status cuda_drive_expand(cuda_run *run, const cuda_node *kn, interp *st,
     rt_array *a = NULL;
     memset(&x, 0, sizeof x);
     memset(&l, 0, sizeof l);
-    int r = host_source_extents(st, kn->k.src, ext);
-    if (r <= 0)
-        return host_answer(r, st->d, replay);
-    if (ext[0] == 0) /* no source elements: nothing to launch */
-        r = (a = cuda_result(run, n, n->type->elem, 1, &none, "expand",
-                             st->d)) != NULL;
-    else
-        r = start(run, kn, st, n, ext, &l, &x)
-                ? expand(run, kn, &l, n, &x, &a, st->d) : 0;
+    acc_status s = host_source_extents(st, kn->k.src, ext, replay);
+    if (s != ACC_OK || *replay)
+        return s;
+    if (ext[0] == 0) { /* no source elements: nothing to launch */
+        if (!(a = cuda_result(run, n, n->type->elem, 1, &none, "expand",
+                              st->d)))
+            s = cuda_failure(st->d);
+    } else if ((s = start(run, kn, st, n, ext, &l, &x)) == ACC_OK)
+        s = expand(run, kn, &l, n, &x, &a, replay, st->d);
     cuda_expansion_free(run, &x);
     cuda_launch_free(run, &l);
-    if (r != 1) {
+    if (s != ACC_OK || *replay) {
         rt_release(a);
-        return host_answer(r, st->d, replay);
+        return s;
     }
     *out = a;
-    return host_answer(1, st->d, replay);
+    return ACC_OK;
 }

@@ -2,7 +2,7 @@
  * drive_fold.c — launching fold and fold1 kernels, and map g over them
  * (core/skeletons/cuda/fold.cu.in).  The host evaluates the shape and the
  * seed with the interpreter and refuses an empty fold1 row to the
- * interpreter, which names it (host_consumer_source: host-side evaluation
+ * interpreter, which names it (host_source_eval: host-side evaluation
  * shared with the CPU drivers), and picks one of two launch shapes:
  *
  *  - rows: accel_fold_rows, one block per row (grid-stride over rows), a
@@ -46,44 +46,47 @@ typedef struct fold_step {
     const ir_value *seed;
 } fold_step;
 
-static int by_rows(fold_step *s, int64_t rows, diag *d)
+static acc_status by_rows(fold_step *s, int64_t rows, diag *d)
 {
     const cuda_fn *fn = &s->kn->fn[ROWS];
     unsigned block = cuda_block_for(fn, s->l->A.inner);
-    return cuda_launch_upload(s->run, s->l, s->out, s->seed, NULL, 0, d) &&
-           cuda_launch_run(s->run, s->l, fn, cuda_grid_for(s->run, fn, rows, 1),
-                           1, block, NULL, d);
+    if (cuda_launch_upload(s->run, s->l, s->out, s->seed, NULL, 0, d))
+        return d->status;
+    return cuda_launch_run(s->run, s->l, fn,
+                           cuda_grid_for(s->run, fn, rows, 1), 1, block, NULL,
+                           d);
 }
 
 /* P partials per row, freed when the step ends. */
-static int by_parts(fold_step *s, int64_t rows, int64_t p, diag *d)
+static acc_status by_parts(fold_step *s, int64_t rows, int64_t p, diag *d)
 {
     cuda_run *run = s->run;
     cuda_parts parts;
     int64_t count = p;
-    int ok = cuda_parts_alloc(run, s->acc, (size_t)(rows * p), "fold: "
-                              "partial results", &parts, d);
     const cuda_fn *fin = &s->kn->fn[FINISH];
-    ok = ok && cuda_launch_upload(run, s->l, s->out, s->seed, parts.leaf,
-                                  parts.has, d) &&
-         cuda_launch_parts(run, s->l, &s->kn->fn[PART], p, rows, d) &&
-         cuda_launch_run(run, s->l, fin, cuda_grid_for(run, fin, rows, 1), 1,
-                         cuda_block_for(fin, p), &count, d);
+    if (cuda_parts_alloc(run, s->acc, (size_t)(rows * p), "fold: partial "
+                         "results", &parts, d) == ACC_OK &&
+        cuda_launch_upload(run, s->l, s->out, s->seed, parts.leaf, parts.has,
+                           d) == ACC_OK &&
+        cuda_launch_parts(run, s->l, &s->kn->fn[PART], p, rows, d) == ACC_OK)
+        cuda_launch_run(run, s->l, fin, cuda_grid_for(run, fin, rows, 1), 1,
+                        cuda_block_for(fin, p), &count, d);
     cuda_parts_free(run, s->acc, &parts);
-    return ok;
+    return d->status;
 }
 
-/* The launches once the arguments are bound: 1, 0 after an error, -1
- * when a kernel reported a runtime error. */
-static int launch(fold_step *s, const int64_t *ext, int32_t r, diag *d)
+/* The launches once the arguments are bound; a replay when a kernel
+ * reported a runtime error. */
+static acc_status launch(fold_step *s, const int64_t *ext, int32_t r,
+                         int *replay, diag *d)
 {
     cuda_launch *l = s->l;
     memcpy(l->A.src_ext, ext, sizeof l->A.src_ext);
     l->A.inner = ext[r - 1];
     int64_t rows = s->out->size, p = parts_of(s->run, rows, l->A.inner);
-    if (!(p > 1 ? by_parts(s, rows, p, d) : by_rows(s, rows, d)))
-        return 0;
-    return cuda_launch_outcome(s->run, s->kn, l, d);
+    if ((p > 1 ? by_parts(s, rows, p, d) : by_rows(s, rows, d)) != ACC_OK)
+        return d->status;
+    return cuda_launch_failed(s->run, s->kn, l, replay, d);
 }
 
 acc_status cuda_drive_fold(cuda_run *run, const cuda_node *kn, interp *st,
@@ -94,24 +97,27 @@ acc_status cuda_drive_fold(cuda_run *run, const cuda_node *kn, interp *st,
     host_source src;
     cuda_launch l;
     memset(&l, 0, sizeof l);
-    int ok = host_consumer_source(st, NULL, fold, xs, &src);
-    if (ok <= 0)
-        /* -1: an empty fold1 row, the interpreter names it */
-        return host_answer(ok, st->d, replay);
+    /* a replay: an empty fold1 row, the interpreter names it */
+    acc_status s = host_source_eval(st, NULL, fold, xs, &src, replay);
+    if (s != ACC_OK || *replay)
+        return s;
     const int64_t *ext = src.ext;
     rt_array *a = NULL;
-    if (cuda_launch_bind(run, &kn->k, st, n->type->elem->n_leaves,
-                         xs->type->elem->n_leaves, &l))
-        a = cuda_result(run, n, n->type->elem, r - 1, ext, ir_op_name(n->op),
-                        st->d);
-    fold_step s = {run, kn, &l, xs->type->elem, a,
-                   src.seeded ? src.seed : NULL};
-    ok = a ? (a->size > 0 ? launch(&s, ext, r, st->d) : 1) : 0;
+    s = cuda_launch_bind(run, &kn->k, st, n->type->elem->n_leaves,
+                         xs->type->elem->n_leaves, &l);
+    if (s == ACC_OK &&
+        !(a = cuda_result(run, n, n->type->elem, r - 1, ext,
+                          ir_op_name(n->op), st->d)))
+        s = cuda_failure(st->d);
+    fold_step fs = {run, kn, &l, xs->type->elem, a,
+                    src.seeded ? src.seed : NULL};
+    if (a && a->size > 0)
+        s = launch(&fs, ext, r, replay, st->d);
     cuda_launch_free(run, &l);
-    if (ok != 1) {
+    if (s != ACC_OK || *replay) {
         rt_release(a);
-        return host_answer(ok, st->d, replay);
+        return s;
     }
     *out = a;
-    return host_answer(1, st->d, replay);
+    return ACC_OK;
 }

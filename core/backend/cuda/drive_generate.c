@@ -15,15 +15,15 @@
 
 #include <string.h>
 
-/* The launch, once the arguments are bound: 1, 0 after an error, -1 when
- * the kernel reported a runtime error. */
-static int launch(cuda_run *run, const cuda_node *kn, cuda_launch *l,
-                  const rt_array *a, diag *d)
+/* The launch, once the arguments are bound; a replay when the kernel
+ * reported a runtime error. */
+static acc_status launch(cuda_run *run, const cuda_node *kn, cuda_launch *l,
+                         const rt_array *a, int *replay, diag *d)
 {
-    if (!cuda_launch_upload(run, l, a, NULL, NULL, 0, d) ||
-        !cuda_launch_threads(run, l, &kn->fn[0], a->size, NULL, d))
-        return 0;
-    return cuda_launch_outcome(run, kn, l, d);
+    if (cuda_launch_upload(run, l, a, NULL, NULL, 0, d) ||
+        cuda_launch_threads(run, l, &kn->fn[0], a->size, NULL, d))
+        return d->status;
+    return cuda_launch_failed(run, kn, l, replay, d);
 }
 
 acc_status cuda_drive_generate(cuda_run *run, const cuda_node *kn, interp *st,
@@ -33,25 +33,27 @@ acc_status cuda_drive_generate(cuda_run *run, const cuda_node *kn, interp *st,
     cuda_launch l;
     memset(&l, 0, sizeof l);
     const ir_node *src = kn->k.src; /* maps over this array, or NULL */
-    int r = src ? 1 : host_shape_extents(st, n->args[0], ext);
-    if (r <= 0)
-        return host_answer(r, st->d, replay);
+    acc_status s = src ? ACC_OK
+                       : host_shape_extents(st, n->args[0], ext, replay);
+    if (s != ACC_OK || *replay)
+        return s;
     const acc_type *elem = n->type->elem;
     rt_array *a = NULL;
     /* the mapped array is an argument: bound first, then its extents */
-    if (cuda_launch_bind(run, &kn->k, st, elem->n_leaves, 0, &l) &&
-        (!src || (r = host_source_extents(st, src, ext)) == 1))
-        a = cuda_result(run, n, elem, n->type->rank, ext, ir_op_name(n->op),
-                        st->d);
-    if (a)
-        r = a->size > 0 ? launch(run, kn, &l, a, st->d) : 1;
-    else if (r > 0)
-        r = 0; /* an error was recorded */
+    s = cuda_launch_bind(run, &kn->k, st, elem->n_leaves, 0, &l);
+    if (s == ACC_OK && src)
+        s = host_source_extents(st, src, ext, replay);
+    if (s == ACC_OK && !*replay &&
+        !(a = cuda_result(run, n, elem, n->type->rank, ext,
+                          ir_op_name(n->op), st->d)))
+        s = cuda_failure(st->d);
+    if (a && a->size > 0)
+        s = launch(run, kn, &l, a, replay, st->d);
     cuda_launch_free(run, &l);
-    if (r != 1) {
+    if (s != ACC_OK || *replay) {
         rt_release(a);
-        return host_answer(r, st->d, replay);
+        return s;
     }
     *out = a;
-    return host_answer(1, st->d, replay);
+    return ACC_OK;
 }

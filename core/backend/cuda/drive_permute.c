@@ -48,10 +48,9 @@ typedef struct permute_step {
 } permute_step;
 
 /* Step n's arguments bound, the permuted array allocated for target
- * extents ext, the expansion's scratch, the block uploaded: 1, or 0 after
- * an error. */
-static int start(permute_step *s, interp *st, const ir_node *n,
-                 const int64_t *ext, const int64_t *src_ext)
+ * extents ext, the expansion's scratch, the block uploaded. */
+static acc_status start(permute_step *s, interp *st, const ir_node *n,
+                        const int64_t *ext, const int64_t *src_ext)
 {
     const acc_type *elem = s->pm->type->elem;
     int expanded = s->kn->k.kind == CG_KERNEL_PERMUTE_EXPAND;
@@ -60,24 +59,26 @@ static int start(permute_step *s, interp *st, const ir_node *n,
     cu_deviceptr scratch[ACC_MAX_COMPONENTS] = {0};
     if (n != s->pm && slots < leaves)
         slots = leaves; /* the map pass reads the permuted leaves */
-    if (!cuda_launch_bind(s->run, &s->kn->k, st, outs > leaves ? outs : leaves,
-                          slots, &s->l) ||
-        !(s->a = cuda_result(s->run, n == s->pm ? n : NULL, elem,
+    if (cuda_launch_bind(s->run, &s->kn->k, st, outs > leaves ? outs : leaves,
+                         slots, &s->l))
+        return st->d->status;
+    if (!(s->a = cuda_result(s->run, n == s->pm ? n : NULL, elem,
                              s->pm->type->rank, ext, ir_op_name(s->pm->op),
-                             st->d)) ||
-        (expanded && s->count > 0 &&
-         !cuda_expansion_alloc(s->run, s->count, &s->x, scratch, st->d)) ||
-        !cuda_launch_upload(s->run, &s->l, s->a, NULL, slots ? scratch : NULL,
-                            0, st->d))
-        return 0;
+                             st->d)))
+        return cuda_failure(st->d);
+    if ((expanded && s->count > 0 &&
+         cuda_expansion_alloc(s->run, s->count, &s->x, scratch, st->d)) ||
+        cuda_launch_upload(s->run, &s->l, s->a, NULL, slots ? scratch : NULL,
+                           0, st->d))
+        return st->d->status;
     s->l.A.inner = s->count;
     memcpy(s->l.A.src_ext, src_ext, sizeof s->l.A.src_ext);
-    return 1;
+    return ACC_OK;
 }
 
 /* The source (not over an expand) combined: privatised per block for a
  * histogram, else straight into the result. */
-static int combine_source(permute_step *s, diag *d)
+static acc_status combine_source(permute_step *s, diag *d)
 {
     const cuda_fn *fn = &s->kn->fn[PRIVATE];
     int64_t blocks = cg_permute_fetch(s->pm)
@@ -94,52 +95,54 @@ static int combine_source(permute_step *s, diag *d)
     return cuda_launch_run(s->run, &s->l, fn, grid, 1, block, NULL, d);
 }
 
-/* The defaults, then the source combined: 1, 0 after an error, -1 when
- * the expansion was refused. */
-static int permute(permute_step *s, diag *d)
+/* The defaults, then the source combined; a replay when the expansion
+ * was refused. */
+static acc_status permute(permute_step *s, int *replay, diag *d)
 {
     const cuda_fn *fn = s->kn->fn;
     if (s->a->size > 0 &&
-        !cuda_launch_threads(s->run, &s->l, &fn[DEFAULTS], s->a->size, NULL,
-                             d))
-        return 0;
+        cuda_launch_threads(s->run, &s->l, &fn[DEFAULTS], s->a->size, NULL,
+                            d))
+        return d->status;
     if (s->count == 0)
-        return 1;
+        return ACC_OK;
     if (s->kn->k.kind != CG_KERNEL_PERMUTE_EXPAND)
         return combine_source(s, d);
-    int r = cuda_expansion_scan(s->run, &s->l, &fn[EXPANSION], &s->x, d);
-    return r <= 0 ? r : cuda_expansion_values(s->run, &s->l, &fn[EXPANSION],
-                                              &s->x, d);
+    if (cuda_expansion_scan(s->run, &s->l, &fn[EXPANSION], &s->x, replay, d) ||
+        *replay)
+        return d->status;
+    return cuda_expansion_values(s->run, &s->l, &fn[EXPANSION], &s->x, d);
 }
 
 /* map g (step n) over the permuted array, which the mapped one replaces. */
-static int map_after(permute_step *s, const ir_node *n, diag *d)
+static acc_status map_after(permute_step *s, const ir_node *n, diag *d)
 {
     cu_deviceptr leaves[ACC_MAX_COMPONENTS] = {0};
     for (size_t i = 0; i < s->a->elem->n_leaves; i++)
         leaves[i] = s->a->dev[i];
     rt_array *m = cuda_result(s->run, n, n->type->elem, s->a->rank,
                               s->a->extents, ir_op_name(n->op), d);
-    int ok = m && cuda_launch_retarget(s->run, &s->l, m, leaves, d) &&
-             (m->size == 0 ||
-              cuda_launch_threads(s->run, &s->l, &s->kn->fn[MAP], m->size,
-                                  NULL, d));
+    acc_status r = m ? cuda_launch_retarget(s->run, &s->l, m, leaves, d)
+                     : cuda_failure(d);
+    if (r == ACC_OK && m->size > 0)
+        r = cuda_launch_threads(s->run, &s->l, &s->kn->fn[MAP], m->size, NULL,
+                                d);
     rt_release(s->a); /* stream order: the map pass has read it */
     s->a = m;
-    return ok;
+    return r;
 }
 
-/* All the launches, once started: 1, 0 after an error, -1 for the
- * interpreter. */
-static int run_step(permute_step *s, const ir_node *n, diag *d)
+/* All the launches, once started; a replay for the interpreter. */
+static acc_status run_step(permute_step *s, const ir_node *n, int *replay,
+                           diag *d)
 {
-    int r = permute(s, d);
-    if (r == 1 && n != s->pm)
+    acc_status r = permute(s, replay, d);
+    if (r == ACC_OK && !*replay && n != s->pm)
         r = map_after(s, n, d);
-    if (r != 1 || (s->kn->k.checks == 0 && s->pm->type->rank == 0))
+    if (r != ACC_OK || *replay ||
+        (s->kn->k.checks == 0 && s->pm->type->rank == 0))
         return r;
-    int failed = cuda_launch_read(s->run, &s->l, NULL, 0, 0, d);
-    return failed < 0 ? 0 : failed ? -1 : 1;
+    return cuda_launch_read(s->run, &s->l, NULL, 0, 0, replay, d);
 }
 
 acc_status cuda_drive_permute(cuda_run *run, const cuda_node *kn, interp *st,
@@ -154,21 +157,23 @@ acc_status cuda_drive_permute(cuda_run *run, const cuda_node *kn, interp *st,
     s.run = run;
     s.kn = kn;
     s.pm = pm;
-    int r = host_source_extents(st, pm->args[1], ext);
-    if (r > 0 && rt_shape_size(pm->type->rank, ext) < 0)
-        r = -1; /* too many elements: the interpreter names the producer */
-    if (r > 0)
-        r = host_source_extents(st, src, src_ext);
-    if (r > 0 && (s.count = rt_shape_size(src->type->rank, src_ext)) < 0)
-        r = -1;
-    if (r > 0)
-        r = start(&s, st, n, ext, src_ext) ? run_step(&s, n, st->d) : 0;
+    acc_status r = host_source_extents(st, pm->args[1], ext, replay);
+    if (r == ACC_OK && !*replay && rt_shape_size(pm->type->rank, ext) < 0)
+        *replay = 1; /* too many elements: the interpreter names the producer */
+    if (r == ACC_OK && !*replay)
+        r = host_source_extents(st, src, src_ext, replay);
+    if (r == ACC_OK && !*replay &&
+        (s.count = rt_shape_size(src->type->rank, src_ext)) < 0)
+        *replay = 1;
+    if (r == ACC_OK && !*replay &&
+        (r = start(&s, st, n, ext, src_ext)) == ACC_OK)
+        r = run_step(&s, n, replay, st->d);
     cuda_expansion_free(run, &s.x);
     cuda_launch_free(run, &s.l);
-    if (r != 1) {
+    if (r != ACC_OK || *replay) {
         rt_release(s.a);
-        return host_answer(r, st->d, replay);
+        return r;
     }
     *out = s.a;
-    return host_answer(1, st->d, replay);
+    return ACC_OK;
 }

@@ -48,8 +48,9 @@ static const char *scan_op(const ir_node *scan, const ir_node *n)
 /* The results of step n, shaped as the interpreter's alloc_results
  * shapes them: s->a with rows of out_len elements and, for a primed scan,
  * the totals s->t (k per row), whose leaves follow a's in A.out. */
-static int scan_results(cuda_scan *s, interp *st, const ir_node *n,
-                        const int64_t *ext, int64_t out_len, int64_t k)
+static acc_status scan_results(cuda_scan *s, interp *st, const ir_node *n,
+                               const int64_t *ext, int64_t out_len,
+                               int64_t k)
 {
     int primed = ir_scan_form_of(s->scan->u.scan.kind) == IR_SCAN_PRIMED;
     const acc_type *t0 = primed ? n->type->array_leaves[0] : n->type;
@@ -60,19 +61,19 @@ static int scan_results(cuda_scan *s, interp *st, const ir_node *n,
     s->a = cuda_result(s->run, n, t0->elem, r, oext, scan_op(s->scan, n),
                        st->d);
     if (!s->a || !primed)
-        return s->a != NULL;
+        return s->a ? ACC_OK : cuda_failure(st->d);
     const acc_type *t1 = n->type->array_leaves[1];
     oext[r - 1] = k;
     s->t = cuda_result(s->run, n, t1->elem, t1->rank, oext,
                        scan_op(s->scan, n), st->d);
     for (size_t i = 0; s->t && i < t1->elem->n_leaves; i++)
         cuda_launch_set_out(&s->l, t0->elem->n_leaves + i, s->t->dev[i]);
-    return s->t != NULL;
+    return s->t ? ACC_OK : cuda_failure(st->d);
 }
 
-int cuda_scan_begin(cuda_scan *s, cuda_run *run, const cuda_node *kn,
-                    interp *st, const ir_node *n, const host_source *src,
-                    int64_t out_len, int64_t k)
+acc_status cuda_scan_begin(cuda_scan *s, cuda_run *run, const cuda_node *kn,
+                           interp *st, const ir_node *n,
+                           const host_source *src, int64_t out_len, int64_t k)
 {
     memset(s, 0, sizeof *s);
     s->run = run;
@@ -82,16 +83,18 @@ int cuda_scan_begin(cuda_scan *s, cuda_run *run, const cuda_node *kn,
     const acc_type *elem = kn->k.src->type->elem;
     int primed = ir_scan_form_of(s->scan->u.scan.kind) == IR_SCAN_PRIMED;
     size_t outs = primed ? 2 * elem->n_leaves : n->type->elem->n_leaves;
-    int ok = src->off ? cuda_launch_bind_segments(run, &kn->k, st, outs,
-                                                  elem->n_leaves, src->off, k,
-                                                  &s->l)
-                      : cuda_launch_bind(run, &kn->k, st, outs,
-                                         elem->n_leaves, &s->l);
-    if (!ok || !scan_results(s, st, n, src->ext, out_len, k))
-        return 0;
+    acc_status r = src->off
+                       ? cuda_launch_bind_segments(run, &kn->k, st, outs,
+                                                   elem->n_leaves, src->off,
+                                                   k, &s->l)
+                       : cuda_launch_bind(run, &kn->k, st, outs,
+                                          elem->n_leaves, &s->l);
+    if (r != ACC_OK ||
+        (r = scan_results(s, st, n, src->ext, out_len, k)) != ACC_OK)
+        return r;
     memcpy(s->l.A.src_ext, src->ext, sizeof s->l.A.src_ext);
     s->l.A.inner = src->inner;
-    return 1;
+    return ACC_OK;
 }
 
 int cuda_scan_has_results(const cuda_scan *s)
@@ -99,7 +102,7 @@ int cuda_scan_has_results(const cuda_scan *s)
     return s->a->size > 0 || (s->t && s->t->size > 0);
 }
 
-int cuda_scan_upload(cuda_scan *s, const cuda_parts *parts, diag *d)
+acc_status cuda_scan_upload(cuda_scan *s, const cuda_parts *parts, diag *d)
 {
     const ir_value *seed = s->src->seeded ? s->src->seed : NULL;
     return cuda_launch_upload(s->run, &s->l, s->a, seed,
@@ -107,18 +110,19 @@ int cuda_scan_upload(cuda_scan *s, const cuda_parts *parts, diag *d)
                               parts ? parts->has : 0, d);
 }
 
-int cuda_scan_finish(cuda_scan *s, int ok, rt_array **out)
+acc_status cuda_scan_finish(cuda_scan *s, acc_status status, int replay,
+                            rt_array **out)
 {
     cuda_launch_free(s->run, &s->l);
-    if (ok != 1) {
+    if (status != ACC_OK || replay) {
         rt_release(s->a);
         rt_release(s->t);
-        return ok;
+        return status;
     }
     out[0] = s->a;
     if (s->t)
         out[1] = s->t;
-    return 1;
+    return ACC_OK;
 }
 
 /* ---- plain scans -------------------------------------------------------------- */
@@ -139,46 +143,47 @@ static int64_t parts_of(const cuda_scan *s, int64_t rows, int64_t inner)
 }
 
 /* The three passes over P parts per row. */
-static int by_parts(cuda_scan *s, int64_t rows, int64_t p, diag *d)
+static acc_status by_parts(cuda_scan *s, int64_t rows, int64_t p, diag *d)
 {
     cuda_run *run = s->run;
     const acc_type *acc = s->kn->k.src->type->elem;
     cuda_parts parts;
     int64_t count = p;
-    int ok = cuda_parts_alloc(run, acc, (size_t)(rows * p), "scan: partial "
-                              "results", &parts, d) &&
-             cuda_scan_upload(s, &parts, d) &&
-             cuda_launch_parts(run, &s->l, cuda_fn_of(s->kn, CG_CUDA_SCAN_PART),
-                               p, rows, d) &&
-             cuda_launch_threads(run, &s->l,
-                                 cuda_fn_of(s->kn, CG_CUDA_SCAN_FINISH), rows,
-                                 &count, d) &&
-             cuda_launch_parts(run, &s->l,
-                               cuda_fn_of(s->kn, CG_CUDA_SCAN_BLOCK), p, rows,
-                               d);
+    if (cuda_parts_alloc(run, acc, (size_t)(rows * p), "scan: partial "
+                         "results", &parts, d) == ACC_OK &&
+        cuda_scan_upload(s, &parts, d) == ACC_OK &&
+        cuda_launch_parts(run, &s->l, cuda_fn_of(s->kn, CG_CUDA_SCAN_PART), p,
+                          rows, d) == ACC_OK &&
+        cuda_launch_threads(run, &s->l,
+                            cuda_fn_of(s->kn, CG_CUDA_SCAN_FINISH), rows,
+                            &count, d) == ACC_OK)
+        cuda_launch_parts(run, &s->l, cuda_fn_of(s->kn, CG_CUDA_SCAN_BLOCK),
+                          p, rows, d);
     cuda_parts_free(run, acc, &parts);
-    return ok;
+    return d->status;
 }
 
 /* One launch over the rows: a warp each, or, when f may not be
  * regrouped, a thread each. */
-static int by_rows(cuda_scan *s, int64_t rows, diag *d)
+static acc_status by_rows(cuda_scan *s, int64_t rows, diag *d)
 {
     int regroup = s->kn->k.reassociable;
     const cuda_fn *fn = cuda_fn_of(s->kn, regroup ? CG_CUDA_SCAN_ROWS
                                                   : CG_CUDA_SCAN_THREAD);
-    return cuda_scan_upload(s, NULL, d) &&
-           cuda_launch_threads(s->run, &s->l, fn, regroup ? rows * 32 : rows,
+    if (cuda_scan_upload(s, NULL, d))
+        return d->status;
+    return cuda_launch_threads(s->run, &s->l, fn, regroup ? rows * 32 : rows,
                                NULL, d);
 }
 
-/* The launches (rows > 0): 1, 0 after an error, -1 when a kernel
- * reported a runtime error. */
-static int launch(cuda_scan *s, int64_t rows, diag *d)
+/* The launches (rows > 0); a replay when a kernel reported a runtime
+ * error. */
+static acc_status launch(cuda_scan *s, int64_t rows, int *replay, diag *d)
 {
     int64_t p = s->kn->k.reassociable ? parts_of(s, rows, s->l.A.inner) : 1;
-    int ok = p > 1 ? by_parts(s, rows, p, d) : by_rows(s, rows, d);
-    return ok ? cuda_launch_outcome(s->run, s->kn, &s->l, d) : 0;
+    if ((p > 1 ? by_parts(s, rows, p, d) : by_rows(s, rows, d)) != ACC_OK)
+        return d->status;
+    return cuda_launch_failed(s->run, s->kn, &s->l, replay, d);
 }
 
 acc_status cuda_drive_scan(cuda_run *run, const cuda_node *kn, interp *st,
@@ -188,13 +193,14 @@ acc_status cuda_drive_scan(cuda_run *run, const cuda_node *kn, interp *st,
     host_source src;
     cuda_scan s;
     memset(&s, 0, sizeof s);
-    int ok = host_consumer_source(st, NULL, kn->k.fold, kn->k.src, &src);
-    if (ok <= 0)
-        /* -1: an empty scanl1 row, the interpreter names it */
-        return host_answer(ok, st->d, replay);
-    ok = cuda_scan_begin(&s, run, kn, st, n, &src,
-                         src.inner + (form == IR_SCAN_FULL), 1);
-    if (ok && cuda_scan_has_results(&s))
-        ok = launch(&s, src.rows, st->d);
-    return host_answer(cuda_scan_finish(&s, ok, out), st->d, replay);
+    /* a replay: an empty scanl1 row, the interpreter names it */
+    acc_status r = host_source_eval(st, NULL, kn->k.fold, kn->k.src, &src,
+                                    replay);
+    if (r != ACC_OK || *replay)
+        return r;
+    r = cuda_scan_begin(&s, run, kn, st, n, &src,
+                        src.inner + (form == IR_SCAN_FULL), 1);
+    if (r == ACC_OK && cuda_scan_has_results(&s))
+        r = launch(&s, src.rows, replay, st->d);
+    return cuda_scan_finish(&s, r, *replay, out);
 }

@@ -2,7 +2,7 @@
  * drive_scan_seg.c — launching the segmented scans (scanlSeg, scanl'Seg,
  * ...: core/skeletons/cuda/scan.cu.in with ACC_SEGMENTED).  The host reads
  * and checks the segment lengths with the CPU drivers' code
- * (host_consumer_source: a refused descriptor goes back to the
+ * (host_source_eval: a refused descriptor goes back to the
  * interpreter, which names it) and puts the k + 1 offsets in the kernel's
  * argument block.  The work items
  * are (row, segment) pairs: per row its k segments and, for an embedded
@@ -23,27 +23,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The launch over the pairs: 1, 0 after an error, -1 when the kernel
- * reported a runtime error or there are too many pairs to count in
- * int64 (the interpreter then decides). */
-static int launch_pairs(cuda_scan *s, const int64_t *off, int64_t k,
-                        int64_t rows, diag *d)
+/* The launch over the pairs; a replay when the kernel reported a runtime
+ * error or there are too many pairs to count in int64 (the interpreter
+ * then decides). */
+static acc_status launch_pairs(cuda_scan *s, const int64_t *off, int64_t k,
+                               int64_t rows, int *replay, diag *d)
 {
     int tail = s->kn->k.src->op == IR_GENERATE; /* the kernel's ACC_TAIL */
     int64_t inner = s->l.A.inner, q = k + tail, pairs;
     int checks = tail && s->kn->k.checks > 0 && off[k] < inner;
-    if (__builtin_mul_overflow(rows, q, &pairs) || pairs > INT64_MAX / 32)
-        return -1;
+    if (__builtin_mul_overflow(rows, q, &pairs) || pairs > INT64_MAX / 32) {
+        *replay = 1;
+        return ACC_OK;
+    }
     if (pairs == 0 || !(cuda_scan_has_results(s) || checks))
-        return 1;
+        return ACC_OK;
     cg_cuda_entry_id id = cg_cuda_scan_seg_entry(s->kn->k.reassociable,
                                                  tail ? inner : off[k], q);
     int64_t threads = id == CG_CUDA_SCAN_SEG_WARP ? pairs * 32 : pairs;
-    if (!cuda_scan_upload(s, NULL, d) ||
-        !cuda_launch_threads(s->run, &s->l, cuda_fn_of(s->kn, id), threads,
-                             NULL, d))
-        return 0;
-    return cuda_launch_outcome(s->run, s->kn, &s->l, d);
+    if (cuda_scan_upload(s, NULL, d) ||
+        cuda_launch_threads(s->run, &s->l, cuda_fn_of(s->kn, id), threads,
+                            NULL, d))
+        return d->status;
+    return cuda_launch_failed(s->run, s->kn, &s->l, replay, d);
 }
 
 acc_status cuda_drive_scan_seg(cuda_run *run, const cuda_node *kn, interp *st,
@@ -53,16 +55,15 @@ acc_status cuda_drive_scan_seg(cuda_run *run, const cuda_node *kn, interp *st,
     host_source src;
     cuda_scan s;
     memset(&s, 0, sizeof s);
-    int ok = host_consumer_source(st, NULL, scan, kn->k.src, &src);
-    if (ok <= 0)
-        /* -1: a refused descriptor, the interpreter names it */
-        return host_answer(ok, st->d, replay);
+    /* a replay: a refused descriptor, the interpreter names it */
+    acc_status r = host_source_eval(st, NULL, scan, kn->k.src, &src, replay);
+    if (r != ACC_OK || *replay)
+        return r;
     int64_t k = src.k, *off = src.off;
     int full = ir_scan_form_of(scan->u.scan.kind) == IR_SCAN_FULL;
-    ok = cuda_scan_begin(&s, run, kn, st, n, &src, off[k] + (full ? k : 0),
-                         k);
-    if (ok)
-        ok = launch_pairs(&s, off, k, src.rows, st->d);
+    r = cuda_scan_begin(&s, run, kn, st, n, &src, off[k] + (full ? k : 0), k);
+    if (r == ACC_OK)
+        r = launch_pairs(&s, off, k, src.rows, replay, st->d);
     pool_scratch_done(NULL, off);
-    return host_answer(cuda_scan_finish(&s, ok, out), st->d, replay);
+    return cuda_scan_finish(&s, r, *replay, out);
 }

@@ -51,34 +51,36 @@ typedef struct stencil_step {
     ir_value seed[SEED_LEN];
 } stencil_step;
 
-/* Side i's extents, size and boundary constant (on the host).  1; 0 after
- * an error; -1 for a negative extent (the interpreter reports it). */
-static int side_of(stencil_step *s, int i, uint32_t *barg_at)
+/* Side i's extents, size and boundary constant (on the host); a replay
+ * for a negative extent (the interpreter reports it). */
+static acc_status side_of(stencil_step *s, int i, uint32_t *barg_at,
+                          int *replay)
 {
     cuda_karray *side = &s->side[i];
-    int ok = host_stencil_side(s->st, s->n, i, barg_at, side->ext,
-                              s->seed + ACC_MAX_COMPONENTS * i);
-    if (ok > 0)
+    acc_status r = host_stencil_side(s->st, s->n, i, barg_at, side->ext,
+                                     s->seed + ACC_MAX_COMPONENTS * i,
+                                     replay);
+    if (r == ACC_OK && !*replay)
         side->size = rt_shape_size(s->rank, side->ext);
-    return ok;
+    return r;
 }
 
 /* The sides as the two arguments after the kernel's; a manifest side's
  * data made valid on the device first when there are results to compute
  * (the check pass reads producers only). */
-static int bind_sides(stencil_step *s, int with_data)
+static acc_status bind_sides(stencil_step *s, int with_data)
 {
     for (int i = 0; i < 2; i++) {
         const ir_node *xs = i < s->m ? s->n->args[1 + i] : NULL;
         if (with_data && xs && xs->op != IR_GENERATE) {
             rt_array *a = interp_array_raw(s->st, xs); /* evaluated */
             if (!a || !cuda_device_of(s->run, a, s->st->d))
-                return 0;
+                return cuda_failure(s->st->d);
             memcpy(s->side[i].data, a->dev, sizeof s->side[i].data);
         }
         cuda_launch_array(&s->l, s->kn->k.n_arrays + (size_t)i, &s->side[i]);
     }
-    return 1;
+    return ACC_OK;
 }
 
 /* The interior box into the seed block (0 <= lo <= hi <= the result's
@@ -105,7 +107,8 @@ static int64_t interior_box(stencil_step *s)
 }
 
 /* Entry point e, one thread per item of n (n > 0). */
-static int launch_over(stencil_step *s, int e, int64_t n, int64_t *extra)
+static acc_status launch_over(stencil_step *s, int e, int64_t n,
+                              int64_t *extra)
 {
     const cuda_fn *fn = &s->kn->fn[e];
     unsigned block = cuda_block_for(fn, n);
@@ -114,9 +117,9 @@ static int launch_over(stencil_step *s, int e, int64_t n, int64_t *extra)
                            extra, s->st->d);
 }
 
-/* The launches once the kernel's arguments are bound, for result a: 1, 0
- * after an error, -1 when a kernel reported a runtime error. */
-static int launch(stencil_step *s, const rt_array *a)
+/* The launches once the kernel's arguments are bound, for result a; a
+ * replay when a kernel reported a runtime error. */
+static acc_status launch(stencil_step *s, const rt_array *a, int *replay)
 {
     int64_t inside = a->size > 0 ? interior_box(s) : 0;
     int64_t border = a->size - inside;
@@ -128,17 +131,16 @@ static int launch(stencil_step *s, const rt_array *a)
         any |= checks[i];
     }
     if (a->size == 0 && !any)
-        return 1; /* nothing to compute */
-    if (!bind_sides(s, a->size > 0) ||
-        !cuda_launch_upload(s->run, &s->l, a, s->seed, NULL, 0, s->st->d) ||
-        (inside > 0 && !launch_over(s, INTERIOR, inside, NULL)) ||
-        (border > 0 && !launch_over(s, BORDER, border, NULL)))
-        return 0;
+        return ACC_OK; /* nothing to compute */
+    if (bind_sides(s, a->size > 0) ||
+        cuda_launch_upload(s->run, &s->l, a, s->seed, NULL, 0, s->st->d) ||
+        (inside > 0 && launch_over(s, INTERIOR, inside, NULL)) ||
+        (border > 0 && launch_over(s, BORDER, border, NULL)))
+        return s->st->d->status;
     for (int64_t i = 0; i < s->m; i++)
-        if (checks[i] && !launch_over(s, CHECKS, s->side[i].size, &i))
-            return 0;
-    int failed = cuda_launch_failed(s->run, s->kn, &s->l, s->st->d);
-    return failed < 0 ? 0 : failed ? -1 : 1;
+        if (checks[i] && launch_over(s, CHECKS, s->side[i].size, &i))
+            return s->st->d->status;
+    return cuda_launch_failed(s->run, s->kn, &s->l, replay, s->st->d);
 }
 
 acc_status cuda_drive_stencil(cuda_run *run, const cuda_node *kn, interp *st,
@@ -154,24 +156,28 @@ acc_status cuda_drive_stencil(cuda_run *run, const cuda_node *kn, interp *st,
     s.rank = n->type->rank;
     uint32_t barg_at = 1 + (uint32_t)s.m;
     for (int i = 0; i < s.m; i++) {
-        int ok = side_of(&s, i, &barg_at);
-        if (ok <= 0)
-            return host_answer(ok, st->d, replay);
+        acc_status r = side_of(&s, i, &barg_at, replay);
+        if (r != ACC_OK || *replay)
+            return r;
     }
     for (int32_t d = 0; d < s.rank; d++)
         s.ext[d] = s.m == 2 && s.side[1].ext[d] < s.side[0].ext[d]
                        ? s.side[1].ext[d] : s.side[0].ext[d];
     rt_array *a = NULL;
-    if (cuda_launch_bind_extra(run, &kn->k, st, 2, n->type->elem->n_leaves,
-                               SEED_LEN, &s.l))
-        a = cuda_result(run, n, n->type->elem, s.rank, s.ext,
-                        ir_op_name(n->op), st->d);
-    int r = a ? launch(&s, a) : 0;
+    acc_status r = cuda_launch_bind_extra(run, &kn->k, st, 2,
+                                          n->type->elem->n_leaves, SEED_LEN,
+                                          &s.l);
+    if (r == ACC_OK &&
+        !(a = cuda_result(run, n, n->type->elem, s.rank, s.ext,
+                          ir_op_name(n->op), st->d)))
+        r = cuda_failure(st->d);
+    if (a)
+        r = launch(&s, a, replay);
     cuda_launch_free(run, &s.l);
-    if (r != 1) {
+    if (r != ACC_OK || *replay) {
         rt_release(a);
-        return host_answer(r, st->d, replay);
+        return r;
     }
     *out = a;
-    return host_answer(1, st->d, replay);
+    return ACC_OK;
 }

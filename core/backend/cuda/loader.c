@@ -30,20 +30,18 @@ const char *const *cuda_nvrtc_symbols(size_t *count)
 
 /* Resolves one symbol into *slot (a function pointer stored as bytes, so
  * no object/function pointer cast is needed). */
-static int resolve(void *library, const char *symbol, void *slot, char *why,
-                   size_t why_size, const char *lib_name)
+static acc_status resolve(void *library, const char *symbol, void *slot,
+                          const char *lib_name, diag *d)
 {
     void *p = dlsym(library, symbol);
-    if (!p) {
-        snprintf(why, why_size, "%s lacks the function %s (too old a "
-                 "version?)", lib_name, symbol);
-        return 0;
-    }
+    if (!p)
+        return diag_fail(d, ACC_ERR_UNSUPPORTED, "%s lacks the function %s "
+                         "(too old a version?)", lib_name, symbol);
     memcpy(slot, &p, sizeof p);
-    return 1;
+    return ACC_OK;
 }
 
-int cuda_load_driver(cuda_driver *out, char *why, size_t why_size)
+acc_status cuda_load_driver(cuda_driver *out, diag *d)
 {
     const char *forced = getenv("ACC_CUDA_DRIVER");
     char err[512] = "dlopen failed";
@@ -59,21 +57,20 @@ int cuda_load_driver(cuda_driver *out, char *why, size_t why_size)
         out->library = dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
     if (!out->library) {
         if (forced && *forced)
-            snprintf(why, why_size, "the CUDA driver named by ACC_CUDA_DRIVER "
-                     "(%s) cannot be loaded: %s", forced, err);
-        else
-            snprintf(why, why_size, "libcuda.so.1 not found (the NVIDIA "
-                     "driver is not installed): %s", err);
-        return 0;
+            return diag_fail(d, ACC_ERR_UNSUPPORTED, "the CUDA driver named "
+                             "by ACC_CUDA_DRIVER (%s) cannot be loaded: %s",
+                             forced, err);
+        return diag_fail(d, ACC_ERR_UNSUPPORTED, "libcuda.so.1 not found (the "
+                         "NVIDIA driver is not installed): %s", err);
     }
 #define CUDA_FN_RESOLVE(field, symbol, ret, params)                          \
-    if (!resolve(out->library, symbol, &out->field, why, why_size,           \
-                 "libcuda.so.1")) {                                          \
+    if (resolve(out->library, symbol, &out->field, "libcuda.so.1", d) !=    \
+        ACC_OK) {                                                            \
         cuda_unload_driver(out);                                             \
-        return 0;                                                            \
+        return d->status;                                                    \
     }
     CUDA_DRIVER_FUNCTIONS(CUDA_FN_RESOLVE)
-    return 1;
+    return ACC_OK;
 }
 
 void cuda_error_text(const cuda_driver *d, cu_result r, char *buf,
@@ -113,7 +110,7 @@ static void *open_in_toolkits(const char *name, char *tried, size_t size)
     return lib;
 }
 
-int cuda_load_nvrtc(cuda_nvrtc *out, char *why, size_t why_size)
+acc_status cuda_load_nvrtc(cuda_nvrtc *out, diag *d)
 {
     static const char *const names[] = {"libnvrtc.so.13", "libnvrtc.so.12",
                                         "libnvrtc.so.11.2", "libnvrtc.so"};
@@ -125,24 +122,22 @@ int cuda_load_nvrtc(cuda_nvrtc *out, char *why, size_t why_size)
         out->library = open_in_toolkits(forced, tried, sizeof tried);
     for (size_t i = 0; !strict && !out->library && i < 4; i++)
         out->library = open_in_toolkits(names[i], tried, sizeof tried);
-    if (!out->library) {
-        snprintf(why, why_size, "NVRTC not found (tried %s%s)", tried,
-                 strict ? ", as ACC_NVRTC says" : "");
-        return 0;
-    }
+    if (!out->library)
+        return diag_fail(d, ACC_ERR_UNSUPPORTED, "NVRTC not found (tried "
+                         "%s%s)", tried, strict ? ", as ACC_NVRTC says" : "");
 #define NVRTC_FN_RESOLVE(field, symbol, ret, params)                          \
-    if (!resolve(out->library, symbol, &out->field, why, why_size,           \
-                 "libnvrtc")) {                                              \
+    if (resolve(out->library, symbol, &out->field, "libnvrtc", d) !=        \
+        ACC_OK) {                                                            \
         cuda_unload_nvrtc(out);                                              \
-        return 0;                                                            \
+        return d->status;                                                    \
     }
     NVRTC_FUNCTIONS(NVRTC_FN_RESOLVE)
     if (out->nvrtcVersion(&out->major, &out->minor) != NVRTC_OK) {
-        snprintf(why, why_size, "NVRTC does not report its version");
         cuda_unload_nvrtc(out);
-        return 0;
+        return diag_fail(d, ACC_ERR_UNSUPPORTED, "NVRTC does not report its "
+                         "version");
     }
-    return 1;
+    return ACC_OK;
 }
 
 /* The libraries are never dlclose'd: the CUDA driver does not support

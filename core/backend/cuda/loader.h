@@ -12,6 +12,8 @@
 #ifndef ACC_CORE_BACKEND_CUDA_LOADER_H
 #define ACC_CORE_BACKEND_CUDA_LOADER_H
 
+#include "core/base/diag.h"
+
 #include <stddef.h>
 
 /* Our declarations of the driver/NVRTC types (layout-compatible with the
@@ -167,15 +169,16 @@ typedef struct cuda_nvrtc {
 
 /* Loads the driver: $ACC_CUDA_DRIVER when set (a path or a name; then
  * nothing else is tried: this is how tests load a fake driver), else
- * libcuda.so.1, then libcuda.so.  Returns 0 and writes a sentence saying
- * what is missing into why (e.g. "libcuda.so.1 not found: ..."). */
-int cuda_load_driver(cuda_driver *out, char *why, size_t why_size);
+ * libcuda.so.1, then libcuda.so.  ACC_OK, or ACC_ERR_UNSUPPORTED recorded
+ * on d with a sentence saying what is missing (e.g. "libcuda.so.1 not
+ * found: ..."); the diag's status either way. */
+acc_status cuda_load_driver(cuda_driver *out, diag *d);
 /* Loads NVRTC: $ACC_NVRTC when set (then only that library, also looked
  * up under the toolkit folders), else libnvrtc.so.13, .12, .11.2,
  * libnvrtc.so, each also under $CUDA_HOME/lib64, $CUDA_PATH/lib64 and
- * /usr/local/cuda/lib64.  Returns 0 with a sentence naming what was
- * tried. */
-int cuda_load_nvrtc(cuda_nvrtc *out, char *why, size_t why_size);
+ * /usr/local/cuda/lib64.  ACC_OK, or ACC_ERR_UNSUPPORTED recorded on d
+ * with a sentence naming what was tried. */
+acc_status cuda_load_nvrtc(cuda_nvrtc *out, diag *d);
 /* "CUDA_ERROR_OUT_OF_MEMORY (out of memory)": the driver's name and
  * description of r, for messages. */
 void cuda_error_text(const cuda_driver *d, cu_result r, char *buf,

@@ -193,7 +193,7 @@ static cuda_module *lookup(cuda_backend *be, const char *source,
             be->idle_modules -= m->refs++ == 0;
             return m;
         }
-    if (!cache_folder_resolve(&be->folder, d))
+    if (cache_folder_resolve(&be->folder, d) != ACC_OK)
         return NULL;
     snprintf(file, sizeof file, "%s.cumod", key);
     cu_module mod = from_disk(be, key, file);

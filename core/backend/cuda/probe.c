@@ -12,19 +12,18 @@
 
 acc_status cuda_probe(int ordinal, char *about, size_t about_size, diag *d)
 {
-    char why[768]; /* the loader's sentence (loader.h, device.h) */
+    diag why; /* the loaders' sentence (loader.h, device.h), prefixed */
     cuda_driver driver;
     cuda_nvrtc nvrtc;
     cuda_device_info dev;
     cuda_arch arch;
     int count = 0;
-    if (!cuda_load_driver(&driver, why, sizeof why) ||
-        !cuda_device_query(&driver, ordinal, &dev, &count, why, sizeof why) ||
-        !cuda_load_nvrtc(&nvrtc, why, sizeof why))
-        return diag_fail(d, ACC_ERR_UNSUPPORTED, "not available: %s", why);
-    int ok = cuda_arch_for(&nvrtc, dev.cc, &arch, why, sizeof why);
-    if (!ok)
-        diag_fail(d, ACC_ERR_UNSUPPORTED, "not available: %s", why);
+    diag_clear(&why);
+    if (cuda_load_driver(&driver, &why) ||
+        cuda_device_query(&driver, ordinal, &dev, &count, &why) ||
+        cuda_load_nvrtc(&nvrtc, &why) ||
+        cuda_arch_for(&nvrtc, dev.cc, &arch, &why))
+        diag_fail(d, why.status, "not available: %s", why.message);
     else
         snprintf(about, about_size, "available: CUDA device %d of %d (%s, "
                  "compute capability %d.%d, %d multiprocessors) and NVRTC "
@@ -36,5 +35,5 @@ acc_status cuda_probe(int ordinal, char *about, size_t about_size, diag *d)
                  arch.arch);
     cuda_unload_nvrtc(&nvrtc);
     cuda_unload_driver(&driver);
-    return ok ? ACC_OK : d->status;
+    return diag_ok(&why) ? ACC_OK : d->status;
 }

@@ -11,17 +11,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-int host_shape_extents(interp *st, const ir_node *shape, int64_t *ext)
+/* The run diag's status after a failed evaluation: ACC_ERR_INTERNAL
+ * recorded when nothing was, so no failure can pass as a success. */
+static acc_status failure(interp *st)
+{
+    if (diag_ok(st->d))
+        diag_fail(st->d, ACC_ERR_INTERNAL, "a compiled step failed without "
+                  "recording an error");
+    return st->d->status;
+}
+
+/* The interpreter is to evaluate the step and name why (an outcome, not
+ * an error). */
+static acc_status refuse(int *replay)
+{
+    *replay = 1;
+    return ACC_OK;
+}
+
+acc_status host_shape_extents(interp *st, const ir_node *shape, int64_t *ext,
+                              int *replay)
 {
     const ir_value *v = interp_eval(st, shape);
     if (!v)
-        return 0;
+        return failure(st);
     for (int32_t d = 0; d < shape->type->rank; d++)
         if ((ext[d] = v[d].i) < 0)
-            return -1;
+            return refuse(replay);
     /* extents whose product is beyond int64: nothing may be computed from
      * them (the interpreter reports the shape) */
-    return rt_shape_size(shape->type->rank, ext) < 0 ? -1 : 1;
+    return rt_shape_size(shape->type->rank, ext) < 0 ? refuse(replay)
+                                                     : ACC_OK;
 }
 
 int64_t *host_alloc_offsets(int64_t n)
@@ -31,38 +51,42 @@ int64_t *host_alloc_offsets(int64_t n)
     return mem_alloc((size_t)(n + 1) * sizeof(int64_t));
 }
 
-int host_source_extents(interp *st, const ir_node *xs, int64_t *ext)
+acc_status host_source_extents(interp *st, const ir_node *xs, int64_t *ext,
+                               int *replay)
 {
     if (xs->op == IR_GENERATE)
-        return host_shape_extents(st, xs->args[0], ext);
+        return host_shape_extents(st, xs->args[0], ext, replay);
     rt_array *a = interp_array_raw(st, xs); /* extents only: no download */
     if (!a)
-        return 0;
+        return failure(st);
     memcpy(ext, a->extents, sizeof a->extents);
-    return 1;
+    return ACC_OK;
 }
 
-int host_eval_seed(interp *st, const ir_node *z, const acc_type *elem,
-                  ir_value *seed)
+acc_status host_eval_seed(interp *st, const ir_node *z, const acc_type *elem,
+                          ir_value *seed)
 {
     const ir_value *v = interp_eval(st, z);
     if (!v)
-        return 0;
+        return failure(st);
     memcpy(seed, v, elem->n_leaves * sizeof *seed);
-    return 1;
+    return ACC_OK;
 }
 
-int host_stencil_side(interp *st, const ir_node *n, int i, uint32_t *barg_at,
-                     int64_t *ext, ir_value *constant)
+acc_status host_stencil_side(interp *st, const ir_node *n, int i,
+                             uint32_t *barg_at, int64_t *ext,
+                             ir_value *constant, int *replay)
 {
     const ir_node *xs = n->args[1 + i];
     acc_boundary b = n->u.stencil.boundary[i];
-    int ok = host_source_extents(st, xs, ext);
-    if (ok <= 0 || (b != ACC_BOUNDARY_FUNCTION && b != ACC_BOUNDARY_CONSTANT))
-        return ok;
+    acc_status s = host_source_extents(st, xs, ext, replay);
+    if (s != ACC_OK || *replay ||
+        (b != ACC_BOUNDARY_FUNCTION && b != ACC_BOUNDARY_CONSTANT))
+        return s;
     const ir_node *barg = n->args[(*barg_at)++];
-    return b == ACC_BOUNDARY_FUNCTION ||
-           host_eval_seed(st, barg, xs->type->elem, constant);
+    return b == ACC_BOUNDARY_FUNCTION
+               ? ACC_OK
+               : host_eval_seed(st, barg, xs->type->elem, constant);
 }
 
 /* Lengths v[0..n) into offsets off[0..n]: 1, or -1 when a length is
@@ -222,45 +246,45 @@ static int segment_offsets(pool *pl, const rt_array *seg, int offsets,
     return 1;
 }
 
-int host_segments(interp *st, pool *pl, const ir_node *seg, int offsets,
-                 int64_t inner, const char *op, int64_t **off, int64_t *k)
+acc_status host_segments(interp *st, pool *pl, const ir_node *seg,
+                         int offsets, int64_t inner, const char *op,
+                         int64_t **off, int64_t *k, int *replay)
 {
     rt_array *a = interp_array_of(st, seg);
     if (!a)
-        return 0;
+        return failure(st);
     int ok = segment_offsets(pl, a, offsets, inner, off, k);
     if (ok == 0)
-        diag_oom(st->d, op);
-    return ok;
+        return diag_oom(st->d, op);
+    return ok < 0 ? refuse(replay) : ACC_OK;
 }
 
 /* A segmented fold's offsets, and its other refusal: an empty fold1Seg
  * segment in a non-empty array. */
-static int fold_segments(interp *st, pool *pl, const ir_node *fold,
-                         host_source *src)
+static acc_status fold_segments(interp *st, pool *pl, const ir_node *fold,
+                                host_source *src, int *replay)
 {
     int seeded = fold->u.seg.seeded;
-    int ok = host_segments(st, pl, fold->args[seeded ? 3 : 2],
-                          fold->u.seg.offsets,
-                          src->inner, ir_fold_seg_name(fold), &src->off,
-                          &src->k);
-    for (int64_t s = 0; ok > 0 && !seeded && src->rows != 0 && s < src->k; s++)
-        if (src->off[s] == src->off[s + 1]) {
-            pool_scratch_done(pl, src->off);
-            src->off = NULL;
-            ok = -1;
-        }
-    return ok;
+    acc_status s = host_segments(st, pl, fold->args[seeded ? 3 : 2],
+                                 fold->u.seg.offsets, src->inner,
+                                 ir_fold_seg_name(fold), &src->off, &src->k,
+                                 replay);
+    if (s != ACC_OK || *replay || seeded || src->rows == 0)
+        return s;
+    for (int64_t i = 0; i < src->k; i++)
+        if (src->off[i] == src->off[i + 1])
+            return refuse(replay); /* the caller frees the offsets */
+    return ACC_OK;
 }
 
-int host_consumer_source(interp *st, pool *pl, const ir_node *c,
-                        const ir_node *xs, host_source *src)
+acc_status host_source_eval(interp *st, pool *pl, const ir_node *c,
+                            const ir_node *xs, host_source *src, int *replay)
 {
     int32_t r = xs->type->rank;
     memset(src, 0, sizeof *src);
-    int ok = host_source_extents(st, xs, src->ext);
-    if (ok <= 0)
-        return ok;
+    acc_status s = host_source_extents(st, xs, src->ext, replay);
+    if (s != ACC_OK || *replay)
+        return s;
     src->inner = src->ext[r - 1];
     src->rows = rt_shape_size(r - 1, src->ext);
     int empty_rows = src->inner == 0 && src->rows != 0;
@@ -268,22 +292,29 @@ int host_consumer_source(interp *st, pool *pl, const ir_node *c,
     src->seeded = scan ? ir_scan_seeded(c->u.scan.kind)
                 : c->op == IR_FOLD_SEG ? c->u.seg.seeded : c->op == IR_FOLD;
     if (c->op == IR_FOLD_SEG)
-        ok = fold_segments(st, pl, c, src);
+        s = fold_segments(st, pl, c, src, replay);
     else if (c->op == IR_SCAN_SEG)
-        ok = host_segments(st, pl, c->args[src->seeded ? 3 : 2], 0, src->inner,
-                          ir_scan_name(c->u.scan.kind, 1), &src->off,
-                          &src->k);
+        s = host_segments(st, pl, c->args[src->seeded ? 3 : 2], 0,
+                          src->inner, ir_scan_name(c->u.scan.kind, 1),
+                          &src->off, &src->k, replay);
     else if (empty_rows && (c->op == IR_FOLD1 ||
                             (c->op == IR_SCAN && !src->seeded)))
-        ok = -1; /* fold1, scanl1, scanr1: nothing to start a row from */
-    if (ok > 0 && src->seeded &&
-        !host_eval_seed(st, c->args[1], xs->type->elem, src->seed))
-        ok = 0;
-    if (ok <= 0) {
+        s = refuse(replay); /* fold1, scanl1, scanr1: no row start */
+    if (s == ACC_OK && !*replay && src->seeded)
+        s = host_eval_seed(st, c->args[1], xs->type->elem, src->seed);
+    if (s != ACC_OK || *replay) {
         pool_scratch_done(pl, src->off);
         src->off = NULL;
     }
-    return ok;
+    return s;
+}
+
+int host_consumer_source(interp *st, pool *pl, const ir_node *c,
+                         const ir_node *xs, host_source *src)
+{
+    int replay = 0;
+    acc_status s = host_source_eval(st, pl, c, xs, src, &replay);
+    return s != ACC_OK ? 0 : replay ? -1 : 1;
 }
 
 acc_status host_answer(int r, diag *d, int *replay)

@@ -6,11 +6,15 @@
  * by the reference interpreter's scalar evaluator (interp_state.h); long
  * descriptors are read over a thread pool when one is given.
  *
- * Conventions: 1 success; 0 after an error recorded on the run's diag;
- * -1 when the interpreter is to evaluate the step and name the error.
- * The drivers that call these (core/backend/cpu, cuda: drive_*.c) answer
- * as the backend interface does instead (backend.h: a status, and a
- * replay request), through host_answer.
+ * Conventions: a function returns ACC_OK, or the status of the error it
+ * recorded on the run's diag (st->d; ACC_ERR_INTERNAL when an evaluation
+ * failed without recording one, so no failure passes as a success).  A
+ * step the interpreter is to evaluate instead, because it names the
+ * error (a negative extent, a refused segment descriptor, an empty fold1
+ * row), is an outcome, not an error: *replay is set to 1 and ACC_OK
+ * returned.  *replay is left as it is otherwise: a driver is entered
+ * with it 0 (backend.h: run_step) and returns it as the backend
+ * interface's replay request.
  */
 #ifndef ACC_CORE_BACKEND_HOST_HOST_EVAL_H
 #define ACC_CORE_BACKEND_HOST_HOST_EVAL_H
@@ -34,16 +38,16 @@ typedef struct host_source {
  * computes (an empty fold1, scanl1 or scanr1 row, an empty fold1Seg
  * segment in a non-empty array, a bad descriptor), then the seed of a
  * seeded one (host_eval_seed).  A long descriptor is read over pool pl
- * (NULL: on this thread).  1; 0 after an error; -1 to hand the step
- * to the interpreter, which names the error.  src->off is to be freed
- * (NULL unless 1 for a segmented consumer).   */
-int host_consumer_source(interp *st, pool *pl, const ir_node *c,
-                        const ir_node *xs, host_source *src);
+ * (NULL: on this thread).  src->off is to be freed (pool_scratch_done;
+ * NULL unless ACC_OK without a replay for a segmented consumer). */
+acc_status host_source_eval(interp *st, pool *pl, const ir_node *c,
+                            const ir_node *xs, host_source *src, int *replay);
 
-/* Extents of a shape term evaluated on the host: 1, 0 after an error,
- * -1 for a negative extent or extents whose product is beyond int64 (the
+/* Extents of a shape term evaluated on the host; a replay for a
+ * negative extent or extents whose product is beyond int64 (the
  * interpreter reports them). */
-int host_shape_extents(interp *st, const ir_node *shape, int64_t *ext);
+acc_status host_shape_extents(interp *st, const ir_node *shape, int64_t *ext,
+                              int *replay);
 /* An expansion's offsets off[0..n] (malloc'd), or NULL when out of memory
  * or when n + 1 offsets cannot be counted in bytes (a source of 2^61
  * elements or more, possible for an embedded producer that allocates
@@ -51,32 +55,44 @@ int host_shape_extents(interp *st, const ir_node *shape, int64_t *ext);
 int64_t *host_alloc_offsets(int64_t n);
 /* The extents of a consumer's source: an embedded producer's shape, or
  * the manifest array's.  Same conventions as host_shape_extents. */
-int host_source_extents(interp *st, const ir_node *xs, int64_t *ext);
-/* The seed leaves of a seeded consumer (term z) into seed; 0 after an
- * error. */
-int host_eval_seed(interp *st, const ir_node *z, const acc_type *elem,
-                  ir_value *seed);
+acc_status host_source_extents(interp *st, const ir_node *xs, int64_t *ext,
+                               int *replay);
+/* The seed leaves of a seeded consumer (term z) into seed. */
+acc_status host_eval_seed(interp *st, const ir_node *z, const acc_type *elem,
+                          ir_value *seed);
 
 /* Side i of stencil or stencil2 n (its array n->args[1 + i]): its
  * extents, and its boundary constant into constant[] when it has one;
  * *barg_at is the next boundary argument of n (1 + sides at first).
  * Same conventions as host_shape_extents. */
-int host_stencil_side(interp *st, const ir_node *n, int i, uint32_t *barg_at,
-                     int64_t *ext, ir_value *constant);
+acc_status host_stencil_side(interp *st, const ir_node *n, int i,
+                             uint32_t *barg_at, int64_t *ext,
+                             ir_value *constant, int *replay);
 
 /* The offsets off[0..k] (malloc'd) of the segments of a row of `inner`
  * elements, read from descriptor term `seg` (lengths, or offsets for
- * foldSeg') with exactly the checks of interp_read_segments: 1; 0 after
- * an error (out of memory: `op` named); -1 when the descriptor is refused
- * (the interpreter reports why).  Many lengths are summed over pool pl
+ * foldSeg') with exactly the checks of interp_read_segments (a replay
+ * when the descriptor is refused: the interpreter reports why; out of
+ * memory: diag_oom naming `op`).  Many lengths are summed over pool pl
  * (NULL: on this thread). */
-int host_segments(interp *st, pool *pl, const ir_node *seg, int offsets,
-                 int64_t inner, const char *op, int64_t **off, int64_t *k);
-/* A driver's answer from r, a result of the conventions above: ACC_OK
- * (r 1); ACC_OK with *replay set (r -1: the interpreter runs the step,
- * nothing recorded); else the status recorded on d (r 0; ACC_ERR_INTERNAL
- * recorded when nothing was, so no failure passes as a success).
- * *replay is set either way. */
+acc_status host_segments(interp *st, pool *pl, const ir_node *seg,
+                         int offsets, int64_t inner, const char *op,
+                         int64_t **off, int64_t *k, int *replay);
+
+/* ---- the 1/0/-1 bridge of the CPU drivers' own helpers ------------------- */
+
+/* host_source_eval's answer as 1, 0 (after an error) or -1 (a replay),
+ * for core/backend/cpu/drive_fold.c until it calls host_source_eval (its
+ * launch helpers are converted in the same round by another change). */
+int host_consumer_source(interp *st, pool *pl, const ir_node *c,
+                         const ir_node *xs, host_source *src);
+/* A CPU driver's answer from r, a 1/0/-1 result of its own helpers
+ * (core/backend/cpu: cpu_bind_arrays, cpu_scan_finish, the drivers'
+ * static functions): ACC_OK (r 1); ACC_OK with *replay set (r -1: the
+ * interpreter runs the step, nothing recorded); else the status recorded
+ * on d (r 0; ACC_ERR_INTERNAL recorded when nothing was, so no failure
+ * passes as a success).  *replay is set either way.  Host evaluation
+ * itself no longer answers this way. */
 acc_status host_answer(int r, diag *d, int *replay);
 
 #endif

@@ -34,7 +34,10 @@ struct dz_nvrtc *dz_nvrtc_open(char *why, size_t len)
         snprintf(why, len, "out of memory");
         return NULL;
     }
-    if (!cuda_load_nvrtc(&n->lib, why, len)) {
+    diag d;
+    diag_clear(&d);
+    if (cuda_load_nvrtc(&n->lib, &d) != ACC_OK) {
+        snprintf(why, len, "%s", d.message);
         free(n);
         return NULL;
     }

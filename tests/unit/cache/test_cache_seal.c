@@ -65,8 +65,8 @@ static void open_folder(cache_folder *f, const char *dir)
 {
     diag d;
     diag_clear(&d);
-    cr_assert(cache_folder_init(f, dir));
-    cr_assert(cache_folder_resolve(f, &d), "%s", d.message);
+    cr_assert_eq(cache_folder_init(f, dir, &d), ACC_OK);
+    cr_assert_eq(cache_folder_resolve(f, &d), ACC_OK, "%s", d.message);
     cr_assert_str_empty(f->note, "%s", f->note);
 }
 
