@@ -159,7 +159,7 @@ endif()
 
 # --- tests/programs: the LANGUAGE.md texts every binding's tests read ------
 # (Python, Rust, Julia, C++; the C tests through tests/support/text_sources.c
-# and ACC_TEST_PROGRAMS_DIR, the CLI tests through tests/cli/cli_test.py),
+# and ACC_TEST_PROGRAMS_DIR, the CLI tests through tests/cli/cli_support.py),
 # the single copy, checked once here on the interpreter.
 file(GLOB ACC_SHARED_PROGRAMS CONFIGURE_DEPENDS "${ACC_TESTS_DIR}/programs/*.acc")
 foreach(f IN LISTS ACC_SHARED_PROGRAMS)
