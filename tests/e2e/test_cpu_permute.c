@@ -110,13 +110,6 @@ static acc_node *fill1(acc_graph *g, int64_t n, acc_node *z)
     return acc_fill(g, ts_idx1(g, ts_i64(g, n)), z);
 }
 
-/* [i64 x `mod` m] (x of any number type; 0 <= the bin < m). */
-static acc_node *bin_of(acc_graph *g, acc_node *x, int64_t m)
-{
-    return ts_idx1(g, acc_binop(g, ACC_OP_MOD, acc_convert(g, x, ACC_I64),
-                                ts_i64(g, m)));
-}
-
 static int64_t bin_ref(int64_t x, int64_t m)
 {
     return (x % m + m) % m;
@@ -186,7 +179,7 @@ static acc_node *build_matrix_to_vector(acc_graph *g, const void *arg)
     acc_node *i = acc_get(g, jx, 0), *j = acc_get(g, jx, 1);
     acc_node *t = acc_cond(g, acc_binop(g, ACC_OP_EQ, j, ts_i64(g, 3)),
                            acc_ignore(g, 1),
-                           bin_of(g, acc_binop(g, ACC_OP_ADD, i, j), 5));
+                           ts_bin_of(g, acc_binop(g, ACC_OP_ADD, i, j), 5));
     return acc_permute(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD),
                        fill1(g, 5, ts_i64(g, 100)), ts_lam1(g, jx, t), src);
 }
@@ -244,7 +237,7 @@ static acc_node *build_pairs(acc_graph *g, const void *arg)
     acc_node *i = acc_get(g, ix, 0);
     acc_node *t = acc_cond(g, acc_binop(g, ACC_OP_EQ, acc_binop(g, ACC_OP_REM,
                            i, ts_i64(g, 3)), ts_i64(g, 0)),
-                           acc_ignore(g, 1), bin_of(g, i, 8));
+                           acc_ignore(g, 1), ts_bin_of(g, i, 8));
     acc_node *pair = acc_tuple(g, 2, (acc_node *[]){t, acc_read(g, xs, ix)});
     acc_node *src = acc_generate(g, acc_shape(g, xs),
                                  acc_lambda(g, 1, &ix, pair));
@@ -309,7 +302,7 @@ static acc_node *build_typed(acc_graph *g, const void *arg)
     const typed_case *c = arg;
     acc_node *xs = acc_input(g, ts_sc(c->s), 1);
     acc_node *ix = acc_param(g, acc_type_shape(1));
-    acc_node *t = bin_of(g, acc_read(g, xs, ix), c->bins);
+    acc_node *t = ts_bin_of(g, acc_read(g, xs, ix), c->bins);
     acc_node *y = acc_param(g, ts_sc(c->s));
     acc_node *three = c->s == ACC_F32 ? ts_f32(g, 3.0f)
                     : c->s == ACC_F64 ? ts_f64(g, 3.0)
@@ -427,25 +420,12 @@ Test(cpu_permute, contended_updates_are_not_lost)
     }
 }
 
-/* (i32, f64) elements combined by (+, max): tuples take the locks. */
+/* (i32, f64) elements combined by (+, max) into 11 bins: tuples take the
+ * locks. */
 static acc_node *build_tuples(acc_graph *g, const void *arg)
 {
     (void)arg;
-    acc_node *xs = acc_input(g, ts_sc(ACC_I32), 1);
-    acc_node *ix = acc_param(g, acc_type_shape(1));
-    acc_node *x = acc_read(g, xs, ix);
-    acc_node *e = acc_tuple(g, 2, (acc_node *[]){x, acc_binop(g, ACC_OP_MUL,
-                            acc_convert(g, x, ACC_F64), ts_f64(g, 0.5))});
-    acc_node *src = acc_generate(g, acc_shape(g, xs), acc_lambda(g, 1, &ix, e));
-    const acc_type *et = acc_node_type(e);
-    acc_node *a = acc_param(g, et), *b = acc_param(g, et);
-    acc_node *f = ts_lam2(g, a, b, acc_tuple(g, 2, (acc_node *[]){
-        acc_binop(g, ACC_OP_ADD, acc_get(g, a, 0), acc_get(g, b, 0)),
-        acc_binop(g, ACC_OP_MAX, acc_get(g, a, 1), acc_get(g, b, 1))}));
-    acc_node *z = acc_tuple(g, 2, (acc_node *[]){ts_i32(g, 0), ts_f64(g, -1e9)});
-    acc_node *jx = acc_param(g, acc_type_shape(1));
-    return acc_permute(g, f, fill1(g, 11, z),
-                       ts_lam1(g, jx, bin_of(g, acc_read(g, xs, jx), 11)), src);
+    return ts_permute_tuples(g, 11);
 }
 
 Test(cpu_permute, tuple_elements)
@@ -483,7 +463,8 @@ static acc_node *build_argmax(acc_graph *g, const void *arg)
                                                  ts_i32(g, INT32_MIN)});
     acc_node *jx = acc_param(g, acc_type_shape(1));
     return acc_permute(g, f, fill1(g, 13, z),
-                       ts_lam1(g, jx, bin_of(g, acc_read(g, xs, jx), 13)), src);
+                       ts_lam1(g, jx, ts_bin_of(g, acc_read(g, xs, jx), 13)),
+                       src);
 }
 
 Test(cpu_permute, arg_max_with_a_commutative_tie_break)
@@ -516,7 +497,7 @@ static acc_node *build_float_sum(acc_graph *g, const void *arg)
     acc_node *ix = acc_param(g, acc_type_shape(1));
     return acc_permute(g, ts_binop_fn(g, ACC_F32, ACC_OP_ADD),
                        fill1(g, 16, ts_f32(g, 0.0f)),
-                       ts_lam1(g, ix, bin_of(g, acc_get(g, ix, 0), 16)), xs);
+                       ts_lam1(g, ix, ts_bin_of(g, acc_get(g, ix, 0), 16)), xs);
 }
 
 Test(cpu_permute, float_sums_within_a_relative_tolerance)
@@ -711,7 +692,7 @@ static acc_node *build_pairs_over_expand(acc_graph *g, const void *arg)
     acc_node *p = acc_param(g, ts_sc(ACC_I64)), *k = acc_param(g, ts_sc(ACC_I64));
     acc_node *t = acc_cond(g, acc_binop(g, ACC_OP_EQ, k, ts_i64(g, 2)),
                            acc_ignore(g, 1),
-                           bin_of(g, acc_binop(g, ACC_OP_ADD, acc_binop(g,
+                           ts_bin_of(g, acc_binop(g, ACC_OP_ADD, acc_binop(g,
                                   ACC_OP_MUL, p, ts_i64(g, 7)), k), 50));
     acc_node *v = acc_binop(g, ACC_OP_ADD, p, k), *z = ts_i64(g, 0);
     acc_node *f = ts_binop_fn(g, ACC_I64, ACC_OP_ADD);
