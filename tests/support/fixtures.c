@@ -39,6 +39,19 @@ void ts_fresh_graph(acc_context *ctx, acc_graph **g)
     *g = ts_graph(ctx);
 }
 
+acc_context *ts_ctx;
+
+void ts_ctx_open(void)
+{
+    ts_ctx = ts_context(ACC_BACKEND_INTERP);
+}
+
+void ts_ctx_close(void)
+{
+    acc_context_destroy(ts_ctx);
+    ts_ctx = NULL;
+}
+
 acc_program *ts_compile_n(acc_context *ctx, acc_graph *g, size_t n_results,
                           acc_node *const *results)
 {

@@ -66,6 +66,14 @@ void ts_fixture_open_unfused(acc_context **ctx, acc_graph **g);
 void ts_fixture_close(acc_context **ctx, acc_graph **g);
 /* Frees *g and replaces it by a new graph of `ctx`. */
 void ts_fresh_graph(acc_context *ctx, acc_graph **g);
+/* The context of a suite whose tests share one fixture, a context and
+ * nothing else: TestSuite(name, .init = ts_ctx_open, .fini = ts_ctx_close)
+ * sets ts_ctx to ts_context(ACC_BACKEND_INTERP) (ACC_TEST_BACKEND's
+ * backend in the .cpu and .cuda runs) before each test and destroys it
+ * after. */
+extern acc_context *ts_ctx;
+void ts_ctx_open(void);
+void ts_ctx_close(void);
 
 /* ---- compiling and running (fixtures.c) ---- */
 
