@@ -134,6 +134,10 @@ acc_node *ts_shape(acc_graph *g, size_t rank, const int64_t *ext);
 acc_node *ts_shape1(acc_graph *g, int64_t a);
 /* The shape [a, b] of i64 constants. */
 acc_node *ts_shape2(acc_graph *g, int64_t a, int64_t b);
+/* 1000 + sum over d of (d + 1) * 100 * ix[d] (i64), for the index ix of
+ * rank `rank`: distinct for the indices of the stencil tests' shapes (their
+ * boundary function). */
+acc_node *ts_index_weight(acc_graph *g, acc_node *ix, int32_t rank);
 /* Digit strings (v, 10^len) appended mod m: associative, not commutative. */
 acc_node *ts_cat_fn(acc_graph *g, const acc_type *pair, int64_t m);
 /* The next xorshift64 step of *state, reduced to 0 .. n-1. */
