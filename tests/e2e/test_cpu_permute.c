@@ -119,29 +119,14 @@ static int64_t bin_ref(int64_t x, int64_t m)
  * permute
  * ------------------------------------------------------------------------ */
 
-/* histogram k xs = permute (+) (fill [k] 0) (\[i] -> [i64 (xs ! [i])])
- *                          (map (\_ -> 1) xs)         (LANGUAGE.md §4) */
-static acc_node *build_histogram(acc_graph *g, const void *arg)
-{
-    int64_t k = *(const int64_t *)arg;
-    acc_node *xs = acc_input(g, ts_sc(ACC_I32), 1);
-    acc_node *i = acc_param(g, acc_type_shape(1));
-    acc_node *p = ts_lam1(g, i, ts_idx1(g, acc_convert(g, acc_read(g, xs, i),
-                                                      ACC_I64)));
-    acc_node *u = acc_param(g, ts_sc(ACC_I32));
-    acc_node *ones = acc_map(g, ts_lam1(g, u, ts_i32(g, 1)), xs);
-    return acc_permute(g, ts_binop_fn(g, ACC_I32, ACC_OP_ADD),
-                       fill1(g, k, ts_i32(g, 0)), p, ones);
-}
-
 Test(cpu_permute, histogram_of_the_language_reference)
 {
     int32_t x[20] = {0, 0, 1, 2, 1, 1, 2, 4, 8, 3,
                      4, 9, 8, 3, 2, 5, 5, 3, 1, 2};
     int64_t n = 20, k = 10;
     acc_array in = ts_host(ACC_I32, 1, &n, x);
-    cr_assert_eq(ts_differ(build_histogram, &k, 1, &in, 0, 0), ACC_OK);
-    acc_array out = run_cpu(build_histogram, &k, 1, &in, 0, 1);
+    cr_assert_eq(ts_differ(ts_build_histogram, &k, 1, &in, 0, 0), ACC_OK);
+    acc_array out = run_cpu(ts_build_histogram, &k, 1, &in, 0, 1);
     const int32_t want[10] = {2, 4, 4, 3, 2, 2, 0, 0, 2, 1}; /* §3.4 */
     cr_assert_eq(out.extents[0], 10);
     cr_assert_eq(memcmp(out.data[0], want, sizeof want), 0);
@@ -544,7 +529,7 @@ Test(cpu_permute, scalar_target_and_empty_source)
     int32_t h[1];
     int64_t k = 4;
     acc_array hin = ts_host(ACC_I32, 1, &empty, h);
-    cr_assert_eq(ts_differ(build_histogram, &k, 1, &hin, 0, 0), ACC_OK);
+    cr_assert_eq(ts_differ(ts_build_histogram, &k, 1, &hin, 0, 0), ACC_OK);
 }
 
 Test(cpu_permute, out_of_range_target_is_the_interpreters_error)
@@ -553,25 +538,27 @@ Test(cpu_permute, out_of_range_target_is_the_interpreters_error)
     int64_t n = 20, k = 10;
     acc_array in = ts_host(ACC_I32, 1, &n, x);
     /* -1 at [14]: negative; and 5..9 beyond [5] with k = 5 */
-    cr_assert_eq(ts_differ(build_histogram, &k, 1, &in, 0, 0), ACC_ERR_RUNTIME);
+    cr_assert_eq(ts_differ(ts_build_histogram, &k, 1, &in, 0, 0),
+                 ACC_ERR_RUNTIME);
     cr_expect(ts_contains_ci(acc_last_error(), "source element [14] has "
                              "target index [-1]"), "%s", acc_last_error());
     x[14] = 4;
     k = 5;
-    cr_assert_eq(ts_differ(build_histogram, &k, 1, &in, 0, 0), ACC_ERR_RUNTIME);
+    cr_assert_eq(ts_differ(ts_build_histogram, &k, 1, &in, 0, 0),
+                 ACC_ERR_RUNTIME);
     cr_expect(ts_contains_ci(acc_last_error(), "source element [5] has target "
                              "index [5], which is out of bounds for the "
                              "target shape [5]"), "%s", acc_last_error());
     /* the same program still runs on good input */
     k = 10;
-    cr_assert_eq(ts_differ(build_histogram, &k, 1, &in, 0, 0), ACC_OK);
+    cr_assert_eq(ts_differ(ts_build_histogram, &k, 1, &in, 0, 0), ACC_OK);
 }
 
 /* map (\c -> c == 0) over permute (+): the map is applied by the same
  * kernel after the permutation. */
 static acc_node *build_mapped(acc_graph *g, const void *arg)
 {
-    acc_node *h = build_histogram(g, arg);
+    acc_node *h = ts_build_histogram(g, arg);
     acc_node *c = acc_param(g, ts_sc(ACC_I32));
     return acc_map(g, ts_lam1(g, c, acc_binop(g, ACC_OP_EQ, c, ts_i32(g, 0))),
                    h);

@@ -287,6 +287,20 @@ acc_node *ts_red_start(acc_graph *g, ts_red_elem k)
  * Permute strategies
  * ------------------------------------------------------------------------ */
 
+acc_node *ts_build_histogram(acc_graph *g, const void *arg)
+{
+    int64_t k = *(const int64_t *)arg;
+    acc_node *xs = acc_input(g, ts_sc(ACC_I32), 1);
+    acc_node *i = acc_param(g, acc_type_shape(1));
+    acc_node *p = ts_lam1(g, i, ts_idx1(g, acc_convert(g, acc_read(g, xs, i),
+                                                      ACC_I64)));
+    acc_node *u = acc_param(g, ts_sc(ACC_I32));
+    acc_node *ones = acc_map(g, ts_lam1(g, u, ts_i32(g, 1)), xs);
+    return acc_permute(g, ts_binop_fn(g, ACC_I32, ACC_OP_ADD),
+                       acc_fill(g, ts_idx1(g, ts_i64(g, k)), ts_i32(g, 0)), p,
+                       ones);
+}
+
 acc_node *ts_bin_of(acc_graph *g, acc_node *x, int64_t m)
 {
     return ts_idx1(g, acc_binop(g, ACC_OP_MOD, acc_convert(g, x, ACC_I64),

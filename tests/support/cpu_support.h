@@ -70,6 +70,11 @@ acc_node *ts_red_combiner(acc_graph *g, ts_red_elem k, const acc_type *elem);
  * matrix (1, 2, 3, 4). */
 acc_node *ts_red_start(acc_graph *g, ts_red_elem k);
 
+/* histogram k xs = permute (+) (fill [k] 0) (\[i] -> [i64 (xs ! [i])])
+ *                          (map (\_ -> 1) xs)       (LANGUAGE.md §4)
+ * over the input xs : Vector i32, k = *(const int64_t *)arg: the targets
+ * are not reduced, so any value outside [0, k) is out of range. */
+acc_node *ts_build_histogram(acc_graph *g, const void *arg);
 /* [i64 x `mod` m]: a bin index in 0 .. m - 1 for x of any number type. */
 acc_node *ts_bin_of(acc_graph *g, acc_node *x, int64_t m);
 /* permute (\(a, b) (c, d) -> (a + c, max b d)) (fill [bins] (0, -1e9))
