@@ -25,11 +25,7 @@ static const acc_type *sc(acc_scalar s)
 
 static acc_program *compile(const char *src, const char *entry)
 {
-    acc_program *p = NULL;
-    acc_status st = acc_compile_text(ts_ctx, src, (size_t)-1, entry, &p);
-    cr_assert_eq(st, ACC_OK, "compiling %s: %s: %s", entry,
-                 acc_status_string(st), acc_last_error());
-    return p;
+    return ts_compile_text(ts_ctx, src, entry);
 }
 
 /* Compiles entry of the §4 source, runs it and frees the program. */

@@ -82,6 +82,11 @@ acc_program *ts_compile_n(acc_context *ctx, acc_graph *g, size_t n_results,
                           acc_node *const *results);
 /* ts_compile_n of the one result `result`. */
 acc_program *ts_compile(acc_context *ctx, acc_graph *g, acc_node *result);
+/* Entry `entry` (NULL: the only one) of the text program `src`; fails the
+ * test, naming the entry, the status and the message, unless
+ * acc_compile_text is ACC_OK. */
+acc_program *ts_compile_text(acc_context *ctx, const char *src,
+                             const char *entry);
 /* A zeroed output descriptor with struct_size set, for the library to fill. */
 acc_array ts_empty_output(void);
 /* acc_run into `n_out` library-allocated outputs (release them on ACC_OK). */
