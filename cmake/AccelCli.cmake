@@ -39,12 +39,13 @@ if(NOT ACC_PYTHON3)
   return()
 endif()
 
-# One ctest test per group of tests/cli/cli_test.py; the driver exits 77
-# (skipped) when numpy is missing.
+# One ctest test per script tests/cli/cli_GROUP.py (the harness is
+# tests/cli/cli_support.py); a script exits 77 (skipped) when numpy is
+# missing.
 foreach(group basic npy errors programs outputs)
   add_test(NAME cli.${group}
-    COMMAND "${ACC_PYTHON3}" "${PROJECT_SOURCE_DIR}/tests/cli/cli_test.py"
-            ${group} "$<TARGET_FILE:accel_cli>"
+    COMMAND "${ACC_PYTHON3}" "${PROJECT_SOURCE_DIR}/tests/cli/cli_${group}.py"
+            "$<TARGET_FILE:accel_cli>"
     WORKING_DIRECTORY "${PROJECT_BINARY_DIR}")
   acc_test_properties(cli.${group} LABELS cli SKIP_RETURN_CODE 77)
 endforeach()

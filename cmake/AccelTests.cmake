@@ -6,8 +6,9 @@
 #       tests/unit/ir/test_graph.c -> unit.ir.test_graph.
 # Tests under tests/unit/, tests/cuda/ and tests/fuzz/diff/ link accel_internal (the static
 # archive, so hidden internal functions are callable); all others link the shared libaccel.so.
-# tests/support/*.c are helpers (public API only; emit_support.c, for the
-# tests that link accel_internal, is the exception) linked into every test.
+# tests/support/*.c are helpers (public API only; emit_support.c and
+# ir_support.c, for the tests that link accel_internal, are the
+# exceptions) linked into every test.
 # tests/cuda/test_*fake*.c also get the fake CUDA driver and its fixture,
 # tests/cuda/fake_support.c (cmake/AccelCuda.cmake).
 #
@@ -159,7 +160,7 @@ endif()
 
 # --- tests/programs: the LANGUAGE.md texts every binding's tests read ------
 # (Python, Rust, Julia, C++; the C tests through tests/support/text_sources.c
-# and ACC_TEST_PROGRAMS_DIR, the CLI tests through tests/cli/cli_test.py),
+# and ACC_TEST_PROGRAMS_DIR, the CLI tests through tests/cli/cli_support.py),
 # the single copy, checked once here on the interpreter.
 file(GLOB ACC_SHARED_PROGRAMS CONFIGURE_DEPENDS "${ACC_TESTS_DIR}/programs/*.acc")
 foreach(f IN LISTS ACC_SHARED_PROGRAMS)

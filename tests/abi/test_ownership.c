@@ -15,20 +15,7 @@
 #include "accel.h"
 #include "support.h"
 
-static acc_context *ctx;
-
-static void setup(void)
-{
-    ctx = ts_context(ACC_BACKEND_INTERP);
-}
-
-static void teardown(void)
-{
-    acc_context_destroy(ctx);
-    ctx = NULL;
-}
-
-TestSuite(ownership, .init = setup, .fini = teardown);
+TestSuite(ownership, .init = ts_ctx_open, .fini = ts_ctx_close);
 
 /* One node of each sort the builder calls below take, all in one graph. */
 typedef struct kit {
@@ -105,7 +92,7 @@ static acc_node *target_pair(acc_graph *g, acc_node *x)
 static kit make_kit(acc_graph *g)
 {
     const acc_type *f32 = ts_sc(ACC_F32);
-    const acc_type *vec = acc_type_array(ctx, f32, 1);
+    const acc_type *vec = acc_type_array(ts_ctx, f32, 1);
     const acc_type *three[3] = {f32, f32, f32};
     kit k;
     k.xs = acc_input(g, f32, 1);
@@ -123,7 +110,7 @@ static kit make_kit(acc_graph *g)
     k.lt = lam1(g, f32, below_one);
     k.gen = lam1(g, acc_type_shape(1), one_f32);
     k.perm = lam1(g, acc_type_shape(1), same);
-    k.sten = lam1(g, acc_type_tuple(ctx, 3, three), middle);
+    k.sten = lam1(g, acc_type_tuple(ts_ctx, 3, three), middle);
     k.size = lam1(g, f32, one_i64);
     acc_node *x = acc_param(g, f32), *n = acc_param(g, ts_sc(ACC_I64));
     k.get = ts_lam2(g, x, n, x);
@@ -266,7 +253,7 @@ Test(ownership, every_builder_family_refuses_a_node_of_another_graph)
 {
     for (size_t m = 0; m < sizeof misuses / sizeof misuses[0]; m++) {
         const misuse *u = &misuses[m];
-        acc_graph *g = ts_graph(ctx), *other = ts_graph(ctx);
+        acc_graph *g = ts_graph(ts_ctx), *other = ts_graph(ts_ctx);
         kit ok = make_kit(g), bad = make_kit(other);
         cr_expect_null(u->call(g, &ok, &bad), "case %zu (%s)", m,
                        u->op ? u->op : "stdlib");
@@ -294,7 +281,7 @@ Test(ownership, every_builder_family_refuses_a_node_of_another_graph)
 
 Test(ownership, the_error_is_sticky_and_compile_reports_it)
 {
-    acc_graph *g = ts_graph(ctx), *other = ts_graph(ctx);
+    acc_graph *g = ts_graph(ts_ctx), *other = ts_graph(ts_ctx);
     kit ok = make_kit(g), bad = make_kit(other);
     cr_assert_null(acc_map(g, ok.f1, bad.xs));
     char first[512];
@@ -304,13 +291,14 @@ Test(ownership, the_error_is_sticky_and_compile_reports_it)
     cr_expect_null(acc_input(g, ts_sc(ACC_F32), 1));
     cr_expect_str_eq(acc_graph_last_error(g), first);
     acc_program *p = NULL;
-    cr_expect_eq(acc_compile(ctx, g, 1, &ok.xs, &p), ACC_ERR_INVALID_ARGUMENT);
+    cr_expect_eq(acc_compile(ts_ctx, g, 1, &ok.xs, &p),
+                 ACC_ERR_INVALID_ARGUMENT);
     cr_expect_null(p);
     cr_expect(strstr(acc_last_error(), "map: the array belongs to another "
                                        "graph"), "%s", acc_last_error());
     /* the other graph compiles and runs */
     acc_node *r = acc_map(other, bad.f1, bad.xs);
-    p = ts_compile(ctx, other, r);
+    p = ts_compile(ts_ctx, other, r);
     float v[3] = {1, 2, 3};
     int64_t n = 3, zero = 0;
     acc_array in[2] = {ts_host(ACC_F32, 1, &n, v),
@@ -327,12 +315,13 @@ Test(ownership, the_error_is_sticky_and_compile_reports_it)
 
 Test(ownership, compiling_a_result_of_another_graph)
 {
-    acc_graph *g = ts_graph(ctx), *other = ts_graph(ctx);
+    acc_graph *g = ts_graph(ts_ctx), *other = ts_graph(ts_ctx);
     acc_node *mine = acc_input(g, ts_sc(ACC_F32), 1);
     acc_node *theirs = acc_input(other, ts_sc(ACC_F32), 1);
     acc_node *results[2] = {mine, theirs};
     acc_program *p = NULL;
-    cr_expect_eq(acc_compile(ctx, g, 2, results, &p), ACC_ERR_INVALID_ARGUMENT);
+    cr_expect_eq(acc_compile(ts_ctx, g, 2, results, &p),
+                 ACC_ERR_INVALID_ARGUMENT);
     cr_expect_null(p);
     cr_expect(strstr(acc_last_error(), "acc_compile: result 1 belongs to "
                                        "another graph"), "%s",
@@ -352,24 +341,24 @@ Test(ownership, types_of_another_context_are_refused)
 
     /* types API: parts of another context */
     const acc_type *mixed[2] = {ts_sc(ACC_F32), pair2};
-    cr_expect_null(acc_type_tuple(ctx, 2, mixed));
-    cr_expect(strstr(acc_context_last_error(ctx), "tuple type: field 1 "
+    cr_expect_null(acc_type_tuple(ts_ctx, 2, mixed));
+    cr_expect(strstr(acc_context_last_error(ts_ctx), "tuple type: field 1 "
                      "belongs to another context"), "%s",
-              acc_context_last_error(ctx));
-    cr_expect_null(acc_type_array(ctx, pair2, 1));
-    cr_expect(strstr(acc_context_last_error(ctx), "array type: the element "
+              acc_context_last_error(ts_ctx));
+    cr_expect_null(acc_type_array(ts_ctx, pair2, 1));
+    cr_expect(strstr(acc_context_last_error(ts_ctx), "array type: the element "
                      "type belongs to another context"), "%s",
-              acc_context_last_error(ctx));
+              acc_context_last_error(ts_ctx));
 
     /* builder: acc_input, acc_param */
-    acc_graph *g = ts_graph(ctx);
+    acc_graph *g = ts_graph(ts_ctx);
     cr_expect_null(acc_input(g, pair2, 1));
     cr_expect_eq(acc_graph_status(g), ACC_ERR_INVALID_ARGUMENT);
     cr_expect(strstr(acc_graph_last_error(g), "input: the element type "
                      "belongs to another context"), "%s",
               acc_graph_last_error(g));
     acc_graph_free(g);
-    g = ts_graph(ctx);
+    g = ts_graph(ts_ctx);
     cr_expect_null(acc_param(g, vec2));
     cr_expect(strstr(acc_graph_last_error(g), "param: the type belongs to "
                      "another context"), "%s", acc_graph_last_error(g));
@@ -377,8 +366,8 @@ Test(ownership, types_of_another_context_are_refused)
 
     /* static types (scalars, shapes) and this context's types are fine,
      * and types of either context still compare structurally */
-    g = ts_graph(ctx);
-    const acc_type *pair1 = acc_type_tuple(ctx, 2, pair_fields);
+    g = ts_graph(ts_ctx);
+    const acc_type *pair1 = acc_type_tuple(ts_ctx, 2, pair_fields);
     cr_expect_not_null(acc_input(g, ts_sc(ACC_F64), 1));
     cr_expect_not_null(acc_input(g, pair1, 2));
     cr_expect_not_null(acc_param(g, acc_type_shape(2)));
@@ -397,7 +386,7 @@ Test(ownership, pointers_that_are_not_nodes_or_types)
     acc_node *not_node = (acc_node *)(void *)junk;
     const acc_type *not_type = (const acc_type *)(const void *)junk;
 
-    acc_graph *g = ts_graph(ctx);
+    acc_graph *g = ts_graph(ts_ctx);
     kit ok = make_kit(g);
     cr_expect_null(acc_node_type(not_node));
     cr_expect_null(acc_map(g, ok.f1, not_node));
@@ -405,23 +394,23 @@ Test(ownership, pointers_that_are_not_nodes_or_types)
     cr_expect(strstr(acc_graph_last_error(g), "map: the array is not a node"),
               "%s", acc_graph_last_error(g));
     acc_program *p = NULL;
-    cr_expect_eq(acc_compile(ctx, g, 1, &not_node, &p),
+    cr_expect_eq(acc_compile(ts_ctx, g, 1, &not_node, &p),
                  ACC_ERR_INVALID_ARGUMENT);
     acc_graph_free(g);
 
-    g = ts_graph(ctx);
+    g = ts_graph(ts_ctx);
     cr_expect_null(acc_input(g, not_type, 1));
     cr_expect(strstr(acc_graph_last_error(g), "input: the element type is not "
                      "a type"), "%s", acc_graph_last_error(g));
     acc_graph_free(g);
-    g = ts_graph(ctx);
+    g = ts_graph(ts_ctx);
     cr_expect_null(acc_param(g, not_type));
     cr_expect(strstr(acc_graph_last_error(g), "param: the type is not a type"),
               "%s", acc_graph_last_error(g));
     acc_graph_free(g);
 
-    cr_expect_null(acc_type_array(ctx, not_type, 1));
-    cr_expect_null(acc_type_tuple(ctx, 1, &not_type));
+    cr_expect_null(acc_type_array(ts_ctx, not_type, 1));
+    cr_expect_null(acc_type_tuple(ts_ctx, 1, &not_type));
     cr_expect_eq(acc_type_get_kind(not_type), 0);
     cr_expect_eq(acc_type_get_rank(not_type), 0);
     cr_expect_eq(acc_type_leaf_count(not_type), 0);
@@ -429,11 +418,11 @@ Test(ownership, pointers_that_are_not_nodes_or_types)
     cr_expect_eq(acc_type_equal(not_type, not_type), 0);
 
     /* a run given a descriptor whose type is not a type */
-    g = ts_graph(ctx);
+    g = ts_graph(ts_ctx);
     kit k = make_kit(g);
     acc_node *r = acc_map(g, k.f1, k.xs);
     acc_node *results[1] = {r};
-    p = ts_compile_n(ctx, g, 1, results);
+    p = ts_compile_n(ts_ctx, g, 1, results);
     float v[3] = {1, 2, 3};
     int64_t n = 3, zero = 0;
     acc_array in[2] = {ts_host(ACC_F32, 1, &n, v),

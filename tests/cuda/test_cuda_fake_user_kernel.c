@@ -15,6 +15,7 @@
 #include <criterion/criterion.h>
 
 #include "accel.h"
+#include "foreign_support.h"
 #include "support.h"
 
 #include <stdint.h>
@@ -33,27 +34,10 @@ Test(cuda_runtime_fake, fake_driver_not_built)
 
 TestSuite(cuda_runtime_fake, .init = fake_setup, .fini = fake_teardown);
 
-static const char scale_cu[] =
-    "extern \"C\" __global__ void uk_scale(const double *x, double *out,\n"
-    "                                      long long n)\n"
-    "{\n"
-    "    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-    "    if (i < n)\n"
-    "        out[i] = 3 * x[i] + 1;\n"
-    "}\n";
-
 static acc_user_kernel cuda_kernel(const char *name, const char *source,
                                    const char *entry, const char *sig)
 {
-    acc_user_kernel k;
-    memset(&k, 0, sizeof k);
-    k.struct_size = sizeof k;
-    k.name = name;
-    k.backend = ACC_BACKEND_CUDA;
-    k.source = source;
-    k.entry = entry;
-    k.signature = sig;
-    return k;
+    return tf_user_kernel(name, ACC_BACKEND_CUDA, source, entry, sig);
 }
 
 static const char scale_program[] =
@@ -82,7 +66,7 @@ static char *run_scaled(acc_context *ctx, int64_t n)
 Test(cuda_runtime_fake, a_user_kernel_is_launched_on_the_run_stream)
 {
     acc_context *ctx = cuda_context();
-    acc_user_kernel k = cuda_kernel("uk.scale", scale_cu, "uk_scale",
+    acc_user_kernel k = cuda_kernel("uk.scale", tf_scale_cu, "uk_scale",
                                     "void(const f64*, f64*, i64)");
     cr_assert_eq(acc_register_kernel(ctx, &k), ACC_OK, "%s",
                  acc_last_error());
@@ -127,7 +111,7 @@ static acc_status launch_by_rows(void *user, const acc_foreign_call *call,
 Test(cuda_runtime_fake, the_launch_is_fixed_or_decided_per_call)
 {
     acc_context *ctx = cuda_context();
-    acc_user_kernel k = cuda_kernel("uk.scale", scale_cu, "uk_scale",
+    acc_user_kernel k = cuda_kernel("uk.scale", tf_scale_cu, "uk_scale",
                                     "void(const f64*, f64*, i64)");
     k.grid[0] = 7, k.grid[1] = 1, k.grid[2] = 1;
     k.block[0] = 64, k.block[1] = 2, k.block[2] = 1;
@@ -142,7 +126,7 @@ Test(cuda_runtime_fake, the_launch_is_fixed_or_decided_per_call)
 
     ctx = cuda_context();
     int calls = 0;
-    k = cuda_kernel("uk.scale", scale_cu, "uk_scale",
+    k = cuda_kernel("uk.scale", tf_scale_cu, "uk_scale",
                     "void(const f64*, f64*, i64)");
     k.launch = launch_by_rows;
     k.user = &calls;
@@ -209,7 +193,7 @@ Test(cuda_runtime_fake, source_nvrtc_rejects_is_an_error_with_its_log)
     cr_expect(strstr(acc_last_error(), "no kernel 'scale' with C linkage"),
               "%s", acc_last_error());
     /* a CUDA kernel writes its results; only __device__ functions return */
-    k = cuda_kernel("uk.ret", scale_cu, "uk_scale", "f64(const f64*, i64)");
+    k = cuda_kernel("uk.ret", tf_scale_cu, "uk_scale", "f64(const f64*, i64)");
     cr_assert_eq(acc_register_kernel(ctx, &k), ACC_ERR_INVALID_ARGUMENT);
     char *list = NULL;
     cr_assert_eq(acc_foreign_list(ctx, &list), ACC_OK);

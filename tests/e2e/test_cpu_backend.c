@@ -327,40 +327,6 @@ typedef struct fold_case {
     int seeded, embedded, mapped, tuple, noncommutative;
 } fold_case;
 
-/* (a0, a1) `f` (b0, b1) = (a0 + b0, max a1 b1) on (i64, f64) */
-static acc_node *tuple_combiner(acc_graph *g, const acc_type *elem)
-{
-    acc_node *a = acc_param(g, elem), *b = acc_param(g, elem);
-    acc_node *r = acc_tuple(g, 2, (acc_node *[]){
-        acc_binop(g, ACC_OP_ADD, acc_get(g, a, 0), acc_get(g, b, 0)),
-        acc_binop(g, ACC_OP_MAX, acc_get(g, a, 1), acc_get(g, b, 1))});
-    return acc_lambda(g, 2, (acc_node *[]){a, b}, r);
-}
-
-/* 2x2 integer matrix product on (i64, i64, i64, i64): associative, not
- * commutative, so any reordering shows. */
-static acc_node *matrix_combiner(acc_graph *g, const acc_type *elem)
-{
-    acc_node *a = acc_param(g, elem), *b = acc_param(g, elem);
-    acc_node *m[4];
-    for (int r = 0; r < 2; r++)
-        for (int c = 0; c < 2; c++)
-            m[2 * r + c] = acc_binop(g, ACC_OP_ADD,
-                acc_binop(g, ACC_OP_MUL, acc_get(g, a, (size_t)(2 * r)),
-                          acc_get(g, b, (size_t)c)),
-                acc_binop(g, ACC_OP_MUL, acc_get(g, a, (size_t)(2 * r + 1)),
-                          acc_get(g, b, (size_t)(2 + c))));
-    return acc_lambda(g, 2, (acc_node *[]){a, b}, acc_tuple(g, 4, m));
-}
-
-static acc_node *plus(acc_graph *g, acc_scalar s)
-{
-    acc_node *a = acc_param(g, acc_type_scalar(s));
-    acc_node *b = acc_param(g, acc_type_scalar(s));
-    return acc_lambda(g, 2, (acc_node *[]){a, b},
-                      acc_binop(g, ACC_OP_ADD, a, b));
-}
-
 /* The element at ix of the folded array: from the input xs (i64), or
  * computed from ix and xs (embedded). */
 static acc_node *fold_elem(acc_graph *g, const fold_case *fc, acc_node *xs,
@@ -390,14 +356,10 @@ static acc_node *build_fold(acc_graph *g, const void *arg)
                                        acc_lambda(g, 1, &ix, e))
                         : xs;
     const acc_type *elem = acc_node_type(e);
-    acc_node *f = fc->noncommutative ? matrix_combiner(g, elem)
-                : fc->tuple ? tuple_combiner(g, elem) : plus(g, ACC_I64);
-    acc_node *z = fc->noncommutative
-                      ? acc_tuple(g, 4, (acc_node *[]){ts_i64(g, 1), ts_i64(g, 2),
-                                                       ts_i64(g, 3), ts_i64(g, 4)})
-                  : fc->tuple ? acc_tuple(g, 2, (acc_node *[]){ts_i64(g, 42),
-                                                              ts_f64(g, -1.0)})
-                              : ts_i64(g, 42);
+    ts_red_elem k = fc->noncommutative ? TS_RED_MATRIX
+                  : fc->tuple ? TS_RED_TUPLE : TS_RED_I64;
+    acc_node *f = ts_red_combiner(g, k, elem);
+    acc_node *z = ts_red_start(g, k);
     acc_node *r = fc->seeded ? acc_fold(g, f, z, arr) : acc_fold1(g, f, arr);
     if (fc->mapped && !fc->tuple && !fc->noncommutative) {
         acc_node *v = acc_param(g, acc_type_scalar(ACC_I64));
@@ -469,7 +431,7 @@ static acc_node *build_dotp(acc_graph *g, const void *arg)
     acc_node *a = acc_param(g, f32), *b = acc_param(g, f32);
     acc_node *mul = acc_lambda(g, 2, (acc_node *[]){a, b},
                                acc_binop(g, ACC_OP_MUL, a, b));
-    return acc_fold(g, plus(g, ACC_F32), ts_f32(g, 0),
+    return acc_fold(g, ts_binop_fn(g, ACC_F32, ACC_OP_ADD), ts_f32(g, 0),
                     acc_zipwith(g, mul, 2, (acc_node *[]){xs, ys}));
 }
 

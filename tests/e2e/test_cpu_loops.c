@@ -23,37 +23,13 @@
 
 TestSuite(cpu_loops, .init = ts_make_cache_dir, .fini = ts_remove_cache_dir);
 
-enum { MAX_OUT = 4 };
-
-typedef struct outcome {
-    acc_status st;
-    char message[512];
-    size_t n;
-    acc_array out[MAX_OUT];
-} outcome;
-
 static void run_text(acc_context *ctx, const char *text, const char *entry,
-                     size_t n_in, const acc_array *in, outcome *o)
+                     size_t n_in, const acc_array *in, ts_outcome *o)
 {
     acc_program *p = NULL;
-    memset(o, 0, sizeof *o);
-    o->st = acc_compile_text(ctx, text, (size_t)-1, entry, &p);
-    if (o->st == ACC_OK) {
-        o->n = acc_program_num_outputs(p);
-        cr_assert(o->n <= MAX_OUT);
-        for (size_t i = 0; i < o->n; i++)
-            o->out[i].struct_size = sizeof o->out[i];
-        o->st = acc_run(p, n_in, in, o->n, o->out);
-    }
-    if (o->st != ACC_OK)
-        snprintf(o->message, sizeof o->message, "%s", acc_last_error());
+    acc_status st = acc_compile_text(ctx, text, (size_t)-1, entry, &p);
+    ts_outcome_run(o, st, p, n_in, in);
     acc_program_free(p);
-}
-
-static void release(outcome *o)
-{
-    for (size_t i = 0; o->st == ACC_OK && i < o->n; i++)
-        acc_array_release(&o->out[i]);
 }
 
 /* Entry `entry` of `text` on the CPU and the interpreter: the same status
@@ -62,7 +38,7 @@ static acc_status same_as_interp(const char *text, const char *entry,
                                  size_t n_in, const acc_array *in)
 {
     acc_context *cpu = ts_cpu_context(), *ref = ts_context(ACC_BACKEND_INTERP);
-    outcome c, r;
+    ts_outcome c, r;
     run_text(cpu, text, entry, n_in, in, &c);
     run_text(ref, text, entry, n_in, in, &r);
     cr_assert_eq(c.st, r.st, "%s: cpu %s (%s), interp %s (%s)", entry,
@@ -80,8 +56,8 @@ static acc_status same_as_interp(const char *text, const char *entry,
                           == 0, "%s: output %zu leaf %zu differs", entry, i, l);
         }
     acc_status st = c.st;
-    release(&c);
-    release(&r);
+    ts_outcome_release(&c);
+    ts_outcome_release(&r);
     acc_context_destroy(cpu);
     acc_context_destroy(ref);
     return st;
@@ -266,7 +242,7 @@ Test(cpu_loops, fp_contract_is_opt_in)
               acc_last_error());
     o.fp_contract = 1;
     cr_assert_eq(acc_context_create(&o, &ctx), ACC_OK, "%s", acc_last_error());
-    outcome c;
+    ts_outcome c;
     run_text(ctx, fma_program, "g", 2, in, &c);
     cr_assert_eq(c.st, ACC_OK, "%s", c.message);
     const double *got = c.out[0].data[0];
@@ -277,7 +253,7 @@ Test(cpu_loops, fp_contract_is_opt_in)
 #endif
     for (int i = 0; i < N; i++)
         cr_expect(got[i] == 0 || got[i] == 0x1p-60, "[%d]: %a", i, got[i]);
-    release(&c);
+    ts_outcome_release(&c);
     acc_context_destroy(ctx);
 }
 
@@ -316,9 +292,9 @@ static double elem(const acc_array *a, size_t i)
  * same zero, and otherwise |a - b| <= 2 k u S + the smallest denormal,
  * S and k from the shadows (the same scan, in f64 on the interpreter, of
  * |x| with specials as 0, and of ones). */
-static void expect_within(const outcome *c, const outcome *r,
-                          const outcome *mag, const outcome *cnt, int f32,
-                          const char *what)
+static void expect_within(const ts_outcome *c, const ts_outcome *r,
+                          const ts_outcome *mag, const ts_outcome *cnt,
+                          int f32, const char *what)
 {
     const double u = f32 ? 0x1p-24 : 0x1p-53;
     const double tiny = f32 ? 0x1p-149 : 0x1p-1074;
@@ -393,7 +369,7 @@ static void check_scan(const scan_kind *k, int f32, int rank,
                                          (void *[]){ones})};
     size_t skip = k->seeded ? 0 : 1;
     acc_context *cpu = ts_cpu_context(), *ref = ts_context(ACC_BACKEND_INTERP);
-    outcome c, r, sm, sc;
+    ts_outcome c, r, sm, sc;
     run_text(cpu, text, "p", 2 - skip, in + skip, &c);
     run_text(ref, text, "p", 2 - skip, in + skip, &r);
     cr_assert_eq(c.st, r.st, "%s: cpu %s, interp %s", text, c.message,
@@ -406,13 +382,13 @@ static void check_scan(const scan_kind *k, int f32, int rank,
         snprintf(what, sizeof what, "%s (n %lld, pattern %d)", text,
                  (long long)n, pat);
         expect_within(&c, &r, &sm, &sc, f32, what);
-        release(&sm);
-        release(&sc);
+        ts_outcome_release(&sm);
+        ts_outcome_release(&sc);
     } else {
         cr_assert_str_eq(c.message, r.message);
     }
-    release(&c);
-    release(&r);
+    ts_outcome_release(&c);
+    ts_outcome_release(&r);
     acc_context_destroy(cpu);
     acc_context_destroy(ref);
     free(x);

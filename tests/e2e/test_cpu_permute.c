@@ -110,13 +110,6 @@ static acc_node *fill1(acc_graph *g, int64_t n, acc_node *z)
     return acc_fill(g, ts_idx1(g, ts_i64(g, n)), z);
 }
 
-/* [i64 x `mod` m] (x of any number type; 0 <= the bin < m). */
-static acc_node *bin_of(acc_graph *g, acc_node *x, int64_t m)
-{
-    return ts_idx1(g, acc_binop(g, ACC_OP_MOD, acc_convert(g, x, ACC_I64),
-                                ts_i64(g, m)));
-}
-
 static int64_t bin_ref(int64_t x, int64_t m)
 {
     return (x % m + m) % m;
@@ -126,29 +119,14 @@ static int64_t bin_ref(int64_t x, int64_t m)
  * permute
  * ------------------------------------------------------------------------ */
 
-/* histogram k xs = permute (+) (fill [k] 0) (\[i] -> [i64 (xs ! [i])])
- *                          (map (\_ -> 1) xs)         (LANGUAGE.md §4) */
-static acc_node *build_histogram(acc_graph *g, const void *arg)
-{
-    int64_t k = *(const int64_t *)arg;
-    acc_node *xs = acc_input(g, ts_sc(ACC_I32), 1);
-    acc_node *i = acc_param(g, acc_type_shape(1));
-    acc_node *p = ts_lam1(g, i, ts_idx1(g, acc_convert(g, acc_read(g, xs, i),
-                                                      ACC_I64)));
-    acc_node *u = acc_param(g, ts_sc(ACC_I32));
-    acc_node *ones = acc_map(g, ts_lam1(g, u, ts_i32(g, 1)), xs);
-    return acc_permute(g, ts_binop_fn(g, ACC_I32, ACC_OP_ADD),
-                       fill1(g, k, ts_i32(g, 0)), p, ones);
-}
-
 Test(cpu_permute, histogram_of_the_language_reference)
 {
     int32_t x[20] = {0, 0, 1, 2, 1, 1, 2, 4, 8, 3,
                      4, 9, 8, 3, 2, 5, 5, 3, 1, 2};
     int64_t n = 20, k = 10;
     acc_array in = ts_host(ACC_I32, 1, &n, x);
-    cr_assert_eq(ts_differ(build_histogram, &k, 1, &in, 0, 0), ACC_OK);
-    acc_array out = run_cpu(build_histogram, &k, 1, &in, 0, 1);
+    cr_assert_eq(ts_differ(ts_build_histogram, &k, 1, &in, 0, 0), ACC_OK);
+    acc_array out = run_cpu(ts_build_histogram, &k, 1, &in, 0, 1);
     const int32_t want[10] = {2, 4, 4, 3, 2, 2, 0, 0, 2, 1}; /* §3.4 */
     cr_assert_eq(out.extents[0], 10);
     cr_assert_eq(memcmp(out.data[0], want, sizeof want), 0);
@@ -186,7 +164,7 @@ static acc_node *build_matrix_to_vector(acc_graph *g, const void *arg)
     acc_node *i = acc_get(g, jx, 0), *j = acc_get(g, jx, 1);
     acc_node *t = acc_cond(g, acc_binop(g, ACC_OP_EQ, j, ts_i64(g, 3)),
                            acc_ignore(g, 1),
-                           bin_of(g, acc_binop(g, ACC_OP_ADD, i, j), 5));
+                           ts_bin_of(g, acc_binop(g, ACC_OP_ADD, i, j), 5));
     return acc_permute(g, ts_binop_fn(g, ACC_I64, ACC_OP_ADD),
                        fill1(g, 5, ts_i64(g, 100)), ts_lam1(g, jx, t), src);
 }
@@ -244,7 +222,7 @@ static acc_node *build_pairs(acc_graph *g, const void *arg)
     acc_node *i = acc_get(g, ix, 0);
     acc_node *t = acc_cond(g, acc_binop(g, ACC_OP_EQ, acc_binop(g, ACC_OP_REM,
                            i, ts_i64(g, 3)), ts_i64(g, 0)),
-                           acc_ignore(g, 1), bin_of(g, i, 8));
+                           acc_ignore(g, 1), ts_bin_of(g, i, 8));
     acc_node *pair = acc_tuple(g, 2, (acc_node *[]){t, acc_read(g, xs, ix)});
     acc_node *src = acc_generate(g, acc_shape(g, xs),
                                  acc_lambda(g, 1, &ix, pair));
@@ -309,7 +287,7 @@ static acc_node *build_typed(acc_graph *g, const void *arg)
     const typed_case *c = arg;
     acc_node *xs = acc_input(g, ts_sc(c->s), 1);
     acc_node *ix = acc_param(g, acc_type_shape(1));
-    acc_node *t = bin_of(g, acc_read(g, xs, ix), c->bins);
+    acc_node *t = ts_bin_of(g, acc_read(g, xs, ix), c->bins);
     acc_node *y = acc_param(g, ts_sc(c->s));
     acc_node *three = c->s == ACC_F32 ? ts_f32(g, 3.0f)
                     : c->s == ACC_F64 ? ts_f64(g, 3.0)
@@ -427,25 +405,12 @@ Test(cpu_permute, contended_updates_are_not_lost)
     }
 }
 
-/* (i32, f64) elements combined by (+, max): tuples take the locks. */
+/* (i32, f64) elements combined by (+, max) into 11 bins: tuples take the
+ * locks. */
 static acc_node *build_tuples(acc_graph *g, const void *arg)
 {
     (void)arg;
-    acc_node *xs = acc_input(g, ts_sc(ACC_I32), 1);
-    acc_node *ix = acc_param(g, acc_type_shape(1));
-    acc_node *x = acc_read(g, xs, ix);
-    acc_node *e = acc_tuple(g, 2, (acc_node *[]){x, acc_binop(g, ACC_OP_MUL,
-                            acc_convert(g, x, ACC_F64), ts_f64(g, 0.5))});
-    acc_node *src = acc_generate(g, acc_shape(g, xs), acc_lambda(g, 1, &ix, e));
-    const acc_type *et = acc_node_type(e);
-    acc_node *a = acc_param(g, et), *b = acc_param(g, et);
-    acc_node *f = ts_lam2(g, a, b, acc_tuple(g, 2, (acc_node *[]){
-        acc_binop(g, ACC_OP_ADD, acc_get(g, a, 0), acc_get(g, b, 0)),
-        acc_binop(g, ACC_OP_MAX, acc_get(g, a, 1), acc_get(g, b, 1))}));
-    acc_node *z = acc_tuple(g, 2, (acc_node *[]){ts_i32(g, 0), ts_f64(g, -1e9)});
-    acc_node *jx = acc_param(g, acc_type_shape(1));
-    return acc_permute(g, f, fill1(g, 11, z),
-                       ts_lam1(g, jx, bin_of(g, acc_read(g, xs, jx), 11)), src);
+    return ts_permute_tuples(g, 11);
 }
 
 Test(cpu_permute, tuple_elements)
@@ -483,7 +448,8 @@ static acc_node *build_argmax(acc_graph *g, const void *arg)
                                                  ts_i32(g, INT32_MIN)});
     acc_node *jx = acc_param(g, acc_type_shape(1));
     return acc_permute(g, f, fill1(g, 13, z),
-                       ts_lam1(g, jx, bin_of(g, acc_read(g, xs, jx), 13)), src);
+                       ts_lam1(g, jx, ts_bin_of(g, acc_read(g, xs, jx), 13)),
+                       src);
 }
 
 Test(cpu_permute, arg_max_with_a_commutative_tie_break)
@@ -516,7 +482,7 @@ static acc_node *build_float_sum(acc_graph *g, const void *arg)
     acc_node *ix = acc_param(g, acc_type_shape(1));
     return acc_permute(g, ts_binop_fn(g, ACC_F32, ACC_OP_ADD),
                        fill1(g, 16, ts_f32(g, 0.0f)),
-                       ts_lam1(g, ix, bin_of(g, acc_get(g, ix, 0), 16)), xs);
+                       ts_lam1(g, ix, ts_bin_of(g, acc_get(g, ix, 0), 16)), xs);
 }
 
 Test(cpu_permute, float_sums_within_a_relative_tolerance)
@@ -563,7 +529,7 @@ Test(cpu_permute, scalar_target_and_empty_source)
     int32_t h[1];
     int64_t k = 4;
     acc_array hin = ts_host(ACC_I32, 1, &empty, h);
-    cr_assert_eq(ts_differ(build_histogram, &k, 1, &hin, 0, 0), ACC_OK);
+    cr_assert_eq(ts_differ(ts_build_histogram, &k, 1, &hin, 0, 0), ACC_OK);
 }
 
 Test(cpu_permute, out_of_range_target_is_the_interpreters_error)
@@ -572,25 +538,27 @@ Test(cpu_permute, out_of_range_target_is_the_interpreters_error)
     int64_t n = 20, k = 10;
     acc_array in = ts_host(ACC_I32, 1, &n, x);
     /* -1 at [14]: negative; and 5..9 beyond [5] with k = 5 */
-    cr_assert_eq(ts_differ(build_histogram, &k, 1, &in, 0, 0), ACC_ERR_RUNTIME);
+    cr_assert_eq(ts_differ(ts_build_histogram, &k, 1, &in, 0, 0),
+                 ACC_ERR_RUNTIME);
     cr_expect(ts_contains_ci(acc_last_error(), "source element [14] has "
                              "target index [-1]"), "%s", acc_last_error());
     x[14] = 4;
     k = 5;
-    cr_assert_eq(ts_differ(build_histogram, &k, 1, &in, 0, 0), ACC_ERR_RUNTIME);
+    cr_assert_eq(ts_differ(ts_build_histogram, &k, 1, &in, 0, 0),
+                 ACC_ERR_RUNTIME);
     cr_expect(ts_contains_ci(acc_last_error(), "source element [5] has target "
                              "index [5], which is out of bounds for the "
                              "target shape [5]"), "%s", acc_last_error());
     /* the same program still runs on good input */
     k = 10;
-    cr_assert_eq(ts_differ(build_histogram, &k, 1, &in, 0, 0), ACC_OK);
+    cr_assert_eq(ts_differ(ts_build_histogram, &k, 1, &in, 0, 0), ACC_OK);
 }
 
 /* map (\c -> c == 0) over permute (+): the map is applied by the same
  * kernel after the permutation. */
 static acc_node *build_mapped(acc_graph *g, const void *arg)
 {
-    acc_node *h = build_histogram(g, arg);
+    acc_node *h = ts_build_histogram(g, arg);
     acc_node *c = acc_param(g, ts_sc(ACC_I32));
     return acc_map(g, ts_lam1(g, c, acc_binop(g, ACC_OP_EQ, c, ts_i32(g, 0))),
                    h);
@@ -711,7 +679,7 @@ static acc_node *build_pairs_over_expand(acc_graph *g, const void *arg)
     acc_node *p = acc_param(g, ts_sc(ACC_I64)), *k = acc_param(g, ts_sc(ACC_I64));
     acc_node *t = acc_cond(g, acc_binop(g, ACC_OP_EQ, k, ts_i64(g, 2)),
                            acc_ignore(g, 1),
-                           bin_of(g, acc_binop(g, ACC_OP_ADD, acc_binop(g,
+                           ts_bin_of(g, acc_binop(g, ACC_OP_ADD, acc_binop(g,
                                   ACC_OP_MUL, p, ts_i64(g, 7)), k), 50));
     acc_node *v = acc_binop(g, ACC_OP_ADD, p, k), *z = ts_i64(g, 0);
     acc_node *f = ts_binop_fn(g, ACC_I64, ACC_OP_ADD);

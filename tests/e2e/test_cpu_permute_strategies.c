@@ -47,13 +47,6 @@ TestSuite(cpu_permute_strategies, .init = setup, .fini = teardown);
 
 static const char *const thread_counts[] = {"1", "2", "3"};
 
-/* [i64 x `mod` m] */
-static acc_node *bin_of(acc_graph *g, acc_node *x, int64_t m)
-{
-    return ts_idx1(g, acc_binop(g, ACC_OP_MOD, acc_convert(g, x, ACC_I64),
-                                ts_i64(g, m)));
-}
-
 /* A source of n i32 values spread over many bins, with repeats. */
 static int32_t *spread(int64_t n)
 {
@@ -77,7 +70,7 @@ static acc_node *build_hist(acc_graph *g, const void *arg)
     const hist_case *c = arg;
     acc_node *xs = acc_input(g, ts_sc(ACC_I32), 1);
     acc_node *i = acc_param(g, acc_type_shape(1));
-    acc_node *p = ts_lam1(g, i, bin_of(g, acc_read(g, xs, i), c->bins));
+    acc_node *p = ts_lam1(g, i, ts_bin_of(g, acc_read(g, xs, i), c->bins));
     acc_node *u = acc_param(g, ts_sc(ACC_I32));
     acc_node *vals = acc_map(g, ts_lam1(g, u, acc_binop(g, ACC_OP_MUL, u,
                                                         ts_i32(g, 3))), xs);
@@ -104,23 +97,6 @@ Test(cpu_permute_strategies, sums_and_maxima_of_few_and_many_cells)
     }
 }
 
-/* permute (+) (fill [k] 0) (\[i] -> [i64 (xs ! [i])]) (map (\_ -> 1) xs),
- * whose targets xs ! [i] are not reduced: any value outside [0, k) is an
- * out-of-range target. */
-static acc_node *build_histogram(acc_graph *g, const void *arg)
-{
-    int64_t k = *(const int64_t *)arg;
-    acc_node *xs = acc_input(g, ts_sc(ACC_I32), 1);
-    acc_node *i = acc_param(g, acc_type_shape(1));
-    acc_node *p = ts_lam1(g, i, ts_idx1(g, acc_convert(g, acc_read(g, xs, i),
-                                                      ACC_I64)));
-    acc_node *u = acc_param(g, ts_sc(ACC_I32));
-    acc_node *ones = acc_map(g, ts_lam1(g, u, ts_i32(g, 1)), xs);
-    return acc_permute(g, ts_binop_fn(g, ACC_I32, ACC_OP_ADD),
-                       acc_fill(g, ts_idx1(g, ts_i64(g, k)), ts_i32(g, 0)), p,
-                       ones);
-}
-
 Test(cpu_permute_strategies, histogram_with_a_bad_bin)
 {
     int64_t n = 70000, k = 256;
@@ -129,37 +105,22 @@ Test(cpu_permute_strategies, histogram_with_a_bad_bin)
     for (int64_t i = 0; i < n; i++)
         x[i] = (int32_t)((i * 31) % k);
     acc_array in = ts_host(ACC_I32, 1, &n, x);
-    ts_differ_permute_strategies(build_histogram, &k, 1, &in, ACC_OK);
+    ts_differ_permute_strategies(ts_build_histogram, &k, 1, &in, ACC_OK);
     x[n - 7] = 256; /* one past the last bin */
-    ts_differ_permute_strategies(build_histogram, &k, 1, &in, ACC_ERR_RUNTIME);
+    ts_differ_permute_strategies(ts_build_histogram, &k, 1, &in,
+                                 ACC_ERR_RUNTIME);
     x[n - 7] = -1;
-    ts_differ_permute_strategies(build_histogram, &k, 1, &in, ACC_ERR_RUNTIME);
+    ts_differ_permute_strategies(ts_build_histogram, &k, 1, &in,
+                                 ACC_ERR_RUNTIME);
     free(x);
 }
 
 /* ---- tuples (locks; no identity: flagged private cells) ----------------- */
 
-/* permute (\(a, b) (c, d) -> (a + c, max b d)) (fill [bins] (0, -1e9))
- *   (\[i] -> [xs!i `mod` bins]) (map (\x -> (x, f64 x * 0.5)) xs) */
+/* ts_permute_tuples into *arg bins. */
 static acc_node *build_tuples(acc_graph *g, const void *arg)
 {
-    int64_t bins = *(const int64_t *)arg;
-    acc_node *xs = acc_input(g, ts_sc(ACC_I32), 1);
-    acc_node *ix = acc_param(g, acc_type_shape(1));
-    acc_node *x = acc_read(g, xs, ix);
-    acc_node *e = acc_tuple(g, 2, (acc_node *[]){x, acc_binop(g, ACC_OP_MUL,
-                            acc_convert(g, x, ACC_F64), ts_f64(g, 0.5))});
-    acc_node *src = acc_generate(g, acc_shape(g, xs), acc_lambda(g, 1, &ix, e));
-    const acc_type *et = acc_node_type(e);
-    acc_node *a = acc_param(g, et), *b = acc_param(g, et);
-    acc_node *f = ts_lam2(g, a, b, acc_tuple(g, 2, (acc_node *[]){
-        acc_binop(g, ACC_OP_ADD, acc_get(g, a, 0), acc_get(g, b, 0)),
-        acc_binop(g, ACC_OP_MAX, acc_get(g, a, 1), acc_get(g, b, 1))}));
-    acc_node *z = acc_tuple(g, 2, (acc_node *[]){ts_i32(g, 0), ts_f64(g, -1e9)});
-    acc_node *jx = acc_param(g, acc_type_shape(1));
-    return acc_permute(g, f, acc_fill(g, ts_idx1(g, ts_i64(g, bins)), z),
-                       ts_lam1(g, jx, bin_of(g, acc_read(g, xs, jx), bins)),
-                       src);
+    return ts_permute_tuples(g, *(const int64_t *)arg);
 }
 
 Test(cpu_permute_strategies, tuple_elements)
@@ -190,7 +151,7 @@ static acc_node *build_float_sum(acc_graph *g, const void *arg)
                                                     ts_i32(g, 7)), ACC_F32));
     acc_node *vals = acc_map(g, ts_lam1(g, u, v), xs);
     acc_node *i = acc_param(g, acc_type_shape(1));
-    acc_node *p = ts_lam1(g, i, bin_of(g, acc_read(g, xs, i), bins));
+    acc_node *p = ts_lam1(g, i, ts_bin_of(g, acc_read(g, xs, i), bins));
     return acc_permute(g, ts_binop_fn(g, ACC_F32, ACC_OP_ADD),
                        acc_fill(g, ts_idx1(g, ts_i64(g, bins)),
                                 ts_f32(g, -0.0f)),

@@ -49,40 +49,6 @@ typedef struct seg_case {
     int64_t seg[16];
 } seg_case;
 
-/* (a0, a1) `f` (b0, b1) = (a0 + b0, max a1 b1) on (i64, f64) */
-static acc_node *tuple_combiner(acc_graph *g, const acc_type *elem)
-{
-    acc_node *a = acc_param(g, elem), *b = acc_param(g, elem);
-    acc_node *r = acc_tuple(g, 2, (acc_node *[]){
-        acc_binop(g, ACC_OP_ADD, acc_get(g, a, 0), acc_get(g, b, 0)),
-        acc_binop(g, ACC_OP_MAX, acc_get(g, a, 1), acc_get(g, b, 1))});
-    return acc_lambda(g, 2, (acc_node *[]){a, b}, r);
-}
-
-/* 2x2 integer matrix product on (i64, i64, i64, i64): associative, not
- * commutative, so any reordering shows. */
-static acc_node *matrix_combiner(acc_graph *g, const acc_type *elem)
-{
-    acc_node *a = acc_param(g, elem), *b = acc_param(g, elem);
-    acc_node *m[4];
-    for (int r = 0; r < 2; r++)
-        for (int c = 0; c < 2; c++)
-            m[2 * r + c] = acc_binop(g, ACC_OP_ADD,
-                acc_binop(g, ACC_OP_MUL, acc_get(g, a, (size_t)(2 * r)),
-                          acc_get(g, b, (size_t)c)),
-                acc_binop(g, ACC_OP_MUL, acc_get(g, a, (size_t)(2 * r + 1)),
-                          acc_get(g, b, (size_t)(2 + c))));
-    return acc_lambda(g, 2, (acc_node *[]){a, b}, acc_tuple(g, 4, m));
-}
-
-static acc_node *plus(acc_graph *g, acc_scalar s)
-{
-    acc_node *a = acc_param(g, acc_type_scalar(s));
-    acc_node *b = acc_param(g, acc_type_scalar(s));
-    return acc_lambda(g, 2, (acc_node *[]){a, b},
-                      acc_binop(g, ACC_OP_ADD, a, b));
-}
-
 /* The element at ix: xs ! ix, or (embedded) xs read at the innermost
  * position (7 j + 3) `rem` n, times 3, minus j; then shaped per case. */
 static acc_node *seg_elem(acc_graph *g, const seg_case *sc, acc_node *xs,
@@ -133,15 +99,11 @@ static acc_node *build_seg(acc_graph *g, const void *arg)
                                        acc_lambda(g, 1, &ix, e))
                         : xs;
     const acc_type *elem = acc_node_type(e);
-    acc_node *f = sc->noncommutative ? matrix_combiner(g, elem)
-                : sc->tuple ? tuple_combiner(g, elem)
-                : plus(g, sc->floats ? ACC_F64 : ACC_I64);
-    acc_node *z = sc->noncommutative
-                      ? acc_tuple(g, 4, (acc_node *[]){ts_i64(g, 1), ts_i64(g, 2),
-                                                       ts_i64(g, 3), ts_i64(g, 4)})
-                  : sc->tuple ? acc_tuple(g, 2, (acc_node *[]){ts_i64(g, 42),
-                                                              ts_f64(g, -1.0)})
-                  : sc->floats ? ts_f64(g, 0.5) : ts_i64(g, 42);
+    ts_red_elem k = sc->noncommutative ? TS_RED_MATRIX
+                  : sc->tuple ? TS_RED_TUPLE
+                  : sc->floats ? TS_RED_F64 : TS_RED_I64;
+    acc_node *f = ts_red_combiner(g, k, elem);
+    acc_node *z = ts_red_start(g, k);
     acc_node *r = sc->form == SEG_LENGTHS ? acc_fold_seg(g, f, z, arr, seg)
                 : sc->form == SEG_OFFSETS
                     ? acc_fold_seg_offsets(g, f, z, arr, seg)
@@ -351,7 +313,7 @@ static acc_node *build_smvm(acc_graph *g, const void *arg)
                                acc_binop(g, ACC_OP_MUL, a, b));
     acc_node *prods = acc_zipwith(g, mul, 2, (acc_node *[]){gathered, vals});
     acc_node *z = acc_convert(g, ts_i64(g, 0), ACC_F32);
-    return acc_fold_seg(g, plus(g, ACC_F32), z, prods, segd);
+    return acc_fold_seg(g, ts_binop_fn(g, ACC_F32, ACC_OP_ADD), z, prods, segd);
 }
 
 Test(cpu_skeletons, fold_seg_smvm)
@@ -412,17 +374,13 @@ static acc_node *build_scan(acc_graph *g, const void *arg)
                                        acc_lambda(g, 1, &ix, e))
                         : xs;
     const acc_type *elem = acc_node_type(e);
-    acc_node *f = c->noncommutative ? matrix_combiner(g, elem)
-                : c->tuple ? tuple_combiner(g, elem)
-                : plus(g, c->floats ? ACC_F64 : ACC_I64);
+    ts_red_elem k = c->noncommutative ? TS_RED_MATRIX
+                  : c->tuple ? TS_RED_TUPLE
+                  : c->floats ? TS_RED_F64 : TS_RED_I64;
+    acc_node *f = ts_red_combiner(g, k, elem);
     acc_node *z = NULL;
     if (c->kind != ACC_SCANL1 && c->kind != ACC_SCANR1)
-        z = c->noncommutative
-                ? acc_tuple(g, 4, (acc_node *[]){ts_i64(g, 1), ts_i64(g, 2),
-                                                 ts_i64(g, 3), ts_i64(g, 4)})
-            : c->tuple ? acc_tuple(g, 2, (acc_node *[]){ts_i64(g, 42),
-                                                        ts_f64(g, -1.0)})
-            : c->floats ? ts_f64(g, 0.5) : ts_i64(g, 42);
+        z = ts_red_start(g, k);
     return acc_scan(g, c->kind, f, z, arr);
 }
 

@@ -149,11 +149,7 @@ static acc_node *boundary_arg(acc_graph *g, const side_case *s)
     if (s->b != ACC_BOUNDARY_FUNCTION)
         return NULL;
     acc_node *ix = acc_param(g, acc_type_shape(s->rank));
-    acc_node *v = ts_i64(g, 1000);
-    for (int32_t d = 0; d < s->rank; d++)
-        v = acc_binop(g, ACC_OP_ADD, v,
-                      acc_binop(g, ACC_OP_MUL, acc_get(g, ix, (size_t)d),
-                                ts_i64(g, (d + 1) * 100)));
+    acc_node *v = ts_index_weight(g, ix, s->rank);
     v = acc_convert(g, v, s->s);
     if (s->tuple) {
         acc_node *i0 = acc_get(g, ix, 0);

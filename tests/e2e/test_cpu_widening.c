@@ -39,10 +39,7 @@ typedef struct widen_case {
 
 static acc_node *plus(acc_graph *g, acc_scalar s)
 {
-    acc_node *a = acc_param(g, acc_type_scalar(s));
-    acc_node *b = acc_param(g, acc_type_scalar(s));
-    return acc_lambda(g, 2, (acc_node *[]){a, b},
-                      acc_binop(g, ACC_OP_ADD, a, b));
+    return ts_binop_fn(g, s, ACC_OP_ADD);
 }
 
 /* map acc xs: one per consumer, so that fusion embeds the widening into

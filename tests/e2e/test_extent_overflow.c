@@ -39,10 +39,7 @@ enum { SCANL, SCANR, SCANL_PRIME, SCANL_SEG, SCANL1_SEG, FOLD, REPLICATE,
 
 static acc_node *plus(acc_graph *g)
 {
-    acc_node *a = acc_param(g, acc_type_scalar(ACC_I64));
-    acc_node *b = acc_param(g, acc_type_scalar(ACC_I64));
-    return acc_lambda(g, 2, (acc_node *[]){a, b},
-                      acc_binop(g, ACC_OP_ADD, a, b));
+    return ts_binop_fn(g, ACC_I64, ACC_OP_ADD);
 }
 
 static acc_node *shape(acc_graph *g, int32_t rank, const int64_t *ext)

@@ -29,15 +29,7 @@ static const char scale_src[] =
 static acc_user_kernel kernel_of(const char *name, const char *source,
                                  const char *entry, const char *sig)
 {
-    acc_user_kernel k;
-    memset(&k, 0, sizeof k);
-    k.struct_size = sizeof k;
-    k.name = name;
-    k.backend = ACC_BACKEND_CPU;
-    k.source = source;
-    k.entry = entry;
-    k.signature = sig;
-    return k;
+    return tf_user_kernel(name, ACC_BACKEND_CPU, source, entry, sig);
 }
 
 /* foreign NAME (map (\v -> 3 v + 1)) xs, over a vector of type s */

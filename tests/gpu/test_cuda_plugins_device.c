@@ -267,17 +267,7 @@ static acc_node *gemm(acc_graph *g, acc_node *const *in)
  * memory, where cuBLAS reads it (pointer mode device). */
 static acc_node *axpy(acc_graph *g, acc_node *const *in)
 {
-    acc_node *arg = acc_tuple(g, 3, in);
-    acc_node *p = acc_param(g, acc_node_type(arg));
-    acc_node *u = acc_param(g, acc_type_scalar(ACC_F64));
-    acc_node *v = acc_param(g, acc_type_scalar(ACC_F64));
-    acc_node *uv[2] = {u, v};
-    acc_node *alpha = acc_the(g, acc_get(g, p, 0));
-    acc_node *f = acc_lambda(g, 2, uv, acc_binop(
-        g, ACC_OP_ADD, acc_binop(g, ACC_OP_MUL, alpha, u), v));
-    acc_node *xy[2] = {acc_get(g, p, 1), acc_get(g, p, 2)};
-    return acc_foreign(g, "blas.axpy", acc_lambda(
-        g, 1, &p, acc_zipwith(g, f, 2, xy)), arg);
+    return tf_axpy(g, acc_tuple(g, 3, in));
 }
 
 Test(cuda_plugins_device, cublas_dot_gemv_gemm_agree_with_the_fallbacks)

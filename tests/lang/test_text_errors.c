@@ -13,20 +13,7 @@
 #include "support.h"
 #include "text_sources.h"
 
-static acc_context *ctx;
-
-static void setup(void)
-{
-    ctx = ts_context(ACC_BACKEND_INTERP);
-}
-
-static void teardown(void)
-{
-    acc_context_destroy(ctx);
-    ctx = NULL;
-}
-
-TestSuite(text_errors, .init = setup, .fini = teardown);
+TestSuite(text_errors, .init = ts_ctx_open, .fini = ts_ctx_close);
 
 /* Compiles `src` (entry may be NULL) expecting `want`; the message must
  * start with "line:col: " and contain `word` (ignoring case). */
@@ -34,7 +21,7 @@ static void expect_error(const char *src, const char *entry, acc_status want,
                          int line, int col, const char *word)
 {
     acc_program *p = (acc_program *)1;
-    acc_status st = acc_compile_text(ctx, src, (size_t)-1, entry, &p);
+    acc_status st = acc_compile_text(ts_ctx, src, (size_t)-1, entry, &p);
     const char *msg = acc_last_error();
     cr_assert_eq(st, want, "status %s, expected %s: %s",
                  acc_status_string(st), acc_status_string(want), msg);
@@ -45,7 +32,7 @@ static void expect_error(const char *src, const char *entry, acc_status want,
               "message \"%s\" should start with \"%s\"", msg, prefix);
     cr_assert(ts_contains_ci(msg, word), "message \"%s\" should mention "
               "\"%s\"", msg, word);
-    cr_assert_str_eq(acc_context_last_error(ctx), msg);
+    cr_assert_str_eq(acc_context_last_error(ts_ctx), msg);
 }
 
 #define DOTP_HEAD "dotp (xs : Vector f32) (ys : Vector f32) : Scalar f32 =\n"
@@ -229,7 +216,7 @@ Test(text_errors, deep_nesting_is_refused)
         src[at++] = ')';
     src[at] = '\0';
     acc_program *p = NULL;
-    acc_status st = acc_compile_text(ctx, src, (size_t)-1, NULL, &p);
+    acc_status st = acc_compile_text(ts_ctx, src, (size_t)-1, NULL, &p);
     cr_assert_eq(st, ACC_ERR_PARSE, "%s", acc_last_error());
     cr_assert(ts_contains_ci(acc_last_error(), "nested deeper"));
 }
@@ -242,13 +229,13 @@ Test(text_errors, long_operator_chains_are_refused_not_crashed_on)
     for (int i = 0; i < TERMS; i++)
         at += (size_t)snprintf(src + at, sizeof src - at, " + x");
     acc_program *p = NULL;
-    acc_status st = acc_compile_text(ctx, src, (size_t)-1, NULL, &p);
+    acc_status st = acc_compile_text(ts_ctx, src, (size_t)-1, NULL, &p);
     cr_assert_eq(st, ACC_ERR_PARSE, "%s", acc_last_error());
 }
 
 Test(text_errors, parse_failure_poisons_the_graph)
 {
-    acc_graph *g = ts_graph(ctx);
+    acc_graph *g = ts_graph(ts_ctx);
     acc_node *res[4];
     size_t n = 99;
     acc_status st = acc_parse(g, "f (xs : Vector f32) : Vector f32 = map\n",
@@ -261,7 +248,7 @@ Test(text_errors, parse_failure_poisons_the_graph)
 
 Test(text_errors, bad_arguments)
 {
-    acc_graph *g = ts_graph(ctx);
+    acc_graph *g = ts_graph(ts_ctx);
     acc_node *res[1];
     size_t n;
     char *names = NULL;
@@ -271,7 +258,7 @@ Test(text_errors, bad_arguments)
                  ACC_ERR_INVALID_ARGUMENT);
     cr_assert_eq(acc_parse_entries(NULL, 0, &names), ACC_ERR_INVALID_ARGUMENT);
     cr_assert_null(names);
-    cr_assert_eq(acc_compile_text(ctx, "x", 1, NULL, NULL),
+    cr_assert_eq(acc_compile_text(ts_ctx, "x", 1, NULL, NULL),
                  ACC_ERR_INVALID_ARGUMENT);
     cr_assert_eq(acc_graph_status(g), ACC_OK);
     acc_graph_free(g);
@@ -279,7 +266,7 @@ Test(text_errors, bad_arguments)
 
 Test(text_errors, too_many_results)
 {
-    acc_graph *g = ts_graph(ctx);
+    acc_graph *g = ts_graph(ts_ctx);
     acc_node *res[1];
     size_t n = 0;
     acc_status st = acc_parse(g, "f (xs : Vector f32) = (xs, xs)\n",
@@ -303,7 +290,7 @@ Test(text_errors, length_limits_the_source)
     /* Only the first len bytes are read: the text after them is ignored. */
     const char *src = DOTP_HEAD "  fold (+) 0 (zipWith (*) xs ys)\n)))garbage";
     acc_program *p = NULL;
-    cr_assert_eq(acc_compile_text(ctx, src, strlen(src) - 11, NULL, &p),
+    cr_assert_eq(acc_compile_text(ts_ctx, src, strlen(src) - 11, NULL, &p),
                  ACC_OK, "%s", acc_last_error());
     acc_program_free(p);
 }
@@ -312,7 +299,7 @@ Test(text_errors, nul_bytes_are_reported)
 {
     const char src[] = "f (x : i64) : Scalar i64 = x\0 + 1\n";
     acc_program *p = NULL;
-    cr_assert_eq(acc_compile_text(ctx, src, sizeof src - 1, NULL, &p),
+    cr_assert_eq(acc_compile_text(ts_ctx, src, sizeof src - 1, NULL, &p),
                  ACC_ERR_PARSE);
     cr_assert(strncmp(acc_last_error(), "1:29: ", 6) == 0, "%s",
               acc_last_error());

@@ -15,26 +15,13 @@
 #include "accel.h"
 #include "support.h"
 
-static acc_context *ctx;
-
-static void setup(void)
-{
-    ctx = ts_context(ACC_BACKEND_INTERP);
-}
-
-static void teardown(void)
-{
-    acc_context_destroy(ctx);
-    ctx = NULL;
-}
-
-TestSuite(text_library, .init = setup, .fini = teardown);
+TestSuite(text_library, .init = ts_ctx_open, .fini = ts_ctx_close);
 
 static acc_status run_text(const char *src, size_t n_in, const acc_array *in,
                            size_t n_out, acc_array *out)
 {
     acc_program *p = NULL;
-    acc_status st = acc_compile_text(ctx, src, (size_t)-1, NULL, &p);
+    acc_status st = acc_compile_text(ts_ctx, src, (size_t)-1, NULL, &p);
     cr_assert_eq(st, ACC_OK, "%s\n%s", acc_last_error(), src);
     cr_assert_eq(acc_program_num_outputs(p), n_out);
     for (size_t i = 0; i < n_out; i++) {
@@ -203,7 +190,7 @@ Test(text_library, fft_of_a_vector_matches_the_dft)
     const acc_type *f2[2] = {acc_type_scalar(ACC_F64), acc_type_scalar(ACC_F64)};
     int64_t n = N;
     void *bufs[2] = {re, im};
-    acc_array in = ts_host_array(acc_type_tuple(ctx, 2, f2), 1, &n, bufs);
+    acc_array in = ts_host_array(acc_type_tuple(ts_ctx, 2, f2), 1, &n, bufs);
     acc_array out[2];
     run_ok("f (v : Vector (f64, f64)) = (fft v, ifft (fft v))\n", 1, &in, 2,
            out);
@@ -237,7 +224,7 @@ Test(text_library, fft_of_a_matrix_is_rows_then_columns)
     const acc_type *f2[2] = {acc_type_scalar(ACC_F32), acc_type_scalar(ACC_F32)};
     int64_t ext[2] = {R, C};
     void *bufs[2] = {re, im};
-    acc_array in = ts_host_array(acc_type_tuple(ctx, 2, f2), 2, ext, bufs);
+    acc_array in = ts_host_array(acc_type_tuple(ts_ctx, 2, f2), 2, ext, bufs);
     acc_array out[2];
     run_ok("f (m : Matrix (f32, f32)) = (fft m, ifft (fft m))\n", 1, &in, 2,
            out);
@@ -259,16 +246,16 @@ Test(text_library, fft_needs_powers_of_two)
     const acc_type *f2[2] = {acc_type_scalar(ACC_F64), acc_type_scalar(ACC_F64)};
     int64_t n = 6;
     void *bufs[2] = {re, im};
-    acc_array in = ts_host_array(acc_type_tuple(ctx, 2, f2), 1, &n, bufs);
+    acc_array in = ts_host_array(acc_type_tuple(ts_ctx, 2, f2), 1, &n, bufs);
     acc_array out;
     /* the fallback's rule: the fftw plugin, loaded by default where it is
      * built, takes any length */
-    acc_context *with_plugins = ctx;
-    ctx = ts_context_without_plugins(ACC_BACKEND_INTERP);
+    acc_context *with_plugins = ts_ctx;
+    ts_ctx = ts_context_without_plugins(ACC_BACKEND_INTERP);
     acc_status st = run_text("f (v : Vector (f64, f64)) = fft v\n", 1, &in, 1,
                              &out);
-    acc_context_destroy(ctx);
-    ctx = with_plugins;
+    acc_context_destroy(ts_ctx);
+    ts_ctx = with_plugins;
     cr_assert_eq(st, ACC_ERR_SHAPE, "%s: %s", acc_status_string(st),
                  acc_last_error());
 }

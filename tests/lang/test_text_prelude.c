@@ -19,28 +19,11 @@
 #include "accel.h"
 #include "support.h"
 
-static acc_context *ctx;
-
-static void setup(void)
-{
-    ctx = ts_context(ACC_BACKEND_INTERP);
-}
-
-static void teardown(void)
-{
-    acc_context_destroy(ctx);
-    ctx = NULL;
-}
-
-TestSuite(text_prelude, .init = setup, .fini = teardown);
+TestSuite(text_prelude, .init = ts_ctx_open, .fini = ts_ctx_close);
 
 static acc_program *compile(const char *src, const char *entry)
 {
-    acc_program *p = NULL;
-    acc_status st = acc_compile_text(ctx, src, (size_t)-1, entry, &p);
-    cr_assert_eq(st, ACC_OK, "compiling %s: %s: %s", entry,
-                 acc_status_string(st), acc_last_error());
-    return p;
+    return ts_compile_text(ts_ctx, src, entry);
 }
 
 static void run_program(acc_program *p, size_t n_in, const acc_array *in,

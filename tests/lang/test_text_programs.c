@@ -16,20 +16,7 @@
 #include "support.h"
 #include "text_sources.h"
 
-static acc_context *ctx;
-
-static void setup(void)
-{
-    ctx = ts_context(ACC_BACKEND_INTERP);
-}
-
-static void teardown(void)
-{
-    acc_context_destroy(ctx);
-    ctx = NULL;
-}
-
-TestSuite(text_programs, .init = setup, .fini = teardown);
+TestSuite(text_programs, .init = ts_ctx_open, .fini = ts_ctx_close);
 
 static const acc_type *sc(acc_scalar s)
 {
@@ -38,11 +25,7 @@ static const acc_type *sc(acc_scalar s)
 
 static acc_program *compile(const char *src, const char *entry)
 {
-    acc_program *p = NULL;
-    acc_status st = acc_compile_text(ctx, src, (size_t)-1, entry, &p);
-    cr_assert_eq(st, ACC_OK, "compiling %s: %s: %s", entry,
-                 acc_status_string(st), acc_last_error());
-    return p;
+    return ts_compile_text(ts_ctx, src, entry);
 }
 
 /* Compiles entry of the §4 source, runs it and frees the program. */
@@ -156,7 +139,7 @@ Test(text_programs, blackscholes_matches_double_precision)
         years[i] = 0.25f + 9.75f * (float)((i * 23) % 64) / 64.0f;
     }
     const acc_type *f3[3] = {sc(ACC_F32), sc(ACC_F32), sc(ACC_F32)};
-    const acc_type *opt = acc_type_tuple(ctx, 3, f3);
+    const acc_type *opt = acc_type_tuple(ts_ctx, 3, f3);
     int64_t n = N;
     void *bufs[3] = {price, strike, years};
     acc_array in = ts_host_array(opt, 1, &n, bufs), out;

@@ -14,7 +14,7 @@ Copies that stay, and why:
                               sieve.acc, program0N.acc one program each
 The C tests read tests/programs/ directly (tests/support/text_sources.c)
 and the command-line tests make their section4.acc from language4.acc
-(tests/cli/cli_test.py); so do the benchmarks (bench_source() in
+(tests/cli/cli_support.py); so do the benchmarks (bench_source() in
 bench/bench_common.c, bench/python/overhead.py).
 
 Usage: check_copies.py SOURCE_DIR.  Exits 0 when every copy is equal, 1

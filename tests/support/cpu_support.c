@@ -71,14 +71,25 @@ acc_context *ts_cpu_context(void)
  * ------------------------------------------------------------------------ */
 
 
-enum { MAX_OUT = 4 };
+void ts_outcome_run(ts_outcome *o, acc_status compiled, acc_program *p,
+                    size_t n_in, const acc_array *in)
+{
+    memset(o, 0, sizeof *o);
+    o->st = compiled;
+    if (o->st == ACC_OK) {
+        o->n = acc_program_num_outputs(p);
+        cr_assert(o->n <= TS_MAX_OUT);
+        o->st = ts_run_program(p, n_in, in, o->n, o->out);
+    }
+    if (o->st != ACC_OK)
+        snprintf(o->message, sizeof o->message, "%s", acc_last_error());
+}
 
-typedef struct outcome {
-    acc_status st;
-    char message[1024];
-    size_t n;
-    acc_array out[MAX_OUT];
-} outcome;
+void ts_outcome_release(ts_outcome *o)
+{
+    for (size_t i = 0; o->st == ACC_OK && i < o->n; i++)
+        acc_array_release(&o->out[i]);
+}
 
 /* Every step of the programs tested here has a CPU kernel: none may be
  * left to the interpreter. */
@@ -94,32 +105,17 @@ static void expect_all_compiled(const acc_program *p)
 }
 
 static void run_on(acc_context *ctx, ts_build_fn build, const void *arg,
-                   size_t n_in, const acc_array *in, outcome *o)
+                   size_t n_in, const acc_array *in, ts_outcome *o)
 {
     acc_graph *g = ts_graph(ctx);
     acc_node *r = build(g, arg);
     acc_program *p = NULL;
-    memset(o, 0, sizeof *o);
-    o->st = acc_compile(ctx, g, 1, &r, &p);
-    if (o->st == ACC_OK && acc_program_backend(p) == ACC_BACKEND_CPU)
+    acc_status st = acc_compile(ctx, g, 1, &r, &p);
+    if (st == ACC_OK && acc_program_backend(p) == ACC_BACKEND_CPU)
         expect_all_compiled(p);
-    if (o->st == ACC_OK) {
-        o->n = acc_program_num_outputs(p);
-        cr_assert(o->n <= MAX_OUT);
-        for (size_t i = 0; i < o->n; i++)
-            o->out[i].struct_size = sizeof o->out[i];
-        o->st = acc_run(p, n_in, in, o->n, o->out);
-    }
-    if (o->st != ACC_OK)
-        snprintf(o->message, sizeof o->message, "%s", acc_last_error());
+    ts_outcome_run(o, st, p, n_in, in);
     acc_program_free(p);
     acc_graph_free(g);
-}
-
-static void release(outcome *o)
-{
-    for (size_t i = 0; o->st == ACC_OK && i < o->n; i++)
-        acc_array_release(&o->out[i]);
 }
 
 static uint64_t ordered(double x)
@@ -195,7 +191,7 @@ acc_status ts_differ(ts_build_fn build, const void *arg, size_t n_in,
 {
     acc_context *cpu = ts_cpu_context();
     acc_context *ref = ts_context(ACC_BACKEND_INTERP);
-    outcome c, r;
+    ts_outcome c, r;
     run_on(cpu, build, arg, n_in, in, &c);
     run_on(ref, build, arg, n_in, in, &r);
     cr_assert_eq(c.st, r.st, "cpu: %s (%s); interp: %s (%s)",
@@ -208,8 +204,8 @@ acc_status ts_differ(ts_build_fn build, const void *arg, size_t n_in,
     acc_status st = c.st;
     if (st != ACC_OK)
         cr_log_info("both backends: %s (%s)", acc_status_string(st), c.message);
-    release(&c);
-    release(&r);
+    ts_outcome_release(&c);
+    ts_outcome_release(&r);
     acc_context_destroy(cpu);
     acc_context_destroy(ref);
     return st;
@@ -236,8 +232,100 @@ acc_status ts_differ_segmented(ts_build_fn build, const void *arg, int rank,
 }
 
 /* ------------------------------------------------------------------------
+ * Reductions' elements
+ * ------------------------------------------------------------------------ */
+
+/* (a0, a1) `f` (b0, b1) = (a0 + b0, max a1 b1) on (i64, f64) */
+static acc_node *tuple_combiner(acc_graph *g, const acc_type *elem)
+{
+    acc_node *a = acc_param(g, elem), *b = acc_param(g, elem);
+    acc_node *r = acc_tuple(g, 2, (acc_node *[]){
+        acc_binop(g, ACC_OP_ADD, acc_get(g, a, 0), acc_get(g, b, 0)),
+        acc_binop(g, ACC_OP_MAX, acc_get(g, a, 1), acc_get(g, b, 1))});
+    return acc_lambda(g, 2, (acc_node *[]){a, b}, r);
+}
+
+/* 2x2 integer matrix product on (i64, i64, i64, i64). */
+static acc_node *matrix_combiner(acc_graph *g, const acc_type *elem)
+{
+    acc_node *a = acc_param(g, elem), *b = acc_param(g, elem);
+    acc_node *m[4];
+    for (int r = 0; r < 2; r++)
+        for (int c = 0; c < 2; c++)
+            m[2 * r + c] = acc_binop(g, ACC_OP_ADD,
+                acc_binop(g, ACC_OP_MUL, acc_get(g, a, (size_t)(2 * r)),
+                          acc_get(g, b, (size_t)c)),
+                acc_binop(g, ACC_OP_MUL, acc_get(g, a, (size_t)(2 * r + 1)),
+                          acc_get(g, b, (size_t)(2 + c))));
+    return acc_lambda(g, 2, (acc_node *[]){a, b}, acc_tuple(g, 4, m));
+}
+
+acc_node *ts_red_combiner(acc_graph *g, ts_red_elem k, const acc_type *elem)
+{
+    switch (k) {
+    case TS_RED_MATRIX: return matrix_combiner(g, elem);
+    case TS_RED_TUPLE: return tuple_combiner(g, elem);
+    case TS_RED_F64: return ts_binop_fn(g, ACC_F64, ACC_OP_ADD);
+    default: return ts_binop_fn(g, ACC_I64, ACC_OP_ADD);
+    }
+}
+
+acc_node *ts_red_start(acc_graph *g, ts_red_elem k)
+{
+    switch (k) {
+    case TS_RED_MATRIX:
+        return acc_tuple(g, 4, (acc_node *[]){ts_i64(g, 1), ts_i64(g, 2),
+                                              ts_i64(g, 3), ts_i64(g, 4)});
+    case TS_RED_TUPLE:
+        return acc_tuple(g, 2, (acc_node *[]){ts_i64(g, 42), ts_f64(g, -1.0)});
+    case TS_RED_F64: return ts_f64(g, 0.5);
+    default: return ts_i64(g, 42);
+    }
+}
+
+/* ------------------------------------------------------------------------
  * Permute strategies
  * ------------------------------------------------------------------------ */
+
+acc_node *ts_build_histogram(acc_graph *g, const void *arg)
+{
+    int64_t k = *(const int64_t *)arg;
+    acc_node *xs = acc_input(g, ts_sc(ACC_I32), 1);
+    acc_node *i = acc_param(g, acc_type_shape(1));
+    acc_node *p = ts_lam1(g, i, ts_idx1(g, acc_convert(g, acc_read(g, xs, i),
+                                                      ACC_I64)));
+    acc_node *u = acc_param(g, ts_sc(ACC_I32));
+    acc_node *ones = acc_map(g, ts_lam1(g, u, ts_i32(g, 1)), xs);
+    return acc_permute(g, ts_binop_fn(g, ACC_I32, ACC_OP_ADD),
+                       acc_fill(g, ts_idx1(g, ts_i64(g, k)), ts_i32(g, 0)), p,
+                       ones);
+}
+
+acc_node *ts_bin_of(acc_graph *g, acc_node *x, int64_t m)
+{
+    return ts_idx1(g, acc_binop(g, ACC_OP_MOD, acc_convert(g, x, ACC_I64),
+                                ts_i64(g, m)));
+}
+
+acc_node *ts_permute_tuples(acc_graph *g, int64_t bins)
+{
+    acc_node *xs = acc_input(g, ts_sc(ACC_I32), 1);
+    acc_node *ix = acc_param(g, acc_type_shape(1));
+    acc_node *x = acc_read(g, xs, ix);
+    acc_node *e = acc_tuple(g, 2, (acc_node *[]){x, acc_binop(g, ACC_OP_MUL,
+                            acc_convert(g, x, ACC_F64), ts_f64(g, 0.5))});
+    acc_node *src = acc_generate(g, acc_shape(g, xs), acc_lambda(g, 1, &ix, e));
+    const acc_type *et = acc_node_type(e);
+    acc_node *a = acc_param(g, et), *b = acc_param(g, et);
+    acc_node *f = ts_lam2(g, a, b, acc_tuple(g, 2, (acc_node *[]){
+        acc_binop(g, ACC_OP_ADD, acc_get(g, a, 0), acc_get(g, b, 0)),
+        acc_binop(g, ACC_OP_MAX, acc_get(g, a, 1), acc_get(g, b, 1))}));
+    acc_node *z = acc_tuple(g, 2, (acc_node *[]){ts_i32(g, 0), ts_f64(g, -1e9)});
+    acc_node *jx = acc_param(g, acc_type_shape(1));
+    return acc_permute(g, f, acc_fill(g, ts_idx1(g, ts_i64(g, bins)), z),
+                       ts_lam1(g, jx, ts_bin_of(g, acc_read(g, xs, jx), bins)),
+                       src);
+}
 
 const char *const ts_permute_strategies[] = {"shared", "direct", "private",
                                              "partition", "range", NULL};

@@ -22,6 +22,24 @@ acc_context *ts_cpu_context(void);
 
 typedef acc_node *(*ts_build_fn)(acc_graph *g, const void *arg);
 
+/* What one compile and run gave: the status, the message when it failed,
+ * and the library-allocated outputs when it succeeded. */
+enum { TS_MAX_OUT = 4 };
+typedef struct ts_outcome {
+    acc_status st;
+    char message[1024];
+    size_t n;
+    acc_array out[TS_MAX_OUT];
+} ts_outcome;
+
+/* Fills *o: `compiled` is the status of compiling p; when it is ACC_OK, p
+ * (of at most TS_MAX_OUT outputs) is run on in[0 .. n_in); a failure of
+ * either keeps acc_last_error as the message.  Does not free p. */
+void ts_outcome_run(ts_outcome *o, acc_status compiled, acc_program *p,
+                    size_t n_in, const acc_array *in);
+/* Releases the outputs of a successful outcome. */
+void ts_outcome_release(ts_outcome *o);
+
 /* Builds the program on the CPU and the interpreter backends, checks that
  * every CPU step is compiled, runs both on `in` and asserts equal status,
  * message and outputs (integers bit for bit; floats within `ulps` units in
@@ -34,6 +52,35 @@ acc_status ts_differ(ts_build_fn build, const void *arg, size_t n_in,
  * shapes, integers bit for bit, floats as ts_differ compares them. */
 void ts_expect_same_outputs(const acc_array *got, const acc_array *want,
                             size_t n, int ulps, double rel);
+
+/* The elements the reduction tests (folds, segmented folds, scans) combine:
+ * i64 or f64 by (+); (i64, f64) by (+, max); (i64, i64, i64, i64) by the
+ * 2x2 integer matrix product, associative but not commutative, so that
+ * any reordering shows. */
+typedef enum ts_red_elem {
+    TS_RED_I64,
+    TS_RED_F64,
+    TS_RED_TUPLE,
+    TS_RED_MATRIX
+} ts_red_elem;
+/* The combining function of kind k over elements of type elem (the
+ * element type of the kind). */
+acc_node *ts_red_combiner(acc_graph *g, ts_red_elem k, const acc_type *elem);
+/* The start value the tests use for kind k: 42, 0.5, (42, -1.0), or the
+ * matrix (1, 2, 3, 4). */
+acc_node *ts_red_start(acc_graph *g, ts_red_elem k);
+
+/* histogram k xs = permute (+) (fill [k] 0) (\[i] -> [i64 (xs ! [i])])
+ *                          (map (\_ -> 1) xs)       (LANGUAGE.md §4)
+ * over the input xs : Vector i32, k = *(const int64_t *)arg: the targets
+ * are not reduced, so any value outside [0, k) is out of range. */
+acc_node *ts_build_histogram(acc_graph *g, const void *arg);
+/* [i64 x `mod` m]: a bin index in 0 .. m - 1 for x of any number type. */
+acc_node *ts_bin_of(acc_graph *g, acc_node *x, int64_t m);
+/* permute (\(a, b) (c, d) -> (a + c, max b d)) (fill [bins] (0, -1e9))
+ *   (\[i] -> [xs!i `mod` bins]) (map (\x -> (x, f64 x * 0.5)) xs)
+ * over the input xs : Vector i32: tuple elements, which take the locks. */
+acc_node *ts_permute_tuples(acc_graph *g, int64_t bins);
 
 /* The CPU permute strategies (ACC_CPU_PERMUTE, docs/CPU_BACKEND.md), NULL
  * ending the list and standing for the host's own choice. */

@@ -39,6 +39,19 @@ void ts_fresh_graph(acc_context *ctx, acc_graph **g)
     *g = ts_graph(ctx);
 }
 
+acc_context *ts_ctx;
+
+void ts_ctx_open(void)
+{
+    ts_ctx = ts_context(ACC_BACKEND_INTERP);
+}
+
+void ts_ctx_close(void)
+{
+    acc_context_destroy(ts_ctx);
+    ts_ctx = NULL;
+}
+
 acc_program *ts_compile_n(acc_context *ctx, acc_graph *g, size_t n_results,
                           acc_node *const *results)
 {
@@ -53,6 +66,18 @@ acc_program *ts_compile_n(acc_context *ctx, acc_graph *g, size_t n_results,
 acc_program *ts_compile(acc_context *ctx, acc_graph *g, acc_node *result)
 {
     return ts_compile_n(ctx, g, 1, &result);
+}
+
+acc_program *ts_compile_text(acc_context *ctx, const char *src,
+                             const char *entry)
+{
+    acc_program *p = NULL;
+    acc_status st = acc_compile_text(ctx, src, (size_t)-1, entry, &p);
+
+    cr_assert_eq(st, ACC_OK, "compiling %s: %s: %s",
+                 entry ? entry : "the program", acc_status_string(st),
+                 acc_last_error());
+    return p;
 }
 
 acc_array ts_empty_output(void)

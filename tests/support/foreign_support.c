@@ -47,3 +47,41 @@ double tf_max_diff(const double *a, const double *b, size_t n)
             m = fabs(a[i] - b[i]);
     return m;
 }
+
+acc_node *tf_axpy(acc_graph *g, acc_node *arg)
+{
+    acc_node *p = acc_param(g, acc_node_type(arg));
+    acc_node *u = acc_param(g, acc_type_scalar(ACC_F64));
+    acc_node *v = acc_param(g, acc_type_scalar(ACC_F64));
+    acc_node *uv[2] = {u, v};
+    acc_node *alpha = acc_the(g, acc_get(g, p, 0));
+    acc_node *f = acc_lambda(g, 2, uv, acc_binop(
+        g, ACC_OP_ADD, acc_binop(g, ACC_OP_MUL, alpha, u), v));
+    acc_node *xy[2] = {acc_get(g, p, 1), acc_get(g, p, 2)};
+    return acc_foreign(g, "blas.axpy", acc_lambda(
+        g, 1, &p, acc_zipwith(g, f, 2, xy)), arg);
+}
+
+acc_user_kernel tf_user_kernel(const char *name, acc_backend backend,
+                               const char *source, const char *entry,
+                               const char *signature)
+{
+    acc_user_kernel k;
+    memset(&k, 0, sizeof k);
+    k.struct_size = sizeof k;
+    k.name = name;
+    k.backend = backend;
+    k.source = source;
+    k.entry = entry;
+    k.signature = signature;
+    return k;
+}
+
+const char tf_scale_cu[] =
+    "extern \"C\" __global__ void uk_scale(const double *x, double *out,\n"
+    "                                      long long n)\n"
+    "{\n"
+    "    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n)\n"
+    "        out[i] = 3 * x[i] + 1;\n"
+    "}\n";

@@ -24,4 +24,19 @@ acc_array tf_f64(int32_t rank, const int64_t *extents, double *data);
 /* The largest |a[i] - b[i]| over n values. */
 double tf_max_diff(const double *a, const double *b, size_t n);
 
+/* foreign "blas.axpy" over arg = (a : Scalar f64, x, y : Vector f64), with
+ * the fallback zipWith (\u v -> the a * u + v) x y (axpy has no standard
+ * library entry). */
+acc_node *tf_axpy(acc_graph *g, acc_node *arg);
+
+/* A user kernel's descriptor for acc_register_kernel: struct_size and the
+ * given fields set, every other field zero. */
+acc_user_kernel tf_user_kernel(const char *name, acc_backend backend,
+                               const char *source, const char *entry,
+                               const char *signature);
+/* The CUDA source of the user-kernel tests' kernel, extern "C" uk_scale
+ * (signature void(const f64*, f64*, i64)): out[i] = 3 x[i] + 1 for every
+ * i < n, one thread per element. */
+extern const char tf_scale_cu[];
+
 #endif

@@ -55,38 +55,13 @@ acc_program *ts_ref_compile(ts_build_fn build, const void *arg,
     return p;
 }
 
-enum { MAX_OUT = 4 };
-
-typedef struct outcome {
-    acc_status st;
-    char message[1024];
-    size_t n;
-    acc_array out[MAX_OUT];
-} outcome;
-
-static outcome run(acc_program *p, size_t n_in, const acc_array *in)
-{
-    outcome o;
-    memset(&o, 0, sizeof o);
-    o.n = acc_program_num_outputs(p);
-    cr_assert(o.n <= MAX_OUT);
-    o.st = ts_run_program(p, n_in, in, o.n, o.out);
-    if (o.st != ACC_OK)
-        snprintf(o.message, sizeof o.message, "%s", acc_last_error());
-    return o;
-}
-
-static void release(outcome *o)
-{
-    for (size_t i = 0; o->st == ACC_OK && i < o->n; i++)
-        acc_array_release(&o->out[i]);
-}
-
 void ts_ref_agree(acc_program *ref, acc_program *p, size_t n_in,
                   const acc_array *in, int ulps, const char *fails,
                   const char *what)
 {
-    outcome r = run(ref, n_in, in), o = run(p, n_in, in);
+    ts_outcome r, o;
+    ts_outcome_run(&r, ACC_OK, ref, n_in, in);
+    ts_outcome_run(&o, ACC_OK, p, n_in, in);
     if (fails) {
         cr_assert_eq(r.st, ACC_ERR_RUNTIME, "%s: the reference: %s (%s)", what,
                      acc_status_string(r.st), r.message);
@@ -102,8 +77,8 @@ void ts_ref_agree(acc_program *ref, acc_program *p, size_t n_in,
         ts_expect_same_outputs(o.out, r.out, r.n, ulps, 0);
     else
         cr_assert_str_eq(o.message, r.message, "%s", what);
-    release(&r);
-    release(&o);
+    ts_outcome_release(&r);
+    ts_outcome_release(&o);
 }
 
 void ts_ref_expect_compiled(const acc_program *p)

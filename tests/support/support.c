@@ -257,6 +257,17 @@ acc_node *ts_shape2(acc_graph *g, int64_t a, int64_t b)
     return ts_shape(g, 2, ext);
 }
 
+acc_node *ts_index_weight(acc_graph *g, acc_node *ix, int32_t rank)
+{
+    acc_node *v = ts_i64(g, 1000);
+
+    for (int32_t d = 0; d < rank; d++)
+        v = acc_binop(g, ACC_OP_ADD, v,
+                      acc_binop(g, ACC_OP_MUL, acc_get(g, ix, (size_t)d),
+                                ts_i64(g, (d + 1) * 100)));
+    return v;
+}
+
 /* (a, p) . (b, q) = (a*q + b, p*q) mod m: a digit d is (d, 10). */
 acc_node *ts_cat_fn(acc_graph *g, const acc_type *pair, int64_t m)
 {

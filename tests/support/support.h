@@ -66,6 +66,14 @@ void ts_fixture_open_unfused(acc_context **ctx, acc_graph **g);
 void ts_fixture_close(acc_context **ctx, acc_graph **g);
 /* Frees *g and replaces it by a new graph of `ctx`. */
 void ts_fresh_graph(acc_context *ctx, acc_graph **g);
+/* The context of a suite whose tests share one fixture, a context and
+ * nothing else: TestSuite(name, .init = ts_ctx_open, .fini = ts_ctx_close)
+ * sets ts_ctx to ts_context(ACC_BACKEND_INTERP) (ACC_TEST_BACKEND's
+ * backend in the .cpu and .cuda runs) before each test and destroys it
+ * after. */
+extern acc_context *ts_ctx;
+void ts_ctx_open(void);
+void ts_ctx_close(void);
 
 /* ---- compiling and running (fixtures.c) ---- */
 
@@ -74,6 +82,11 @@ acc_program *ts_compile_n(acc_context *ctx, acc_graph *g, size_t n_results,
                           acc_node *const *results);
 /* ts_compile_n of the one result `result`. */
 acc_program *ts_compile(acc_context *ctx, acc_graph *g, acc_node *result);
+/* Entry `entry` (NULL: the only one) of the text program `src`; fails the
+ * test, naming the entry, the status and the message, unless
+ * acc_compile_text is ACC_OK. */
+acc_program *ts_compile_text(acc_context *ctx, const char *src,
+                             const char *entry);
 /* A zeroed output descriptor with struct_size set, for the library to fill. */
 acc_array ts_empty_output(void);
 /* acc_run into `n_out` library-allocated outputs (release them on ACC_OK). */
@@ -126,6 +139,10 @@ acc_node *ts_shape(acc_graph *g, size_t rank, const int64_t *ext);
 acc_node *ts_shape1(acc_graph *g, int64_t a);
 /* The shape [a, b] of i64 constants. */
 acc_node *ts_shape2(acc_graph *g, int64_t a, int64_t b);
+/* 1000 + sum over d of (d + 1) * 100 * ix[d] (i64), for the index ix of
+ * rank `rank`: distinct for the indices of the stencil tests' shapes (their
+ * boundary function). */
+acc_node *ts_index_weight(acc_graph *g, acc_node *ix, int32_t rank);
 /* Digit strings (v, 10^len) appended mod m: associative, not commutative. */
 acc_node *ts_cat_fn(acc_graph *g, const acc_type *pair, int64_t m);
 /* The next xorshift64 step of *state, reduced to 0 .. n-1. */

@@ -15,6 +15,7 @@
 
 #include "core/codegen/kernel_cpu.h"
 #include "abi/src/program.h"
+#include "cpu_support.h"
 #include "emit_support.h"
 #include "support.h"
 
@@ -345,16 +346,17 @@ Test(emit_c, generated_source_compiles_without_warnings)
     acc_graph_free(g);
 }
 
+/* 0, or the pair (0, 0.0) */
+static acc_node *seg_start(acc_graph *g, int pair)
+{
+    return pair ? acc_tuple(g, 2, (acc_node *[]){ts_i64(g, 0), ts_f64(g, 0.0)})
+                : ts_i64(g, 0);
+}
+
 /* (+) on i64, or on the first of (i64, f64) pairs with max on the second */
 static acc_node *seg_combiner(acc_graph *g, const acc_type *e, int pair)
 {
-    acc_node *a = acc_param(g, e), *b = acc_param(g, e);
-    acc_node *body = pair
-        ? acc_tuple(g, 2, (acc_node *[]){
-              acc_binop(g, ACC_OP_ADD, acc_get(g, a, 0), acc_get(g, b, 0)),
-              acc_binop(g, ACC_OP_MAX, acc_get(g, a, 1), acc_get(g, b, 1))})
-        : acc_binop(g, ACC_OP_ADD, a, b);
-    return acc_lambda(g, 2, (acc_node *[]){a, b}, body);
+    return ts_red_combiner(g, pair ? TS_RED_TUPLE : TS_RED_I64, e);
 }
 
 /* An embedded producer of (i64, f64) pairs over xs, or xs itself. */
@@ -378,9 +380,7 @@ Test(emit_c, segmented_folds_and_scans_compile_without_warnings)
             acc_node *xs = acc_input(g, acc_type_scalar(ACC_I64), 2);
             acc_node *seg = acc_input(g, acc_type_scalar(ACC_I64), 1);
             acc_node *arr = seg_source(g, xs, pair);
-            acc_node *z = pair ? acc_tuple(g, 2, (acc_node *[]){ts_i64(g, 0),
-                                           ts_f64(g, 0.0)})
-                               : ts_i64(g, 0);
+            acc_node *z = seg_start(g, pair);
             acc_node *f = seg_combiner(g, acc_node_type(z), pair);
             acc_node *r = form == 0 ? acc_fold_seg(g, f, z, arr, seg)
                         : form == 1 ? acc_fold_seg_offsets(g, f, z, arr, seg)
@@ -396,9 +396,7 @@ Test(emit_c, segmented_folds_and_scans_compile_without_warnings)
             acc_node *xs = acc_input(g, acc_type_scalar(ACC_I64), 2);
             acc_node *seg = acc_input(g, acc_type_scalar(ACC_I64), 1);
             acc_node *arr = seg_source(g, xs, pair);
-            acc_node *z = pair ? acc_tuple(g, 2, (acc_node *[]){ts_i64(g, 0),
-                                           ts_f64(g, 0.0)})
-                               : ts_i64(g, 0);
+            acc_node *z = seg_start(g, pair);
             acc_node *f = seg_combiner(g, acc_node_type(z), pair);
             int unseeded = kind == ACC_SCANL1 || kind == ACC_SCANR1;
             acc_node *r = segmented

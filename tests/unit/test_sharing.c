@@ -8,6 +8,7 @@
 
 #include "abi/src/program.h"
 #include "core/ir/printer.h"
+#include "ir_support.h"
 #include "support.h"
 
 #include <math.h>
@@ -24,9 +25,10 @@ typedef struct census {
     uint32_t multi_parent; /* non-leaf, non-lambda nodes with two parents */
 } census;
 
-static void walk(const ir_node *n, uint8_t *seen, census *c)
+static void count(const ir_node *n, int again, void *arg)
 {
-    if (seen[n->id]++) {
+    census *c = arg;
+    if (again) {
         if (n->n_args > 0 && n->op != IR_LAMBDA)
             c->multi_parent++;
         return;
@@ -40,18 +42,13 @@ static void walk(const ir_node *n, uint8_t *seen, census *c)
     c->by_op[n->op]++;
     if (n->op == IR_PRIM && (unsigned)n->u.prim < 128)
         c->by_prim[n->u.prim]++;
-    for (uint32_t i = 0; i < n->n_args; i++)
-        walk(n->args[i], seen, c);
 }
 
 static census take_census(const acc_program *p)
 {
     census c;
     memset(&c, 0, sizeof c);
-    uint8_t *seen = calloc(p->c.ir.n_nodes, 1);
-    cr_assert(seen);
-    walk(p->c.ir.root, seen, &c);
-    free(seen);
+    ts_ir_walk(p, count, &c);
     return c;
 }
 

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "abi/src/program.h"
+#include "ir_support.h"
 #include "support.h"
 
 static acc_context *ctx;
@@ -61,9 +62,10 @@ typedef struct census {
     uint32_t n_i, n_f;
 } census;
 
-static void walk(const ir_node *n, uint8_t *seen, census *c)
+static void count(const ir_node *n, int again, void *arg)
 {
-    if (seen[n->id]++)
+    census *c = arg;
+    if (again)
         return;
     c->by_op[n->op]++;
     if (n->op == IR_PRIM && (unsigned)n->u.prim < 128)
@@ -75,18 +77,13 @@ static void walk(const ir_node *n, uint8_t *seen, census *c)
         else if (!ty_is_floating(n->type->scalar) && c->n_i < 64)
             c->const_i[c->n_i++] = n->u.lit.i;
     }
-    for (uint32_t i = 0; i < n->n_args; i++)
-        walk(n->args[i], seen, c);
 }
 
 static census take_census(const acc_program *p)
 {
     census c;
     memset(&c, 0, sizeof c);
-    uint8_t *seen = calloc(p->c.ir.n_nodes, 1);
-    cr_assert(seen);
-    walk(p->c.ir.root, seen, &c);
-    free(seen);
+    ts_ir_walk(p, count, &c);
     return c;
 }
 

@@ -14,6 +14,7 @@
 #include <criterion/criterion.h>
 
 #include "accel.h"
+#include "foreign_support.h"
 #include "support.h"
 #include "tests/cuda/fake_driver.h"
 
@@ -290,16 +291,9 @@ Test(emu_device, misuse_fails_the_launch)
 static acc_user_kernel user_kernel_of(const char *source, const char *entry)
 {
     static char name[64];
-    acc_user_kernel k;
-    memset(&k, 0, sizeof k);
-    k.struct_size = sizeof k;
     snprintf(name, sizeof name, "uk.%s", entry);
-    k.name = name;
-    k.backend = ACC_BACKEND_CUDA;
-    k.source = source;
-    k.entry = entry;
-    k.signature = "void(const f64*, f64*, i64)";
-    return k;
+    return tf_user_kernel(name, ACC_BACKEND_CUDA, source, entry,
+                          "void(const f64*, f64*, i64)");
 }
 
 /* Runs, on the emulated device, a program calling user kernel k on the n
@@ -336,22 +330,13 @@ static acc_status run_user(const acc_user_kernel *k, const char *f,
     return st;
 }
 
-static const char scale_cu[] =
-    "extern \"C\" __global__ void uk_scale(const double *x, double *out,\n"
-    "                                      long long n)\n"
-    "{\n"
-    "    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-    "    if (i < n)\n"
-    "        out[i] = 3 * x[i] + 1;\n"
-    "}\n";
-
 Test(emu_device, user_kernel)
 {
     enum { N = 1000 };
     static double xs[N], got[N];
     for (int i = 0; i < N; i++)
         xs[i] = i * 0.5;
-    acc_user_kernel k = user_kernel_of(scale_cu, "uk_scale");
+    acc_user_kernel k = user_kernel_of(tf_scale_cu, "uk_scale");
     cr_assert_eq(run_user(&k, "\\v -> 3 * v + 1", xs, N, got), ACC_OK, "%s",
                  acc_last_error());
     for (int i = 0; i < N; i++)

@@ -181,16 +181,29 @@ static acc_node *target(dz_gen *s, dz_env *env, acc_node *d, int rt)
     return safe;
 }
 
-static int op_permute(dz_gen *s, dz_term *out)
+/* What both permute forms draw first, in this order: a source x of rank
+ * >= 1 (NULL when there is none), a combiner of its elements, the rank rt
+ * of the result and its defaults d. */
+static const dz_term *permute_start(dz_gen *s, dz_comb *c, int *rt,
+                                    acc_node **d)
 {
     const dz_term *x = dz_pick(s, RANKS_1_UP);
     if (!x)
-        return 0;
-    const acc_type *e = dz_elem(x->n);
+        return NULL;
+    dz_combiner(s, dz_elem(x->n), 1, 0, c);
+    *rt = (int)dz_rnd(&s->rng, 3);
+    *d = defaults(s, *rt, c->z);
+    return x;
+}
+
+static int op_permute(dz_gen *s, dz_term *out)
+{
     dz_comb c;
-    dz_combiner(s, e, 1, 0, &c);
-    int rt = (int)dz_rnd(&s->rng, 3);
-    acc_node *d = defaults(s, rt, c.z);
+    int rt;
+    acc_node *d;
+    const dz_term *x = permute_start(s, &c, &rt, &d);
+    if (!x)
+        return 0;
     acc_node *ix = dz_param(s, acc_type_shape(x->rank));
     dz_env env = {.n = 0, .reads = 1};
     dz_env_push(&env, ix);
@@ -203,14 +216,12 @@ static int op_permute(dz_gen *s, dz_term *out)
 /* permute' over generate (shape x) (\ix -> (target, x ! ix)). */
 static int op_permute_pairs(dz_gen *s, dz_term *out)
 {
-    const dz_term *x = dz_pick(s, RANKS_1_UP);
+    dz_comb c;
+    int rt;
+    acc_node *d;
+    const dz_term *x = permute_start(s, &c, &rt, &d);
     if (!x)
         return 0;
-    const acc_type *e = dz_elem(x->n);
-    dz_comb c;
-    dz_combiner(s, e, 1, 0, &c);
-    int rt = (int)dz_rnd(&s->rng, 3);
-    acc_node *d = defaults(s, rt, c.z);
     acc_node *vals = dz_prepare(s, &c, x->n);
     acc_node *ix = dz_param(s, acc_type_shape(x->rank));
     dz_env env = {.n = 0, .reads = 1};
