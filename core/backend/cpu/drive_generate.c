@@ -20,9 +20,12 @@ acc_status cpu_drive_generate(pool *pl, const cpu_node *kn, interp *st,
     if (r <= 0)
         return host_answer(r, st->d, replay);
     /* the mapped array is an argument: bound first, then its extents */
-    if ((r = cpu_bind_arrays(st, &kn->k, &l, 0)) <= 0 ||
-        (src && (r = host_source_extents(st, src, ext)) <= 0)) {
-        free(l.in);
+    if (cpu_bind_arrays(st, &kn->k, &l, 0, replay) != ACC_OK || *replay) {
+        cpu_unbind(&l);
+        return st->d->status;
+    }
+    if (src && (r = host_source_extents(st, src, ext)) <= 0) {
+        cpu_unbind(&l);
         return host_answer(r, st->d, replay);
     }
     rt_array *a = interp_result(st, n, n->type->elem, n->type->rank, ext,
@@ -34,7 +37,7 @@ acc_status cpu_drive_generate(pool *pl, const cpu_node *kn, interp *st,
         l.A.out_size = a->size;
         pool_for(pl, a->size, cpu_grain(pl, a->size, 4096), cpu_task_run, &l);
     }
-    free(l.in);
+    cpu_unbind(&l);
     if (a && cpu_failed(&l)) {
         rt_release(a);
         return host_answer(-1, st->d, replay);
