@@ -66,6 +66,11 @@ typedef struct run_env {
     void *queue;
     struct interp *host;
     diag *d;
+    /* The program's backend part (run_begin's bp), for a backend whose
+     * run state is the run_env itself (the CPU backend: its run_begin
+     * sets it and allocates nothing; a run's fixed cost is part of every
+     * small run, bench/README.md). */
+    backend_program *bprog;
 } run_env;
 
 /* Errors.  The operations of a run record their errors on the run's diag

@@ -11,19 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One entry per output offered (a table proportional to the outputs, not
- * to the program's nodes: a run's fixed cost is part of every small run,
- * bench/README.md). */
-typedef struct dest {
-    uint32_t node;  /* the node computing the output */
-    rt_array *buf;  /* its buffers, or NULL once taken */
-} dest;
-
-struct exec_dests {
-    size_t n;
-    dest at[]; /* n_out at most */
-};
-
 /* Whether [a, a + an) and [b, b + bn) share a byte. */
 static int overlap(const void *a, size_t an, const void *b, size_t bn)
 {
@@ -75,7 +62,7 @@ static int offerable(const ir_program *p, acc_memory memory, size_t n_in,
     return 1;
 }
 
-static dest *find(exec_dests *t, uint32_t node)
+static exec_dest *find(exec_dests *t, uint32_t node)
 {
     for (size_t i = 0; t && i < t->n; i++)
         if (t->at[i].node == node)
@@ -84,7 +71,8 @@ static dest *find(exec_dests *t, uint32_t node)
 }
 
 /* Offers output i's buffers to the node computing it: 0 when out of
- * memory. */
+ * memory.  The first few wrappers are the table's own (no allocation:
+ * every reference to them is released before the run ends). */
 static int offer(exec_dests *t, const ir_program *p, const acc_array *o,
                  size_t i, diag *d)
 {
@@ -93,16 +81,17 @@ static int offer(exec_dests *t, const ir_program *p, const acc_array *o,
         return 1; /* nothing computes it, or an earlier output has it */
     acc_array typed = *o;
     typed.type = p->outputs[i]->elem;
-    rt_array *buf = rt_wrap(&typed, d);
+    rt_array *buf = t->n < EXEC_DESTS_FEW ? rt_wrap_at(&t->shells[t->n], &typed)
+                                          : rt_wrap(&typed, d);
     if (buf)
-        t->at[t->n++] = (dest){n->id, buf};
+        t->at[t->n++] = (exec_dest){n->id, buf};
     return buf != NULL;
 }
 
 acc_status exec_dests_create(const ir_program *p, acc_memory memory,
                              size_t n_in, const acc_array *in, size_t n_out,
-                             const acc_array *out, exec_dests **dests,
-                             diag *d)
+                             const acc_array *out, exec_dests *room,
+                             exec_dests **dests, diag *d)
 {
     exec_dests *t = NULL;
     *dests = NULL;
@@ -110,9 +99,12 @@ acc_status exec_dests_create(const ir_program *p, acc_memory memory,
         if (!offerable(p, memory, n_in, in, n_out, out, i))
             continue;
         if (!t) {
-            if (!(t = mem_alloc(sizeof *t + n_out * sizeof *t->at)))
-                return diag_oom(d, "acc_run");
+            t = room;
             t->n = 0;
+            t->at = n_out <= EXEC_DESTS_FEW
+                        ? t->few : mem_alloc(n_out * sizeof *t->at);
+            if (!t->at)
+                return diag_oom(d, "acc_run");
         }
         if (!offer(t, p, &out[i], i, d)) {
             exec_dests_free(t);
@@ -128,7 +120,7 @@ rt_array *exec_dests_take(exec_dests *dests, const ir_node *n,
                           const int64_t *extents)
 {
     /* n is NULL for a result no node names (a foreign call's, on CUDA) */
-    dest *e = dests && n ? find(dests, n->id) : NULL;
+    exec_dest *e = dests && n ? find(dests, n->id) : NULL;
     rt_array *a = e ? e->buf : NULL;
     if (!a || a->rank != rank || !ty_equal(a->elem, elem) ||
         memcmp(a->extents, extents, (size_t)rank * sizeof *extents) != 0)
@@ -143,5 +135,8 @@ void exec_dests_free(exec_dests *dests)
         return;
     for (size_t i = 0; i < dests->n; i++)
         rt_release(dests->at[i].buf);
-    free(dests);
+    if (dests->at != dests->few)
+        free(dests->at);
+    dests->n = 0;
+    dests->at = NULL;
 }

@@ -146,17 +146,14 @@ rt_array *rt_alloc(const acc_type *elem, int32_t rank, const int64_t *extents,
     return a;
 }
 
-rt_array *rt_wrap(const acc_array *desc, diag *d)
+rt_array *rt_wrap_at(rt_array *a, const acc_array *desc)
 {
-    rt_array *a = mem_calloc(1, sizeof *a);
-    if (!a) {
-        diag_oom(d, "wrapping an array");
-        return NULL;
-    }
-    a->elem = desc->type;
-    a->rank = desc->rank;
+    /* every field written once (a compound literal, not a memset and
+     * stores: this is part of every run's fixed cost) */
+    *a = (rt_array){.elem = desc->type, .rank = desc->rank,
+                    .size = rt_shape_size(desc->rank, desc->extents),
+                    .refs = 1, .kept_shell = 1};
     memcpy(a->extents, desc->extents, sizeof a->extents);
-    a->size = rt_shape_size(desc->rank, desc->extents);
     if (desc->memory == ACC_MEMORY_HOST) {
         memcpy(a->data, desc->data, sizeof a->data);
         a->valid = RT_ON_HOST;
@@ -165,8 +162,18 @@ rt_array *rt_wrap(const acc_array *desc, diag *d)
             a->dev[i] = (uint64_t)(uintptr_t)desc->data[i];
         a->valid = RT_ON_DEVICE;
     }
-    a->owns_data = 0;
-    a->refs = 1;
+    return a;
+}
+
+rt_array *rt_wrap(const acc_array *desc, diag *d)
+{
+    rt_array *a = mem_alloc(sizeof *a);
+    if (!a) {
+        diag_oom(d, "wrapping an array");
+        return NULL;
+    }
+    rt_wrap_at(a, desc);
+    a->kept_shell = 0;
     return a;
 }
 
@@ -215,5 +222,6 @@ void rt_release(rt_array *a)
         account(0, a->host_bytes);
     if (a->owns_dev && a->dev_ops)
         a->dev_ops->release(a);
-    free(a);
+    if (!a->kept_shell)
+        free(a);
 }

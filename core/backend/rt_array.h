@@ -45,6 +45,8 @@ struct rt_array {
     int owns_dev;   /* dev[] is released through dev_ops with the array */
     const rt_device_ops *dev_ops; /* set whenever valid & RT_ON_DEVICE */
     void *dev_state;              /* the backend's, for dev_ops */
+    int kept_shell; /* the struct is its creator's (rt_wrap_at): the last
+                       release frees what it owns, not the struct */
 };
 
 /* The number of elements of a shape; -1 for a negative extent or overflow. */
@@ -66,6 +68,10 @@ size_t rt_leaf_bytes(const rt_array *a, size_t i);
 /* A borrowed view of a caller's descriptor (refs = 1): host buffers, or,
  * for device memory, device buffers whose dev_ops the backend sets. */
 rt_array *rt_wrap(const acc_array *desc, diag *d);
+/* The same view built in `shell`, storage of the caller's that outlives
+ * every reference (a run's own frame: every array of a run is released
+ * before it returns), so that wrapping allocates nothing; returns shell. */
+rt_array *rt_wrap_at(rt_array *shell, const acc_array *desc);
 /* Makes a's contents valid on the host (allocating host buffers and
  * downloading when it is device-only).  0 after recording an error. */
 int rt_host(rt_array *a, diag *d);

@@ -308,8 +308,14 @@ acc_status exec_run(const compiled *p, const exec_call *call,
     ex.p = p;
     /* a program's few inputs and outputs live on the stack: acc_run's
      * fixed cost is part of every small run (bench/README.md) */
-    enum { ON_STACK = 256, OUTS_ON_STACK = 16 };
+    enum { ON_STACK = 256, OUTS_ON_STACK = 16, WRAPS_ON_STACK = 4 };
     rt_array *in[ON_STACK], **in_heap = NULL;
+    /* the first inputs' wrappers too (rt_wrap_at: every reference to
+     * them is released below, before this frame ends), and the caller's
+     * output buffers offered to the steps (destinations.h): a small run
+     * allocates nothing for its arguments */
+    rt_array wraps[WRAPS_ON_STACK];
+    exec_dests dests_room;
     rt_array *res[OUTS_ON_STACK], **results = res, **res_heap = NULL;
     uint8_t giv[OUTS_ON_STACK], *given = giv, *given_heap = NULL;
     /* given, per output: the caller gave its buffers */
@@ -331,15 +337,19 @@ acc_status exec_run(const compiled *p, const exec_call *call,
     for (size_t i = 0; i < n_outputs; i++)
         given[i] = outputs[i].data[0] != NULL;
     for (; wrapped < n_inputs; wrapped++)
-        if (!(ins[wrapped] = rt_wrap(&inputs[wrapped], d)))
+        if (!(ins[wrapped] = wrapped < WRAPS_ON_STACK
+                                 ? rt_wrap_at(&wraps[wrapped],
+                                              &inputs[wrapped])
+                                 : rt_wrap(&inputs[wrapped], d)))
             goto out;
     /* results may be computed into the caller's buffers in the memory
      * the backend writes */
     if (exec_dests_create(&p->ir, p->be->ops->memory, n_inputs, inputs,
-                          n_outputs, outputs, &dests, d) != ACC_OK)
+                          n_outputs, outputs, &dests_room, &dests,
+                          d) != ACC_OK)
         goto out;
     ex.env = (run_env){&p->ir, &p->sched, NULL, ins, n_inputs, dests, &stop,
-                       call->queue, NULL, d};
+                       call->queue, NULL, d, NULL};
     if (begin(&ex, ins, n_inputs) != ACC_OK || execute(&ex, results) != ACC_OK)
         goto out;
     produced = n_outputs;

@@ -81,15 +81,15 @@ int cpu_failed(const cpu_launch *l)
     return atomic_load(&((cpu_launch *)l)->err.code) != 0;
 }
 
-int cpu_bind_arrays(interp *st, const cg_kernel *k, cpu_launch *l,
-                    size_t extra)
+acc_status cpu_bind_arrays(interp *st, const cg_kernel *k, cpu_launch *l,
+                           size_t extra, int *replay)
 {
-    l->in = mem_calloc(k->n_arrays + extra ? k->n_arrays + extra : 1,
-                   sizeof *l->in);
-    if (!l->in) {
-        diag_oom(st->d, "run");
-        return 0;
-    }
+    size_t n = k->n_arrays + extra;
+    *replay = 0;
+    /* a small run's arguments live in the launch: no allocation */
+    l->in = n <= CPU_FEW_ARRAYS ? l->few : mem_calloc(n, sizeof *l->in);
+    if (!l->in)
+        return diag_oom(st->d, "run");
     for (size_t i = 0; i < k->n_arrays; i++) {
         rt_array *a = interp_array_of(st, k->arrays[i]);
         if (!a) {
@@ -98,7 +98,8 @@ int cpu_bind_arrays(interp *st, const cg_kernel *k, cpu_launch *l,
              * function applied to no element), so the interpreter runs the
              * step and reports the error only if it reaches the read */
             diag_clear(st->d);
-            return -1;
+            *replay = 1;
+            return ACC_OK;
         }
         memcpy(l->in[i].data, a->data, sizeof l->in[i].data);
         memcpy(l->in[i].ext, a->extents, sizeof l->in[i].ext);
@@ -111,7 +112,14 @@ int cpu_bind_arrays(interp *st, const cg_kernel *k, cpu_launch *l,
     atomic_init(&l->err.pos, LLONG_MAX);
     l->err.stop = st->stop ? stop_requested : NULL;
     l->err.stop_state = st->stop;
-    return 1;
+    return ACC_OK;
+}
+
+void cpu_unbind(cpu_launch *l)
+{
+    if (l->in != l->few)
+        free(l->in);
+    l->in = NULL;
 }
 
 int cpu_serial(const pool *pl, int64_t n)

@@ -10,7 +10,9 @@
  * the interpreter's diag (out of memory, an error of a host-side term);
  * or ACC_OK with *replay set to hand the step back to the interpreter,
  * which then evaluates it and reports any runtime error with its own
- * message.  Its helpers below keep host_eval.h's 1/0/-1 (host_answer).
+ * message.  The helpers below that can fail answer the same way (the run
+ * diag's status and *replay); host_eval.h keeps its 1/0/-1, read through
+ * host_answer.
  */
 #ifndef ACC_CORE_BACKEND_CPU_CPU_LAUNCH_H
 #define ACC_CORE_BACKEND_CPU_CPU_LAUNCH_H
@@ -26,12 +28,18 @@ typedef struct cpu_node {
     const cache_entry *entry;
 } cpu_node;
 
+/* Bound arguments up to this many live in the launch itself: a small
+ * run's launch allocates nothing (bench/README.md, "Small inputs, round
+ * four"). */
+enum { CPU_FEW_ARRAYS = 4 };
+
 typedef struct cpu_launch {
     cpu_kargs A;
     cpu_kerr err;
-    cpu_karray *in;
+    cpu_karray *in; /* few[], or an allocation for more arguments */
     const cache_entry *entry;
     int64_t row, part_len;
+    cpu_karray few[CPU_FEW_ARRAYS];
 } cpu_launch;
 
 typedef acc_status (*cpu_driver_fn)(pool *pl, const cpu_node *kn,
@@ -64,16 +72,18 @@ typedef struct cpu_scan {
  * results of step n (the scan or a map over it) for source src (which
  * must outlive the launch: A.seed points into it): rows of out_len
  * outputs, and k totals per row (segmented primed scans), and fills
- * s->l.A.  1; 0 after an error; -1 as cpu_bind_arrays.  Finish with
- * cpu_scan_finish either way. */
-int cpu_scan_begin(cpu_scan *s, interp *st, const cpu_node *kn,
-                   const ir_node *n, const host_source *src, int64_t out_len,
-                   int64_t k, size_t extra);
-/* The driver's result after the launch (began: what cpu_scan_begin
- * returned; oom: the launch ran out of memory): 1 with the results in
- * out[], 0 after an error, -1 when the kernel failed or began is -1. */
-int cpu_scan_finish(cpu_scan *s, interp *st, const ir_node *n, int began,
-                    int oom, rt_array **out);
+ * s->l.A.  Returns the run diag's status, *replay set as by
+ * cpu_bind_arrays.  Finish with cpu_scan_finish either way. */
+acc_status cpu_scan_begin(cpu_scan *s, interp *st, const cpu_node *kn,
+                          const ir_node *n, const host_source *src,
+                          int64_t out_len, int64_t k, size_t extra,
+                          int *replay);
+/* The driver's answer after the launch (oom: the launch ran out of
+ * memory): the run diag's status, with the results in out[] when it is
+ * ACC_OK and *replay is not set; *replay is set when the kernel failed
+ * (or cpu_scan_begin set it). */
+acc_status cpu_scan_finish(cpu_scan *s, interp *st, const ir_node *n,
+                           int oom, rt_array **out, int *replay);
 
 acc_status cpu_drive_stencil(pool *pl, const cpu_node *kn, interp *st,
                              const ir_node *n, rt_array **out, int *replay);
@@ -100,14 +110,18 @@ int cpu_failed(const cpu_launch *l);
 
 /* Binds the kernel's array arguments (evaluated by the interpreter) and
  * `extra` empty slots after them, and arms the error slot (with the
- * run's stop request, which the kernel's loops poll).  1; 0 after an
- * error (out of memory); -1 when an argument fails to evaluate: its error
- * is withdrawn and the driver returns -1, so that the interpreter, which
- * evaluates the arrays read by scalar code only when it reaches a read,
- * decides whether the error happens.  l->in must be freed by the caller
- * either way. */
-int cpu_bind_arrays(interp *st, const cg_kernel *k, cpu_launch *l,
-                    size_t extra);
+ * run's stop request, which the kernel's loops poll).  Returns the run
+ * diag's status (out of memory recorded there), with *replay set when
+ * an argument fails to evaluate: its error is withdrawn and the driver
+ * hands the step back, so that the interpreter, which evaluates the
+ * arrays read by scalar code only when it reaches a read, decides
+ * whether the error happens.  l must be zeroed before; finish with
+ * cpu_unbind either way. */
+acc_status cpu_bind_arrays(interp *st, const cg_kernel *k, cpu_launch *l,
+                           size_t extra, int *replay);
+/* Gives back what cpu_bind_arrays allocated (nothing for a few
+ * arguments). */
+void cpu_unbind(cpu_launch *l);
 
 /* The offsets as the extra argument `at` (bound by cpu_bind_arrays) of a
  * segmented kernel: data[0] the k + 1 offsets, size k. */

@@ -26,11 +26,11 @@ struct backend_program {
     char cache_note[CACHE_NOTE_MAX]; /* the cache folder's, when built */
 };
 
-/* A run: the program and the run's environment. */
-struct backend_run {
-    backend_program *cp;
-    run_env *env;
-};
+/* A run is its run_env (cpu_begin): the program is env->bprog. */
+static run_env *run_of(backend_run *r)
+{
+    return (run_env *)(void *)r;
+}
 
 /* The driver of each kernel kind (cg_kind). */
 static const cpu_driver_fn drivers[] = {
@@ -168,44 +168,37 @@ static void cpu_describe(strbuf *b, const backend_program *cp, int json)
 static backend_run *cpu_begin(backend *be, backend_program *bp, run_env *env)
 {
     (void)be;
-    backend_run *r = mem_calloc(1, sizeof *r);
-    if (!r) {
-        diag_oom(env->d, "acc_run");
-        return NULL;
-    }
-    r->cp = bp;
-    r->env = env;
-    return r;
+    env->bprog = bp; /* the run state is the run_env: nothing allocated */
+    return (backend_run *)(void *)env;
 }
 
 static acc_status cpu_step(backend_run *r, const sched_step *s, int *replay)
 {
+    run_env *env = run_of(r);
     const cpu_node *kn = s->kernel;
     const ir_node *n = s->node;
     rt_array *out[2] = {NULL, NULL};
     *replay = (size_t)kn->k.kind >= sizeof drivers / sizeof *drivers ||
               !drivers[kn->k.kind];
     if (*replay ||
-        drivers[kn->k.kind](r->cp->be->pool, kn, r->env->host, n, out,
+        drivers[kn->k.kind](env->bprog->be->pool, kn, env->host, n, out,
                             replay) != ACC_OK ||
         *replay)
-        return r->env->d->status;
-    values_set(r->env->values, n->id, out, n->type->n_leaves, r->env->d);
-    return r->env->d->status;
+        return env->d->status;
+    values_set(env->values, n->id, out, n->type->n_leaves, env->d);
+    return env->d->status;
 }
 
 static acc_status cpu_foreign(backend_run *r, const ir_node *n,
                               rt_array *const *args, rt_array **results)
 {
-    return reg_call_on_host_into(n, args, results, r->env->host->dests,
-                                 r->env->d);
+    run_env *env = run_of(r);
+    return reg_call_on_host_into(n, args, results, env->host->dests, env->d);
 }
 
 static acc_status cpu_end(backend_run *r)
 {
-    acc_status s = r->env->d->status;
-    free(r);
-    return s;
+    return run_of(r)->d->status;
 }
 
 /* Host memory, as the interpreter's (core/backend/host_memory.h). */
@@ -213,7 +206,7 @@ static rt_array *cpu_alloc(backend_run *r, const ir_node *n,
                            const acc_type *elem, int32_t rank,
                            const int64_t *extents, const char *op, diag *d)
 {
-    return hostmem_alloc(r->env->dests, n, elem, rank, extents, op, d);
+    return hostmem_alloc(run_of(r)->dests, n, elem, rank, extents, op, d);
 }
 
 static acc_status cpu_copy(backend_run *r, rt_array *a, acc_memory to,

@@ -47,11 +47,10 @@ acc_status cpu_drive_expand(pool *pl, const cpu_node *kn, interp *st,
     void *parts[1] = {off};
     if (!off)
         return host_answer(-1, st->d, replay);
-    int bound = cpu_bind_arrays(st, &kn->k, &l, 0);
-    if (bound <= 0) {
-        free(l.in);
+    if (cpu_bind_arrays(st, &kn->k, &l, 0, replay) != ACC_OK || *replay) {
+        cpu_unbind(&l);
         free(off);
-        return host_answer(bound, st->d, replay);
+        return st->d->status;
     }
     l.entry = kn->entry;
     l.A.part = parts;
@@ -65,7 +64,7 @@ acc_status cpu_drive_expand(pool *pl, const cpu_node *kn, interp *st,
         l.A.out_size = total;
         pool_for(pl, total, cpu_grain(pl, total, 4096), cpu_task_run, &l);
     }
-    free(l.in);
+    cpu_unbind(&l);
     free(off);
     if (a && cpu_failed(&l)) {
         rt_release(a);

@@ -60,14 +60,14 @@ acc_status cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
     host_source src;
     cpu_launch l;
     memset(&l, 0, sizeof l);
-    int ok = host_consumer_source(st, pl, fold, xs, &src);
-    if (ok <= 0)
-        /* -1: an empty fold1 row, the interpreter names it */
-        return host_answer(ok, st->d, replay);
+    /* a replay: an empty fold1 row, the interpreter names it */
+    acc_status got = host_source_eval(st, pl, fold, xs, &src, replay);
+    if (got != ACC_OK || *replay)
+        return got;
     const int64_t *ext = src.ext;
-    if ((ok = cpu_bind_arrays(st, &kn->k, &l, 0)) <= 0) {
-        free(l.in);
-        return host_answer(ok, st->d, replay);
+    if (cpu_bind_arrays(st, &kn->k, &l, 0, replay) != ACC_OK || *replay) {
+        cpu_unbind(&l);
+        return st->d->status;
     }
     rt_array *a = interp_result(st, n, n->type->elem, r - 1, ext,
                                 ir_op_name(n->op));
@@ -82,7 +82,7 @@ acc_status cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
         l.A.seed = src.seed;
         fold_launch(pl, &l, xs->type->elem, a->size, &oom);
     }
-    free(l.in);
+    cpu_unbind(&l);
     if (a && (oom || cpu_failed(&l))) {
         rt_release(a);
         if (oom)
@@ -117,16 +117,16 @@ acc_status cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
     host_source src;
     cpu_launch l;
     memset(&l, 0, sizeof l);
-    int ok = host_consumer_source(st, pl, fold, xs, &src);
-    if (ok <= 0)
-        /* -1: a refused descriptor, the interpreter names it */
-        return host_answer(ok, st->d, replay);
+    /* a replay: a refused descriptor, the interpreter names it */
+    acc_status got = host_source_eval(st, pl, fold, xs, &src, replay);
+    if (got != ACC_OK || *replay)
+        return got;
     int64_t *ext = src.ext, inner = src.inner, rows = src.rows, k = src.k;
     int64_t *off = src.off;
-    if ((ok = cpu_bind_arrays(st, &kn->k, &l, 1)) <= 0) {
-        free(l.in);
+    if (cpu_bind_arrays(st, &kn->k, &l, 1, replay) != ACC_OK || *replay) {
+        cpu_unbind(&l);
         pool_scratch_done(pl, off);
-        return host_answer(ok, st->d, replay);
+        return st->d->status;
     }
     cpu_bind_segments(&l, kn->k.n_arrays, off, k);
     ext[r - 1] = k;
@@ -154,7 +154,7 @@ acc_status cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
         int64_t least = 16384 / per_row > 0 ? 16384 / per_row : 1;
         pool_for(pl, rows, cpu_grain(pl, rows, least), task_tail, &t);
     }
-    free(l.in);
+    cpu_unbind(&l);
     pool_scratch_done(pl, off);
     if (a && cpu_failed(&l)) {
         rt_release(a);

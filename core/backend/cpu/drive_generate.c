@@ -21,12 +21,12 @@ acc_status cpu_drive_generate(pool *pl, const cpu_node *kn, interp *st,
     if (s != ACC_OK || *replay)
         return s;
     /* the mapped array is an argument: bound first, then its extents */
-    int r = cpu_bind_arrays(st, &kn->k, &l, 0);
-    if (r > 0 && src)
+    s = cpu_bind_arrays(st, &kn->k, &l, 0, replay);
+    if (s == ACC_OK && !*replay && src)
         s = host_source_extents(st, src, ext, replay);
-    if (r <= 0 || s != ACC_OK || *replay) {
-        free(l.in);
-        return r <= 0 ? host_answer(r, st->d, replay) : s;
+    if (s != ACC_OK || *replay) {
+        cpu_unbind(&l);
+        return s;
     }
     rt_array *a = interp_result(st, n, n->type->elem, n->type->rank, ext,
                                 ir_op_name(n->op));
@@ -37,7 +37,7 @@ acc_status cpu_drive_generate(pool *pl, const cpu_node *kn, interp *st,
         l.A.out_size = a->size;
         pool_for(pl, a->size, cpu_grain(pl, a->size, 4096), cpu_task_run, &l);
     }
-    free(l.in);
+    cpu_unbind(&l);
     if (a && cpu_failed(&l)) {
         rt_release(a);
         return host_answer(-1, st->d, replay);

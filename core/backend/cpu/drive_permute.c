@@ -354,10 +354,9 @@ acc_status cpu_drive_permute(pool *pl, const cpu_node *kn, interp *st,
     if (rt_shape_size(pm->type->rank, ext) < 0)
         /* too many elements: the interpreter names the producer */
         return host_answer(-1, st->d, replay);
-    int bound = cpu_bind_arrays(st, &kn->k, &l, 0);
-    if (bound <= 0) {
-        free(l.in);
-        return host_answer(bound, st->d, replay);
+    if (cpu_bind_arrays(st, &kn->k, &l, 0, replay) != ACC_OK || *replay) {
+        cpu_unbind(&l);
+        return st->d->status;
     }
     /* without a map after it, the permutation is the step's result */
     rt_array *a = pm == n ? interp_result(st, n, pm->type->elem,
@@ -375,7 +374,7 @@ acc_status cpu_drive_permute(pool *pl, const cpu_node *kn, interp *st,
         if (r > 0 && !cpu_failed(&l) && n != pm)
             r = map_after(pl, &l, st, n, &a);
     }
-    free(l.in);
+    cpu_unbind(&l);
     if (r > 0 && cpu_failed(&l))
         r = -1;
     if (r <= 0) {

@@ -46,20 +46,19 @@ static int scan_results(cpu_scan *s, interp *st, const ir_node *n,
     return s->t != NULL;
 }
 
-int cpu_scan_begin(cpu_scan *s, interp *st, const cpu_node *kn,
-                   const ir_node *n, const host_source *src, int64_t out_len,
-                   int64_t k, size_t extra)
+acc_status cpu_scan_begin(cpu_scan *s, interp *st, const cpu_node *kn,
+                          const ir_node *n, const host_source *src,
+                          int64_t out_len, int64_t k, size_t extra,
+                          int *replay)
 {
     memset(s, 0, sizeof *s);
     s->scan = kn->k.fold;
     const acc_type *elem = kn->k.src->type->elem;
     const int64_t *ext = src->ext;
     int32_t r = kn->k.src->type->rank;
-    int ok = cpu_bind_arrays(st, &kn->k, &s->l, extra);
-    if (ok <= 0)
-        return ok;
-    if (!scan_results(s, st, n, r, ext, out_len, k))
-        return 0;
+    if (cpu_bind_arrays(st, &kn->k, &s->l, extra, replay) != ACC_OK ||
+        *replay || !scan_results(s, st, n, r, ext, out_len, k))
+        return st->d->status;
     size_t na = s->a->elem->n_leaves;
     for (size_t i = 0; i < na; i++)
         s->outs[i] = s->a->data[i];
@@ -72,25 +71,27 @@ int cpu_scan_begin(cpu_scan *s, interp *st, const cpu_node *kn,
     memcpy(s->l.A.src_ext, ext, sizeof s->l.A.src_ext);
     s->l.A.inner = ext[r - 1];
     s->l.A.seed = src->seed;
-    return 1;
+    return ACC_OK;
 }
 
-int cpu_scan_finish(cpu_scan *s, interp *st, const ir_node *n, int began,
-                    int oom, rt_array **out)
+acc_status cpu_scan_finish(cpu_scan *s, interp *st, const ir_node *n,
+                           int oom, rt_array **out, int *replay)
 {
-    int r = began <= 0 ? began : oom ? 0 : cpu_failed(&s->l) ? -1 : 1;
-    free(s->l.in);
+    cpu_unbind(&s->l);
     if (oom)
         diag_oom(st->d, scan_op(s, n));
-    if (r != 1) {
+    /* a kernel's runtime error: the interpreter runs the step, names it */
+    if (diag_ok(st->d) && cpu_failed(&s->l))
+        *replay = 1;
+    if (!diag_ok(st->d) || *replay) {
         rt_release(s->a);
         rt_release(s->t);
-        return r;
+        return st->d->status;
     }
     out[0] = s->a;
     if (s->t)
         out[1] = s->t;
-    return 1;
+    return ACC_OK;
 }
 
 /* Few long rows, f regroupable: per row, each block reduced (in
@@ -125,7 +126,6 @@ acc_status cpu_drive_scan(pool *pl, const cpu_node *kn, interp *st,
     cpu_scan s;
     /* a replay: an empty scanl1 row, the interpreter names it */
     acc_status r = host_source_eval(st, pl, kn->k.fold, xs, &src, replay);
-    int ok;
     if (r != ACC_OK || *replay)
         return r;
     int64_t inner = src.inner, rows = src.rows;
@@ -133,9 +133,8 @@ acc_status cpu_drive_scan(pool *pl, const cpu_node *kn, interp *st,
     if (form == IR_SCAN_FULL && inner == INT64_MAX)
         /* n + 1 outputs per row: the interpreter refuses them */
         return host_answer(-1, st->d, replay);
-    ok = cpu_scan_begin(&s, st, kn, n, &src, inner + (form == IR_SCAN_FULL),
-                        1, 0);
-    if (ok > 0 && rows > 0) {
+    if (cpu_scan_begin(&s, st, kn, n, &src, inner + (form == IR_SCAN_FULL),
+                       1, 0, replay) == ACC_OK && !*replay && rows > 0) {
         cpu_launch *l = &s.l;
         if (kn->k.reassociable && rows < 2 * pool_threads(pl) &&
             inner >= 32768 && l->entry->part && l->entry->finish &&
@@ -147,5 +146,5 @@ acc_status cpu_drive_scan(pool *pl, const cpu_node *kn, interp *st,
                      cpu_task_run, l);
         }
     }
-    return host_answer(cpu_scan_finish(&s, st, n, ok, oom, out), st->d, replay);
+    return cpu_scan_finish(&s, st, n, oom, out, replay);
 }

@@ -39,7 +39,6 @@ acc_status cpu_drive_scan_seg(pool *pl, const cpu_node *kn, interp *st,
     cpu_scan s;
     /* a replay: a refused descriptor, the interpreter names it */
     acc_status r = host_source_eval(st, pl, scan, xs, &src, replay);
-    int ok;
     if (r != ACC_OK || *replay)
         return r;
     int64_t k = src.k, *off = src.off;
@@ -51,12 +50,12 @@ acc_status cpu_drive_scan_seg(pool *pl, const cpu_node *kn, interp *st,
         pool_scratch_done(pl, off);
         return host_answer(-1, st->d, replay);
     }
-    ok = cpu_scan_begin(&s, st, kn, n, &src, off[k] + (full ? k : 0), k, 1);
-    if (ok > 0) {
+    if (cpu_scan_begin(&s, st, kn, n, &src, off[k] + (full ? k : 0), k, 1,
+                       replay) == ACC_OK && !*replay) {
         cpu_bind_segments(&s.l, kn->k.n_arrays, off, k);
         scan_pairs(pl, &s.l, xs, off, k, src.rows);
     }
-    ok = cpu_scan_finish(&s, st, n, ok, 0, out);
+    acc_status status = cpu_scan_finish(&s, st, n, 0, out, replay);
     pool_scratch_done(pl, off);
-    return host_answer(ok, st->d, replay);
+    return status;
 }

@@ -65,10 +65,9 @@ acc_status cpu_drive_stencil(pool *pl, const cpu_node *kn, interp *st,
     for (int32_t d = 0; d < r; d++)
         ext[d] = m == 2 && side[1].ext[d] < side[0].ext[d] ? side[1].ext[d]
                                                            : side[0].ext[d];
-    int bound = cpu_bind_arrays(st, &kn->k, &l, 2);
-    if (bound <= 0) {
-        free(l.in);
-        return host_answer(bound, st->d, replay);
+    if (cpu_bind_arrays(st, &kn->k, &l, 2, replay) != ACC_OK || *replay) {
+        cpu_unbind(&l);
+        return st->d->status;
     }
     memcpy(l.in + kn->k.n_arrays, side, sizeof side);
     rt_array *a = interp_result(st, n, n->type->elem, r, ext,
@@ -93,7 +92,7 @@ acc_status cpu_drive_stencil(pool *pl, const cpu_node *kn, interp *st,
             pool_for(pl, (side[i].size + l.part_len - 1) / l.part_len, 1,
                      cpu_task_part, &l);
         }
-    free(l.in);
+    cpu_unbind(&l);
     if (a && cpu_failed(&l)) {
         rt_release(a);
         return host_answer(-1, st->d, replay);

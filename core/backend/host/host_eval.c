@@ -309,14 +309,6 @@ acc_status host_source_eval(interp *st, pool *pl, const ir_node *c,
     return s;
 }
 
-int host_consumer_source(interp *st, pool *pl, const ir_node *c,
-                         const ir_node *xs, host_source *src)
-{
-    int replay = 0;
-    acc_status s = host_source_eval(st, pl, c, xs, src, &replay);
-    return s != ACC_OK ? 0 : replay ? -1 : 1;
-}
-
 acc_status host_answer(int r, diag *d, int *replay)
 {
     *replay = r < 0;

@@ -81,14 +81,9 @@ acc_status host_segments(interp *st, pool *pl, const ir_node *seg,
 
 /* ---- the 1/0/-1 bridge of the CPU drivers' own helpers ------------------- */
 
-/* host_source_eval's answer as 1, 0 (after an error) or -1 (a replay),
- * for core/backend/cpu/drive_fold.c until it calls host_source_eval (its
- * launch helpers are converted in the same round by another change). */
-int host_consumer_source(interp *st, pool *pl, const ir_node *c,
-                         const ir_node *xs, host_source *src);
 /* A CPU driver's answer from r, a 1/0/-1 result of its own helpers
- * (core/backend/cpu: cpu_bind_arrays, cpu_scan_finish, the drivers'
- * static functions): ACC_OK (r 1); ACC_OK with *replay set (r -1: the
+ * (core/backend/cpu: the drivers' static functions and the ends of
+ * drivers that still count 1/0/-1): ACC_OK (r 1); ACC_OK with *replay set (r -1: the
  * interpreter runs the step, nothing recorded); else the status recorded
  * on d (r 0; ACC_ERR_INTERNAL recorded when nothing was, so no failure
  * passes as a success).  *replay is set either way.  Host evaluation
