@@ -133,15 +133,15 @@ int64_t cpu_grain(const pool *pl, int64_t n, int64_t least)
     return g < least ? least : g;
 }
 
-int cpu_alloc_parts(cpu_launch *l, const acc_type *elem, int64_t n,
-                    void **parts)
+acc_status cpu_alloc_parts(cpu_launch *l, const acc_type *elem, int64_t n,
+                           void **parts, diag *d, const char *op)
 {
     for (size_t i = 0; i < elem->n_leaves; i++)
         if (!(parts[i] = mem_alloc((size_t)n *
                                    acc_scalar_size(elem->leaves[i]))))
-            return 0;
+            return diag_oom(d, op);
     l->A.part = parts;
-    return 1;
+    return ACC_OK;
 }
 
 void cpu_free_parts(const acc_type *elem, void **parts)

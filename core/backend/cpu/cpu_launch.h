@@ -11,8 +11,8 @@
  * or ACC_OK with *replay set to hand the step back to the interpreter,
  * which then evaluates it and reports any runtime error with its own
  * message.  The helpers below that can fail answer the same way (the run
- * diag's status and *replay); host_eval.h keeps its 1/0/-1, read through
- * host_answer.
+ * diag's status and *replay), as the host evaluation does
+ * (host_eval.h); host_replay and host_recorded make a driver's answer.
  */
 #ifndef ACC_CORE_BACKEND_CPU_CPU_LAUNCH_H
 #define ACC_CORE_BACKEND_CPU_CPU_LAUNCH_H
@@ -78,12 +78,12 @@ acc_status cpu_scan_begin(cpu_scan *s, interp *st, const cpu_node *kn,
                           const ir_node *n, const host_source *src,
                           int64_t out_len, int64_t k, size_t extra,
                           int *replay);
-/* The driver's answer after the launch (oom: the launch ran out of
- * memory): the run diag's status, with the results in out[] when it is
- * ACC_OK and *replay is not set; *replay is set when the kernel failed
- * (or cpu_scan_begin set it). */
-acc_status cpu_scan_finish(cpu_scan *s, interp *st, const ir_node *n,
-                           int oom, rt_array **out, int *replay);
+/* The driver's answer after the launch (whose failures, out of memory
+ * included, are recorded on the run diag): the run diag's status, with
+ * the results in out[] when it is ACC_OK and *replay is not set; *replay
+ * is set when the kernel failed (or cpu_scan_begin set it). */
+acc_status cpu_scan_finish(cpu_scan *s, interp *st, rt_array **out,
+                           int *replay);
 
 acc_status cpu_drive_stencil(pool *pl, const cpu_node *kn, interp *st,
                              const ir_node *n, rt_array **out, int *replay);
@@ -140,9 +140,10 @@ int cpu_serial(const pool *pl, int64_t n);
 int64_t cpu_grain(const pool *pl, int64_t n, int64_t least);
 
 /* Partial results: n values of every leaf of elem, into parts[] and
- * l->A.part.  0 when out of memory (free with cpu_free_parts either way). */
-int cpu_alloc_parts(cpu_launch *l, const acc_type *elem, int64_t n,
-                    void **parts);
+ * l->A.part: ACC_OK, or out of memory recorded on d through diag_oom
+ * naming op (free with cpu_free_parts either way). */
+acc_status cpu_alloc_parts(cpu_launch *l, const acc_type *elem, int64_t n,
+                           void **parts, diag *d, const char *op);
 void cpu_free_parts(const acc_type *elem, void **parts);
 /* How a long row of l->A.inner elements is split over the threads: sets
  * l->part_len and returns the number of parts. */
@@ -151,8 +152,9 @@ int64_t cpu_split_row(const pool *pl, cpu_launch *l);
 /* An expansion's sizes (drive_expand.c): _part phase `phase` over the n
  * source elements writes size i to off[i + 1] (off = l->A.part[0], n + 1
  * of them); the host checks and scans them in place (off[0] = 0).  1 with
- * the sum in *total; -1 when the kernel failed, a size is negative or the
- * sum exceeds int64 (the interpreter reports which). */
+ * the sum in *total; 0 when the kernel failed, a size is negative or the
+ * sum exceeds int64: an outcome, not an error (the step goes to the
+ * interpreter, which reports which). */
 int cpu_expand_offsets(pool *pl, cpu_launch *l, int64_t phase, int64_t n,
                        int64_t *total);
 

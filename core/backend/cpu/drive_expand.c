@@ -20,11 +20,11 @@ int cpu_expand_offsets(pool *pl, cpu_launch *l, int64_t phase, int64_t n,
     if (n > 0)
         pool_for(pl, n, cpu_grain(pl, n, 4096), cpu_task_phase, l);
     if (cpu_failed(l))
-        return -1;
+        return 0;
     for (int64_t i = 0; i < n; i++) {
         int64_t s = off[i + 1];
         if (s < 0 || s > INT64_MAX - sum)
-            return -1; /* the interpreter names the element or the total */
+            return 0; /* the interpreter names the element or the total */
         sum += s;
         off[i + 1] = sum;
     }
@@ -39,14 +39,13 @@ acc_status cpu_drive_expand(pool *pl, const cpu_node *kn, interp *st,
     cpu_launch l;
     memset(&l, 0, sizeof l);
     acc_status s = host_source_extents(st, kn->k.src, ext, replay);
-    int r;
     if (s != ACC_OK || *replay)
         return s;
     /* a failed allocation is the interpreter's to report too */
     int64_t *off = host_alloc_offsets(ext[0]);
     void *parts[1] = {off};
     if (!off)
-        return host_answer(-1, st->d, replay);
+        return host_replay(replay);
     if (cpu_bind_arrays(st, &kn->k, &l, 0, replay) != ACC_OK || *replay) {
         cpu_unbind(&l);
         free(off);
@@ -54,8 +53,8 @@ acc_status cpu_drive_expand(pool *pl, const cpu_node *kn, interp *st,
     }
     l.entry = kn->entry;
     l.A.part = parts;
-    r = cpu_expand_offsets(pl, &l, 0, ext[0], &total);
-    rt_array *a = r > 0 ? interp_result(st, n, n->type->elem, 1, &total,
+    int counted = cpu_expand_offsets(pl, &l, 0, ext[0], &total);
+    rt_array *a = counted ? interp_result(st, n, n->type->elem, 1, &total,
                                         "expand")
                         : NULL;
     if (a && total > 0) {
@@ -66,12 +65,10 @@ acc_status cpu_drive_expand(pool *pl, const cpu_node *kn, interp *st,
     }
     cpu_unbind(&l);
     free(off);
-    if (a && cpu_failed(&l)) {
+    if ((a && cpu_failed(&l)) || !counted) {
         rt_release(a);
-        return host_answer(-1, st->d, replay);
+        return host_replay(replay);
     }
-    if (r <= 0)
-        return host_answer(r, st->d, replay);
     *out = a;
-    return host_answer(a != NULL, st->d, replay);
+    return a ? ACC_OK : host_recorded(st->d);
 }

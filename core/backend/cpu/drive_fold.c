@@ -16,40 +16,42 @@
 
 /* Few long rows: each row split over the threads, partials combined in
  * order by accel_kernel_finish. */
-static int fold_by_parts(pool *pl, cpu_launch *l, const acc_type *elem,
-                         int64_t rows)
+static acc_status fold_by_parts(pool *pl, cpu_launch *l, const acc_type *elem,
+                                int64_t rows, diag *d, const char *op)
 {
     int64_t n = cpu_split_row(pl, l);
     void *parts[ACC_MAX_COMPONENTS] = {0};
-    int ok = cpu_alloc_parts(l, elem, n, parts);
+    acc_status s = cpu_alloc_parts(l, elem, n, parts, d, op);
     cpu_finish_fn finish;
     memcpy(&finish, &l->entry->finish, sizeof finish);
-    for (int64_t row = 0; ok && row < rows && !cpu_failed(l); row++) {
+    for (int64_t row = 0; s == ACC_OK && row < rows && !cpu_failed(l);
+         row++) {
         l->row = row;
         pool_for(pl, n, 1, cpu_task_part, l);
         if (!cpu_failed(l))
             finish(&l->A, row, n);
     }
     cpu_free_parts(elem, parts);
-    return ok;
+    return s;
 }
 
-static void fold_launch(pool *pl, cpu_launch *l, const acc_type *elem,
-                        int64_t rows, int *oom)
+/* ACC_OK, or out of memory recorded on d (a kernel's runtime error is
+ * cpu_failed(l)'s to say). */
+static acc_status fold_launch(pool *pl, cpu_launch *l, const acc_type *elem,
+                              int64_t rows, diag *d, const char *op)
 {
     int64_t threads = pool_threads(pl);
     if (cpu_serial(pl, rows * (l->A.inner > 0 ? l->A.inner : 1))) {
         pool_for(pl, rows, rows, cpu_task_run, l); /* one chunk: here */
-        return;
+        return ACC_OK;
     }
     if (rows < 2 * threads && l->A.inner >= 32768 && l->entry->part &&
-        l->entry->finish) {
-        *oom = !fold_by_parts(pl, l, elem, rows);
-        return;
-    }
+        l->entry->finish)
+        return fold_by_parts(pl, l, elem, rows, d, op);
     int64_t inner = l->A.inner > 0 ? l->A.inner : 1;
     int64_t least = 65536 / inner > 0 ? 65536 / inner : 1;
     pool_for(pl, rows, cpu_grain(pl, rows, least), cpu_task_run, l);
+    return ACC_OK;
 }
 
 acc_status cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
@@ -71,7 +73,7 @@ acc_status cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
     }
     rt_array *a = interp_result(st, n, n->type->elem, r - 1, ext,
                                 ir_op_name(n->op));
-    int oom = 0;
+    acc_status launched = ACC_OK;
     if (a && a->size > 0) {
         l.entry = kn->entry;
         l.A.out = a->data;
@@ -80,17 +82,17 @@ acc_status cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
         memcpy(l.A.src_ext, ext, sizeof l.A.src_ext);
         l.A.inner = ext[r - 1];
         l.A.seed = src.seed;
-        fold_launch(pl, &l, xs->type->elem, a->size, &oom);
+        launched = fold_launch(pl, &l, xs->type->elem, a->size, st->d,
+                               ir_op_name(n->op));
     }
     cpu_unbind(&l);
-    if (a && (oom || cpu_failed(&l))) {
+    if (a && (launched != ACC_OK || cpu_failed(&l))) {
         rt_release(a);
-        if (oom)
-            diag_oom(st->d, ir_op_name(n->op));
-        return host_answer(oom ? 0 : -1, st->d, replay);
+        /* a kernel's runtime error: the interpreter runs the step */
+        return launched != ACC_OK ? launched : host_replay(replay);
     }
     *out = a;
-    return host_answer(a != NULL, st->d, replay);
+    return a ? ACC_OK : host_recorded(st->d);
 }
 
 /* ---- segmented folds ------------------------------------------------------------ */
@@ -158,8 +160,8 @@ acc_status cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
     pool_scratch_done(pl, off);
     if (a && cpu_failed(&l)) {
         rt_release(a);
-        return host_answer(-1, st->d, replay);
+        return host_replay(replay);
     }
     *out = a;
-    return host_answer(a != NULL, st->d, replay);
+    return a ? ACC_OK : host_recorded(st->d);
 }

@@ -40,8 +40,8 @@ acc_status cpu_drive_generate(pool *pl, const cpu_node *kn, interp *st,
     cpu_unbind(&l);
     if (a && cpu_failed(&l)) {
         rt_release(a);
-        return host_answer(-1, st->d, replay);
+        return host_replay(replay);
     }
     *out = a;
-    return host_answer(a != NULL, st->d, replay);
+    return a ? ACC_OK : host_recorded(st->d);
 }

@@ -289,54 +289,56 @@ static void combine_range(pool *pl, cpu_launch *l, const cg_kernel *k,
     run_all(pl, l, n);
 }
 
-/* The source elements combined into the result: 1, 0 after an error of a
- * host-side term, -1 to return the step to the interpreter. */
-static int combine_source(pool *pl, cpu_launch *l, interp *st,
-                          const cg_kernel *k, int expanded)
+/* The source elements combined into the result: the run diag's status
+ * (an error of a host-side term); *replay set to return the step to the
+ * interpreter. */
+static acc_status combine_source(pool *pl, cpu_launch *l, interp *st,
+                                 const cg_kernel *k, int expanded,
+                                 int *replay)
 {
     const ir_node *src = expanded ? k->src->args[2] : k->src;
     int64_t ext[ACC_MAX_RANK] = {0}, total = 0;
-    int replay = 0;
-    acc_status s = host_source_extents(st, src, ext, &replay);
-    int r;
-    int64_t n = s == ACC_OK && !replay ? rt_shape_size(src->type->rank, ext)
-                                       : 0;
-    if (s != ACC_OK || replay || n < 0)
-        return s != ACC_OK ? 0 : -1; /* its caller's 1/0/-1 (host_answer) */
+    acc_status s = host_source_extents(st, src, ext, replay);
+    if (s != ACC_OK || *replay)
+        return s;
+    int64_t n = rt_shape_size(src->type->rank, ext);
+    if (n < 0)
+        return host_replay(replay);
     memcpy(l->A.src_ext, ext, sizeof ext);
     if (!expanded) {
         combine_range(pl, l, k, n);
-        return 1;
+        return ACC_OK;
     }
     /* a failed allocation is the interpreter's to report too */
     int64_t *off = host_alloc_offsets(n);
     void *parts[1] = {off};
     if (!off)
-        return -1;
+        return host_replay(replay);
     l->A.part = parts;
-    r = cpu_expand_offsets(pl, l, CPU_PERMUTE_SIZES, n, &total);
-    if (r > 0 && !cpu_failed(l))
+    int counted = cpu_expand_offsets(pl, l, CPU_PERMUTE_SIZES, n, &total);
+    if (counted && !cpu_failed(l))
         combine_range(pl, l, k, total);
     l->A.part = NULL;
     free(off);
-    return r;
+    return counted ? ACC_OK : host_replay(replay);
 }
 
-/* map g over the permuted array *a, which the mapped array replaces. */
-static int map_after(pool *pl, cpu_launch *l, interp *st, const ir_node *n,
-                     rt_array **a)
+/* map g over the permuted array *a, which the mapped array replaces:
+ * the run diag's status. */
+static acc_status map_after(pool *pl, cpu_launch *l, interp *st,
+                            const ir_node *n, rt_array **a)
 {
     rt_array *m = interp_result(st, n, n->type->elem, (*a)->rank,
                                 (*a)->extents, ir_op_name(n->op));
     if (!m)
-        return 0;
+        return host_recorded(st->d);
     l->A.part = (*a)->data;
     l->A.out = m->data;
     run_phase(pl, l, CPU_PERMUTE_MAP, m->size);
     l->A.part = NULL;
     rt_release(*a);
     *a = m;
-    return 1;
+    return ACC_OK;
 }
 
 acc_status cpu_drive_permute(pool *pl, const cpu_node *kn, interp *st,
@@ -348,12 +350,11 @@ acc_status cpu_drive_permute(pool *pl, const cpu_node *kn, interp *st,
     cpu_launch l;
     memset(&l, 0, sizeof l);
     acc_status s = host_source_extents(st, pm->args[1], ext, replay);
-    int r;
     if (s != ACC_OK || *replay)
         return s;
     if (rt_shape_size(pm->type->rank, ext) < 0)
         /* too many elements: the interpreter names the producer */
-        return host_answer(-1, st->d, replay);
+        return host_replay(replay);
     if (cpu_bind_arrays(st, &kn->k, &l, 0, replay) != ACC_OK || *replay) {
         cpu_unbind(&l);
         return st->d->status;
@@ -364,23 +365,23 @@ acc_status cpu_drive_permute(pool *pl, const cpu_node *kn, interp *st,
                                           ir_op_name(pm->op))
                           : rt_alloc(pm->type->elem, pm->type->rank, ext,
                                      ir_op_name(pm->op), st->d);
-    r = a != NULL;
+    s = a ? ACC_OK : host_recorded(st->d);
     if (a) {
         l.entry = kn->entry;
         l.A.out = a->data;
         memcpy(l.A.out_ext, ext, sizeof ext);
         l.A.out_size = a->size;
-        r = combine_source(pl, &l, st, &kn->k, expanded);
-        if (r > 0 && !cpu_failed(&l) && n != pm)
-            r = map_after(pl, &l, st, n, &a);
+        s = combine_source(pl, &l, st, &kn->k, expanded, replay);
+        if (s == ACC_OK && !*replay && !cpu_failed(&l) && n != pm)
+            s = map_after(pl, &l, st, n, &a);
     }
     cpu_unbind(&l);
-    if (r > 0 && cpu_failed(&l))
-        r = -1;
-    if (r <= 0) {
+    if (s == ACC_OK && !*replay && cpu_failed(&l))
+        s = host_replay(replay); /* a kernel's runtime error */
+    if (s != ACC_OK || *replay) {
         rt_release(a);
-        return host_answer(r, st->d, replay);
+        return s;
     }
     *out = a;
-    return host_answer(1, st->d, replay);
+    return ACC_OK;
 }

@@ -74,12 +74,10 @@ acc_status cpu_scan_begin(cpu_scan *s, interp *st, const cpu_node *kn,
     return ACC_OK;
 }
 
-acc_status cpu_scan_finish(cpu_scan *s, interp *st, const ir_node *n,
-                           int oom, rt_array **out, int *replay)
+acc_status cpu_scan_finish(cpu_scan *s, interp *st, rt_array **out,
+                           int *replay)
 {
     cpu_unbind(&s->l);
-    if (oom)
-        diag_oom(st->d, scan_op(s, n));
     /* a kernel's runtime error: the interpreter runs the step, names it */
     if (diag_ok(st->d) && cpu_failed(&s->l))
         *replay = 1;
@@ -97,12 +95,12 @@ acc_status cpu_scan_finish(cpu_scan *s, interp *st, const ir_node *n,
 /* Few long rows, f regroupable: per row, each block reduced (in
  * parallel), the block totals scanned in order, each block scanned from
  * its running value (in parallel). */
-static int scan_by_blocks(pool *pl, cpu_launch *l, const acc_type *elem,
-                          int64_t rows)
+static void scan_by_blocks(pool *pl, cpu_launch *l, const acc_type *elem,
+                           int64_t rows, diag *d, const char *op)
 {
     int64_t n = cpu_split_row(pl, l);
     void *parts[ACC_MAX_COMPONENTS] = {0};
-    int ok = cpu_alloc_parts(l, elem, n, parts);
+    int ok = cpu_alloc_parts(l, elem, n, parts, d, op) == ACC_OK;
     cpu_finish_fn finish;
     memcpy(&finish, &l->entry->finish, sizeof finish);
     for (int64_t row = 0; ok && row < rows && !cpu_failed(l); row++) {
@@ -114,7 +112,6 @@ static int scan_by_blocks(pool *pl, cpu_launch *l, const acc_type *elem,
             pool_for(pl, n, 1, cpu_task_block, l);
     }
     cpu_free_parts(elem, parts);
-    return ok;
 }
 
 acc_status cpu_drive_scan(pool *pl, const cpu_node *kn, interp *st,
@@ -129,22 +126,23 @@ acc_status cpu_drive_scan(pool *pl, const cpu_node *kn, interp *st,
     if (r != ACC_OK || *replay)
         return r;
     int64_t inner = src.inner, rows = src.rows;
-    int oom = 0;
     if (form == IR_SCAN_FULL && inner == INT64_MAX)
         /* n + 1 outputs per row: the interpreter refuses them */
-        return host_answer(-1, st->d, replay);
+        return host_replay(replay);
     if (cpu_scan_begin(&s, st, kn, n, &src, inner + (form == IR_SCAN_FULL),
                        1, 0, replay) == ACC_OK && !*replay && rows > 0) {
         cpu_launch *l = &s.l;
         if (kn->k.reassociable && rows < 2 * pool_threads(pl) &&
             inner >= 32768 && l->entry->part && l->entry->finish &&
             l->entry->block) {
-            oom = !scan_by_blocks(pl, l, xs->type->elem, rows);
+            /* out of memory is recorded on st->d: cpu_scan_finish sees it */
+            scan_by_blocks(pl, l, xs->type->elem, rows, st->d,
+                           scan_op(&s, n));
         } else {
             int64_t least = 65536 / (inner > 0 ? inner : 1);
             pool_for(pl, rows, cpu_grain(pl, rows, least > 0 ? least : 1),
                      cpu_task_run, l);
         }
     }
-    return cpu_scan_finish(&s, st, n, oom, out, replay);
+    return cpu_scan_finish(&s, st, out, replay);
 }

@@ -48,14 +48,14 @@ acc_status cpu_drive_scan_seg(pool *pl, const cpu_node *kn, interp *st,
     if (off[k] > INT64_MAX - (full ? k : 0) ||
         (src.rows > 0 && k >= INT64_MAX / src.rows)) {
         pool_scratch_done(pl, off);
-        return host_answer(-1, st->d, replay);
+        return host_replay(replay);
     }
     if (cpu_scan_begin(&s, st, kn, n, &src, off[k] + (full ? k : 0), k, 1,
                        replay) == ACC_OK && !*replay) {
         cpu_bind_segments(&s.l, kn->k.n_arrays, off, k);
         scan_pairs(pl, &s.l, xs, off, k, src.rows);
     }
-    acc_status status = cpu_scan_finish(&s, st, n, 0, out, replay);
+    acc_status status = cpu_scan_finish(&s, st, out, replay);
     pool_scratch_done(pl, off);
     return status;
 }

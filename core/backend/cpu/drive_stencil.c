@@ -15,25 +15,25 @@
 #include <string.h>
 
 /* Array i's description (extents; data when manifest) and boundary
- * constant.  1; 0 after an error; -1 for a negative extent (the
+ * constant: the run diag's status; *replay set for a negative extent (the
  * interpreter reports it). */
-static int bind_side(interp *st, const ir_node *n, int i, uint32_t *barg_at,
-                     cpu_karray *side, ir_value *constant)
+static acc_status bind_side(interp *st, const ir_node *n, int i,
+                            uint32_t *barg_at, cpu_karray *side,
+                            ir_value *constant, int *replay)
 {
     const ir_node *xs = n->args[1 + i];
-    int replay = 0;
     acc_status s = host_stencil_side(st, n, i, barg_at, side->ext, constant,
-                                     &replay);
-    if (s != ACC_OK || replay)
-        return s != ACC_OK ? 0 : -1; /* its caller's 1/0/-1 (host_answer) */
+                                     replay);
+    if (s != ACC_OK || *replay)
+        return s;
     side->size = rt_shape_size(xs->type->rank, side->ext);
     if (xs->op != IR_GENERATE) {
         const rt_array *a = interp_array_of(st, xs); /* evaluated above */
         if (!a)
-            return 0;
+            return host_recorded(st->d);
         memcpy(side->data, a->data, sizeof side->data);
     }
-    return 1;
+    return ACC_OK;
 }
 
 /* About 8 chunks per thread, of whole rows when rows are short. */
@@ -57,10 +57,10 @@ acc_status cpu_drive_stencil(pool *pl, const cpu_node *kn, interp *st,
     memset(side, 0, sizeof side);
     memset(constant, 0, sizeof constant);
     for (int i = 0; i < m; i++) {
-        int ok = bind_side(st, n, i, &barg_at, &side[i],
-                           constant + i * ACC_MAX_COMPONENTS);
-        if (ok <= 0)
-            return host_answer(ok, st->d, replay);
+        acc_status s = bind_side(st, n, i, &barg_at, &side[i],
+                                 constant + i * ACC_MAX_COMPONENTS, replay);
+        if (s != ACC_OK || *replay)
+            return s;
     }
     for (int32_t d = 0; d < r; d++)
         ext[d] = m == 2 && side[1].ext[d] < side[0].ext[d] ? side[1].ext[d]
@@ -95,8 +95,8 @@ acc_status cpu_drive_stencil(pool *pl, const cpu_node *kn, interp *st,
     cpu_unbind(&l);
     if (a && cpu_failed(&l)) {
         rt_release(a);
-        return host_answer(-1, st->d, replay);
+        return host_replay(replay);
     }
     *out = a;
-    return host_answer(a != NULL, st->d, replay);
+    return a ? ACC_OK : host_recorded(st->d);
 }

@@ -309,11 +309,16 @@ acc_status host_source_eval(interp *st, pool *pl, const ir_node *c,
     return s;
 }
 
-acc_status host_answer(int r, diag *d, int *replay)
+acc_status host_replay(int *replay)
 {
-    *replay = r < 0;
-    if (r == 0 && diag_ok(d))
+    *replay = 1;
+    return ACC_OK;
+}
+
+acc_status host_recorded(diag *d)
+{
+    if (diag_ok(d))
         diag_fail(d, ACC_ERR_INTERNAL, "a compiled step failed without "
                   "recording an error");
-    return r < 0 ? ACC_OK : d->status;
+    return d->status;
 }

@@ -79,15 +79,15 @@ acc_status host_segments(interp *st, pool *pl, const ir_node *seg,
                          int offsets, int64_t inner, const char *op,
                          int64_t **off, int64_t *k, int *replay);
 
-/* ---- the 1/0/-1 bridge of the CPU drivers' own helpers ------------------- */
+/* ---- a driver's answer ------------------------------------------------- */
 
-/* A CPU driver's answer from r, a 1/0/-1 result of its own helpers
- * (core/backend/cpu: the drivers' static functions and the ends of
- * drivers that still count 1/0/-1): ACC_OK (r 1); ACC_OK with *replay set (r -1: the
- * interpreter runs the step, nothing recorded); else the status recorded
- * on d (r 0; ACC_ERR_INTERNAL recorded when nothing was, so no failure
- * passes as a success).  *replay is set either way.  Host evaluation
- * itself no longer answers this way. */
-acc_status host_answer(int r, diag *d, int *replay);
+/* The step goes back to the interpreter, which runs it or names its error
+ * (a kernel's runtime error, a negative size): ACC_OK with *replay set.
+ * An outcome, not an error: nothing is recorded. */
+acc_status host_replay(int *replay);
+/* The status recorded on d by a failed call (a NULL result of
+ * interp_result or rt_alloc): ACC_ERR_INTERNAL is recorded when nothing
+ * was, so that no failure passes as a success. */
+acc_status host_recorded(diag *d);
 
 #endif
