@@ -37,7 +37,7 @@ static void release_output(acc_array *a)
     cuda_backend *be = a->release_state;
     diag ignored;
     diag_clear(&ignored);
-    int entered = cuda_enter(be, &ignored);
+    int entered = cuda_enter(be, &ignored) == ACC_OK;
     for (size_t i = 0; i < acc_type_leaf_count(a->type); i++) {
         size_t bytes = (size_t)acc_array_size(a) *
                        acc_scalar_size(acc_type_leaf(a->type, i));
@@ -62,7 +62,8 @@ static int to_library(cuda_run *run, acc_array *out, rt_array *r, diag *d)
         size_t bytes = rt_leaf_bytes(r, i);
         cu_deviceptr p = steal ? r->dev[i] : 0;
         if (!steal && bytes &&
-            !cuda_run_alloc(run, bytes, &p, "acc_run: an output", d)) {
+            cuda_run_alloc(run, bytes, &p, "acc_run: an output", d) !=
+                ACC_OK) {
             for (size_t k = 0; k < i; k++)
                 cuda_run_free(run, (cu_deviceptr)(uintptr_t)fresh.data[k],
                               rt_leaf_bytes(r, k));

@@ -26,13 +26,14 @@ acc_status cuda_expansion_alloc(cuda_run *run, int64_t n, cuda_expansion *x,
     memset(x, 0, sizeof *x);
     x->n = n;
     x->parts = cg_cuda_expand_parts(n);
-    int ok = cuda_run_alloc(run, (size_t)(n + 1) * sizeof(int64_t), &x->off,
-                            "expand: offsets", d) &&
-             cuda_run_alloc(run, (size_t)(2 * x->parts + 2) * sizeof(int64_t),
-                            &x->sums, "expand: partial sums", d);
+    acc_status s = cuda_run_alloc(run, (size_t)(n + 1) * sizeof(int64_t),
+                                  &x->off, "expand: offsets", d);
+    if (s == ACC_OK)
+        s = cuda_run_alloc(run, (size_t)(2 * x->parts + 2) * sizeof(int64_t),
+                           &x->sums, "expand: partial sums", d);
     scratch[0] = x->off;
     scratch[1] = x->sums;
-    return ok ? ACC_OK : cuda_failure(d);
+    return s;
 }
 
 void cuda_expansion_free(cuda_run *run, cuda_expansion *x)
