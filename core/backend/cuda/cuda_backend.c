@@ -26,22 +26,13 @@ acc_status cuda_fail(const cuda_backend *be, diag *d, cu_result r,
                      "%s: %s", what, err);
 }
 
-acc_status cuda_failure(diag *d)
-{
-    if (diag_ok(d))
-        diag_fail(d, ACC_ERR_INTERNAL, "a CUDA step failed without "
-                  "recording an error");
-    return d->status;
-}
-
-int cuda_enter(cuda_backend *be, diag *d)
+acc_status cuda_enter(cuda_backend *be, diag *d)
 {
     cu_result r = be->drv.cuCtxPushCurrent(be->ctx);
     if (r == CU_SUCCESS)
-        return 1;
-    cuda_fail(be, d, r, "cuCtxPushCurrent of CUDA device %d's primary "
-              "context", be->dev.ordinal);
-    return 0;
+        return ACC_OK;
+    return cuda_fail(be, d, r, "cuCtxPushCurrent of CUDA device %d's "
+                     "primary context", be->dev.ordinal);
 }
 
 void cuda_leave(cuda_backend *be)
@@ -114,7 +105,7 @@ static void destroy(cuda_backend *be)
     diag_clear(&ignored);
     /* without a current context these calls fail harmlessly; the host
      * memory is freed either way */
-    int entered = cuda_enter(be, &ignored);
+    int entered = cuda_enter(be, &ignored) == ACC_OK;
     for (size_t i = 0; i < be->n_streams; i++)
         be->drv.cuStreamDestroy(be->streams[i]);
     cuda_modules_unload(be);
@@ -144,7 +135,7 @@ void cuda_backend_close(cuda_backend *be)
     diag_clear(&ignored);
     if (!be)
         return;
-    if (cuda_enter(be, &ignored)) {
+    if (cuda_enter(be, &ignored) == ACC_OK) {
         cuda_pool_close(be->pool);
         cuda_leave(be);
     }

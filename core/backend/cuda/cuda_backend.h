@@ -121,8 +121,9 @@ cuda_run *cuda_run_begin(cuda_program *cp, run_env *env);
 acc_status cuda_run_step(cuda_run *run, const sched_step *s, int *replay);
 /* Delivers result r into output descriptor `out` in device memory: the
  * caller's buffers (when not written directly), or new library-owned
- * device buffers.  0 after recording an error. */
-int cuda_deliver_device(cuda_run *run, acc_array *out, rt_array *r, diag *d);
+ * device buffers.  ACC_OK, or the status recorded on d. */
+acc_status cuda_deliver_device(cuda_run *run, acc_array *out, rt_array *r,
+                               diag *d);
 /* Ends the run (every array of the run must be released): a synchronous
  * run waits for its stream; an asynchronous one leaves its work queued.
  * Returns d's status after recording a driver error there. */

@@ -8,8 +8,8 @@
 
 /* r's leaves into the device buffers dst[] (nothing for a leaf already
  * there: a step wrote the caller's buffer directly). */
-static int copy_to_device(cuda_run *run, void *const *dst, const rt_array *r,
-                          diag *d)
+static acc_status copy_to_device(cuda_run *run, void *const *dst,
+                                 const rt_array *r, diag *d)
 {
     const cuda_driver *drv = &run->be->drv;
     for (size_t i = 0; i < r->elem->n_leaves; i++) {
@@ -22,13 +22,11 @@ static int copy_to_device(cuda_run *run, void *const *dst, const rt_array *r,
             res = drv->cuMemcpyDtoDAsync(to, r->dev[i], bytes, run->stream);
         else
             res = drv->cuMemcpyHtoDAsync(to, r->data[i], bytes, run->stream);
-        if (res != CU_SUCCESS) {
-            cuda_fail(run->be, d, res, "acc_run: copying an output to device "
-                      "memory");
-            return 0;
-        }
+        if (res != CU_SUCCESS)
+            return cuda_fail(run->be, d, res, "acc_run: copying an output to "
+                             "device memory");
     }
-    return 1;
+    return ACC_OK;
 }
 
 /* acc_array.release of a library-owned device output. */
@@ -37,7 +35,7 @@ static void release_output(acc_array *a)
     cuda_backend *be = a->release_state;
     diag ignored;
     diag_clear(&ignored);
-    int entered = cuda_enter(be, &ignored);
+    int entered = cuda_enter(be, &ignored) == ACC_OK;
     for (size_t i = 0; i < acc_type_leaf_count(a->type); i++) {
         size_t bytes = (size_t)acc_array_size(a) *
                        acc_scalar_size(acc_type_leaf(a->type, i));
@@ -51,8 +49,10 @@ static void release_output(acc_array *a)
 }
 
 /* New device buffers for r (its own when nothing else holds them). */
-static int to_library(cuda_run *run, acc_array *out, rt_array *r, diag *d)
+static acc_status to_library(cuda_run *run, acc_array *out, rt_array *r,
+                             diag *d)
 {
+    acc_status s = ACC_OK;
     acc_array fresh;
     acc_array_init(&fresh, r->elem, r->rank, r->extents);
     fresh.memory = ACC_MEMORY_CUDA_DEVICE;
@@ -62,31 +62,32 @@ static int to_library(cuda_run *run, acc_array *out, rt_array *r, diag *d)
         size_t bytes = rt_leaf_bytes(r, i);
         cu_deviceptr p = steal ? r->dev[i] : 0;
         if (!steal && bytes &&
-            !cuda_run_alloc(run, bytes, &p, "acc_run: an output", d)) {
+            (s = cuda_run_alloc(run, bytes, &p, "acc_run: an output", d)) !=
+                ACC_OK) {
             for (size_t k = 0; k < i; k++)
                 cuda_run_free(run, (cu_deviceptr)(uintptr_t)fresh.data[k],
                               rt_leaf_bytes(r, k));
-            return 0;
+            return s;
         }
         fresh.data[i] = (void *)(uintptr_t)p;
     }
     if (steal)
         r->owns_dev = 0;
-    else if (!copy_to_device(run, fresh.data, r, d)) {
+    else if ((s = copy_to_device(run, fresh.data, r, d)) != ACC_OK) {
         for (size_t k = 0; k < r->elem->n_leaves; k++)
             cuda_run_free(run, (cu_deviceptr)(uintptr_t)fresh.data[k],
                           rt_leaf_bytes(r, k));
-        return 0;
+        return s;
     }
     fresh.ownership = ACC_OWNERSHIP_LIBRARY;
     fresh.release = release_output;
     fresh.release_state = run->be;
     cuda_backend_retain(run->be);
     *out = fresh;
-    return 1;
+    return ACC_OK;
 }
 
-int cuda_deliver_device(cuda_run *run, acc_array *out, rt_array *r, diag *d)
+acc_status cuda_deliver_device(cuda_run *run, acc_array *out, rt_array *r, diag *d)
 {
     if (out->data[0])
         return copy_to_device(run, out->data, r, d);

@@ -10,7 +10,7 @@
 
 static int foreign_buffers(void *state, rt_array *r, void **data, diag *d)
 {
-    if (!cuda_device_of(state, r, d))
+    if (cuda_device_of(state, r, d) != ACC_OK)
         return 0;
     for (size_t i = 0; i < r->elem->n_leaves; i++)
         data[i] = (void *)(uintptr_t)r->dev[i];
@@ -28,7 +28,8 @@ static void *foreign_scratch(void *state, size_t bytes)
     cu_deviceptr p = 0;
     diag ignored;
     diag_clear(&ignored);
-    if (!cuda_run_alloc(state, bytes, &p, "foreign workspace", &ignored))
+    if (cuda_run_alloc(state, bytes, &p, "foreign workspace", &ignored) !=
+        ACC_OK)
         return NULL;
     return (void *)(uintptr_t)p;
 }

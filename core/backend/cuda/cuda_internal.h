@@ -41,9 +41,10 @@ struct cuda_backend {
     uint64_t module_clock; /* counts releases: the LRU order */
 };
 
-/* Makes the backend's context current on this thread (push); 0 after
- * recording an error.  cuda_leave pops it. */
-int cuda_enter(cuda_backend *be, diag *d);
+/* Makes the backend's context current on this thread (push); ACC_OK, or
+ * the driver's error recorded on d (its status).  cuda_leave pops it
+ * (after ACC_OK only). */
+acc_status cuda_enter(cuda_backend *be, diag *d);
 void cuda_leave(cuda_backend *be);
 /* Records a driver error: ACC_ERR_OUT_OF_DEVICE_MEMORY for
  * CUDA_ERROR_OUT_OF_MEMORY, else ACC_ERR_DEVICE; the message is what
@@ -51,11 +52,6 @@ void cuda_leave(cuda_backend *be);
 acc_status cuda_fail(const cuda_backend *be, diag *d, cu_result r,
                      const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-/* d's status after a helper that records its errors reported a failure
- * (cuda_run_alloc, cuda_sync, cuda_device_of, cuda_result):
- * ACC_ERR_INTERNAL recorded when nothing was, so no failure can pass as
- * a success. */
-acc_status cuda_failure(diag *d);
 void cuda_backend_retain(cuda_backend *be);
 void cuda_backend_release(cuda_backend *be);
 
@@ -195,21 +191,24 @@ reg_memory cuda_foreign_memory(cuda_run *run);
 
 /* Device memory for the run (its own freed blocks first, then the pool;
  * on CUDA_ERROR_OUT_OF_MEMORY it waits for the stream, gives its freed
- * blocks to the pool, and tries again).  0 after recording
- * ACC_ERR_OUT_OF_DEVICE_MEMORY naming `what`. */
-int cuda_run_alloc(cuda_run *run, size_t bytes, cu_deviceptr *out,
-                   const char *what, diag *d);
+ * blocks to the pool, and tries again).  ACC_OK, or the status of the
+ * error recorded on d (ACC_ERR_OUT_OF_DEVICE_MEMORY naming `what`, or
+ * the driver's). */
+acc_status cuda_run_alloc(cuda_run *run, size_t bytes, cu_deviceptr *out,
+                          const char *what, diag *d);
 void cuda_run_free(cuda_run *run, cu_deviceptr ptr, size_t bytes);
-/* Makes a valid on the device (uploading a host array once). */
-int cuda_device_of(cuda_run *run, rt_array *a, diag *d);
+/* Makes a valid on the device (uploading a host array once); ACC_OK, or
+ * the status of the error recorded on d (allocation, upload). */
+acc_status cuda_device_of(cuda_run *run, rt_array *a, diag *d);
 /* A new device array of node n's result: the caller's output buffers when
  * the run's destinations offer them for n (exec_dests_take), else run
  * memory.  `op` names it in messages. */
 rt_array *cuda_result(cuda_run *run, const ir_node *n, const acc_type *elem,
                       int32_t rank, const int64_t *ext, const char *op,
                       diag *d);
-/* Waits for the run's stream; 0 after recording the driver's error. */
-int cuda_sync(cuda_run *run, diag *d);
+/* Waits for the run's stream; ACC_OK, or the driver's error recorded on
+ * d (its status). */
+acc_status cuda_sync(cuda_run *run, diag *d);
 
 /* ---- launches (cuda_launch.c) --------------------------------------------- */
 

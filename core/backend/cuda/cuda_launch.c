@@ -6,6 +6,7 @@
  * multi-pass kernels, and block and grid sizes.
  */
 #include "core/backend/cuda/cuda_internal.h"
+#include "core/backend/host/host_eval.h"
 #include "core/base/mem.h"
 
 #include <stddef.h>
@@ -57,8 +58,10 @@ static acc_status bind(cuda_run *run, const cg_kernel *k, interp *st,
     }
     for (size_t i = 0; i < k->n_arrays; i++) {
         rt_array *a = interp_array_raw(st, k->arrays[i]);
-        if (!a || !cuda_device_of(run, a, st->d))
-            return cuda_failure(st->d);
+        if (!a)
+            return host_recorded(st->d);
+        if (cuda_device_of(run, a, st->d))
+            return st->d->status;
         cuda_karray ka;
         memset(&ka, 0, sizeof ka);
         memcpy(ka.data, a->dev, sizeof ka.data);
@@ -128,9 +131,9 @@ acc_status cuda_launch_upload(cuda_run *run, cuda_launch *l,
     if (seed)
         memcpy(l->host + l->at_seed, seed, l->acc_leaves * sizeof *seed);
     memcpy(l->host + l->at_err, &armed, sizeof armed);
-    if (!cuda_run_alloc(run, l->block_bytes, &l->block, "a kernel's "
-                        "arguments", d))
-        return cuda_failure(d);
+    if (cuda_run_alloc(run, l->block_bytes, &l->block, "a kernel's "
+                       "arguments", d))
+        return d->status;
     if (l->at_seg)
         put_u64(l->host + l->n_arrays * sizeof(cuda_karray) +
                     offsetof(cuda_karray, data),
@@ -157,7 +160,7 @@ acc_status cuda_launch_run(cuda_run *run, cuda_launch *l, const cuda_fn *fn,
         char where[96];
         snprintf(where, sizeof where, "the launch of %s", fn->name);
         stop_fail(run->stop, d, where);
-        return cuda_failure(d);
+        return host_recorded(d);
     }
     void *params[2] = {&l->A, extra};
     cu_result r = run->be->drv.cuLaunchKernel(fn->f, grid_x, grid_y, 1, block,
@@ -196,8 +199,8 @@ acc_status cuda_launch_read(cuda_run *run, cuda_launch *l, void *dst,
     if (r != CU_SUCCESS)
         return cuda_fail(run->be, d, r, "reading a kernel's error slot "
                          "(cuMemcpyDtoHAsync)");
-    if (!cuda_sync(run, d))
-        return cuda_failure(d);
+    if (cuda_sync(run, d))
+        return d->status;
     if (e.code != 0)
         *replay = 1;
     return ACC_OK;
@@ -242,11 +245,11 @@ acc_status cuda_parts_alloc(cuda_run *run, const acc_type *acc, size_t n,
 {
     memset(p, 0, sizeof *p);
     p->n = n;
-    int ok = cuda_run_alloc(run, n * sizeof(int), &p->has, what, d);
-    for (size_t i = 0; ok && i < acc->n_leaves; i++)
-        ok = cuda_run_alloc(run, n * acc_scalar_size(acc->leaves[i]),
-                            &p->leaf[i], what, d);
-    return ok ? ACC_OK : cuda_failure(d);
+    acc_status s = cuda_run_alloc(run, n * sizeof(int), &p->has, what, d);
+    for (size_t i = 0; s == ACC_OK && i < acc->n_leaves; i++)
+        s = cuda_run_alloc(run, n * acc_scalar_size(acc->leaves[i]),
+                           &p->leaf[i], what, d);
+    return s;
 }
 
 void cuda_parts_free(cuda_run *run, const acc_type *acc, cuda_parts *p)

@@ -54,21 +54,20 @@ void cuda_blocks_to_pool(cuda_pool *pool, cuda_blocks *b)
 
 /* ---- device memory of a run ------------------------------------------------------- */
 
-int cuda_sync(cuda_run *run, diag *d)
+acc_status cuda_sync(cuda_run *run, diag *d)
 {
     cu_result r = run->be->drv.cuStreamSynchronize(run->stream);
     if (r == CU_SUCCESS)
-        return 1;
-    cuda_fail(run->be, d, r, "waiting for the CUDA stream "
-              "(cuStreamSynchronize)");
-    return 0;
+        return ACC_OK;
+    return cuda_fail(run->be, d, r, "waiting for the CUDA stream "
+                     "(cuStreamSynchronize)");
 }
 
-int cuda_run_alloc(cuda_run *run, size_t bytes, cu_deviceptr *out,
-                   const char *what, diag *d)
+acc_status cuda_run_alloc(cuda_run *run, size_t bytes, cu_deviceptr *out,
+                          const char *what, diag *d)
 {
     if (cuda_blocks_take(&run->freed, bytes, out))
-        return 1;
+        return ACC_OK;
     cu_result r = cuda_pool_alloc(run->be->pool, bytes, out);
     if (r == CU_ERR_OUT_OF_MEMORY && run->freed.n > 0 &&
         run->be->drv.cuStreamSynchronize(run->stream) == CU_SUCCESS) {
@@ -77,10 +76,10 @@ int cuda_run_alloc(cuda_run *run, size_t bytes, cu_deviceptr *out,
         r = cuda_pool_alloc(run->be->pool, bytes, out);
     }
     if (r == CU_SUCCESS)
-        return 1;
-    cuda_fail(run->be, d, r, "%s: cannot allocate %zu bytes on CUDA device "
-              "%d (cuMemAlloc)", what, bytes, run->be->dev.ordinal);
-    return 0;
+        return ACC_OK;
+    return cuda_fail(run->be, d, r, "%s: cannot allocate %zu bytes on CUDA "
+                     "device %d (cuMemAlloc)", what, bytes,
+                     run->be->dev.ordinal);
 }
 
 void cuda_run_free(cuda_run *run, cu_deviceptr ptr, size_t bytes)
@@ -112,7 +111,7 @@ static int download(const rt_array *a, void *const *dst, diag *d)
             return 0;
         }
     }
-    return cuda_sync(run, d);
+    return cuda_sync(run, d) == ACC_OK; /* rt_device_ops answers 1/0 */
 }
 
 static void release(rt_array *a)
@@ -123,11 +122,11 @@ static void release(rt_array *a)
 
 const rt_device_ops cuda_residency = {download, release};
 
-int cuda_device_of(cuda_run *run, rt_array *a, diag *d)
+acc_status cuda_device_of(cuda_run *run, rt_array *a, diag *d)
 {
     char sh[160];
     if (a->valid & RT_ON_DEVICE)
-        return 1;
+        return ACC_OK;
     a->dev_ops = &cuda_residency;
     a->dev_state = run;
     a->owns_dev = 1; /* what is allocated below is freed with a */
@@ -136,20 +135,19 @@ int cuda_device_of(cuda_run *run, rt_array *a, diag *d)
         cu_deviceptr p = 0;
         if (!bytes)
             continue;
-        if (!cuda_run_alloc(run, bytes, &p, "uploading an input", d))
-            return 0;
+        if (cuda_run_alloc(run, bytes, &p, "uploading an input", d))
+            return d->status;
         a->dev[i] = p;
         cu_result r = run->be->drv.cuMemcpyHtoDAsync(p, a->data[i], bytes,
                                                      run->stream);
-        if (r != CU_SUCCESS) {
-            cuda_fail(run->be, d, r, "uploading an array of shape %s "
-                      "(cuMemcpyHtoDAsync)",
-                      rt_format_shape(a->rank, a->extents, sh, sizeof sh));
-            return 0;
-        }
+        if (r != CU_SUCCESS)
+            return cuda_fail(run->be, d, r, "uploading an array of shape %s "
+                             "(cuMemcpyHtoDAsync)",
+                             rt_format_shape(a->rank, a->extents, sh,
+                                             sizeof sh));
     }
     a->valid |= RT_ON_DEVICE;
-    return 1;
+    return ACC_OK;
 }
 
 rt_array *cuda_result(cuda_run *run, const ir_node *n, const acc_type *elem,
@@ -172,7 +170,7 @@ rt_array *cuda_result(cuda_run *run, const ir_node *n, const acc_type *elem,
     for (size_t i = 0; i < elem->n_leaves; i++) {
         size_t bytes = rt_leaf_bytes(a, i);
         cu_deviceptr p = 0;
-        if (bytes && !cuda_run_alloc(run, bytes, &p, op, d)) {
+        if (bytes && cuda_run_alloc(run, bytes, &p, op, d) != ACC_OK) {
             rt_release(a);
             return NULL;
         }

@@ -73,8 +73,7 @@ static acc_status ops_end(backend_run *r)
 static acc_status ops_deliver(backend_run *r, acc_array *out, rt_array *a)
 {
     cuda_run *run = (cuda_run *)r;
-    cuda_deliver_device(run, out, a, run->env->d);
-    return run->env->d->status;
+    return cuda_deliver_device(run, out, a, run->env->d);
 }
 
 static void *ops_queue_create(backend *be, void *stream, int async)

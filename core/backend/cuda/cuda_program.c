@@ -184,7 +184,7 @@ acc_status cuda_program_build(cuda_backend *be, const ir_program *ir,
     if (!cp)
         return diag_oom(d, "acc_compile");
     cp->be = be;
-    if (!cuda_enter(be, d)) {
+    if (cuda_enter(be, d)) {
         cuda_program_free(cp);
         return d->status;
     }

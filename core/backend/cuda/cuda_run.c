@@ -88,7 +88,7 @@ cuda_run *cuda_run_begin(cuda_program *cp, run_env *env)
     }
     run->cp = cp;
     run->be = cp->be;
-    if (!cuda_enter(run->be, d)) {
+    if (cuda_enter(run->be, d)) {
         run_free(run);
         return NULL;
     }
@@ -158,7 +158,7 @@ cuda_queue *cuda_queue_create(cuda_backend *be, void *stream, int async)
 
 acc_status cuda_queue_wait(cuda_queue *q, diag *d)
 {
-    if (!cuda_enter(q->be, d))
+    if (cuda_enter(q->be, d))
         return d->status;
     cu_result r = q->be->drv.cuStreamSynchronize(q->stream);
     if (r != CU_SUCCESS)

@@ -65,7 +65,7 @@ acc_status cuda_user_load(cuda_backend *be, const char *source,
     if (!f)
         return diag_oom(d, "the user kernel");
     snprintf(f->entry, sizeof f->entry, "%s", entry);
-    if (!cuda_enter(be, d)) {
+    if (cuda_enter(be, d)) {
         free(f);
         return d->status;
     }

@@ -26,13 +26,14 @@ acc_status cuda_expansion_alloc(cuda_run *run, int64_t n, cuda_expansion *x,
     memset(x, 0, sizeof *x);
     x->n = n;
     x->parts = cg_cuda_expand_parts(n);
-    int ok = cuda_run_alloc(run, (size_t)(n + 1) * sizeof(int64_t), &x->off,
-                            "expand: offsets", d) &&
-             cuda_run_alloc(run, (size_t)(2 * x->parts + 2) * sizeof(int64_t),
-                            &x->sums, "expand: partial sums", d);
+    acc_status s = cuda_run_alloc(run, (size_t)(n + 1) * sizeof(int64_t),
+                                  &x->off, "expand: offsets", d);
+    if (s == ACC_OK)
+        s = cuda_run_alloc(run, (size_t)(2 * x->parts + 2) * sizeof(int64_t),
+                           &x->sums, "expand: partial sums", d);
     scratch[0] = x->off;
     scratch[1] = x->sums;
-    return ok ? ACC_OK : cuda_failure(d);
+    return s;
 }
 
 void cuda_expansion_free(cuda_run *run, cuda_expansion *x)
@@ -87,7 +88,7 @@ static acc_status expand(cuda_run *run, const cuda_node *kn, cuda_launch *l,
         return d->status;
     *out = cuda_result(run, n, n->type->elem, 1, &x->total, "expand", d);
     if (!*out)
-        return cuda_failure(d);
+        return host_recorded(d);
     if (cuda_launch_retarget(run, l, *out, NULL, d) ||
         cuda_expansion_values(run, l, kn->fn, x, d))
         return d->status;
@@ -125,7 +126,7 @@ acc_status cuda_drive_expand(cuda_run *run, const cuda_node *kn, interp *st,
     if (ext[0] == 0) { /* no source elements: nothing to launch */
         if (!(a = cuda_result(run, n, n->type->elem, 1, &none, "expand",
                               st->d)))
-            s = cuda_failure(st->d);
+            s = host_recorded(st->d);
     } else if ((s = start(run, kn, st, n, ext, &l, &x)) == ACC_OK)
         s = expand(run, kn, &l, n, &x, &a, replay, st->d);
     cuda_expansion_free(run, &x);

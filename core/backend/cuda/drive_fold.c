@@ -108,7 +108,7 @@ acc_status cuda_drive_fold(cuda_run *run, const cuda_node *kn, interp *st,
     if (s == ACC_OK &&
         !(a = cuda_result(run, n, n->type->elem, r - 1, ext,
                           ir_op_name(n->op), st->d)))
-        s = cuda_failure(st->d);
+        s = host_recorded(st->d);
     fold_step fs = {run, kn, &l, xs->type->elem, a,
                     src.seeded ? src.seed : NULL};
     if (a && a->size > 0)

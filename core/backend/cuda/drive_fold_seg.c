@@ -90,7 +90,7 @@ acc_status cuda_drive_fold_seg(cuda_run *run, const cuda_node *kn, interp *st,
                         ? ir_fold_seg_name(fold) : ir_op_name(n->op), st->d);
         ext[r - 1] = inner;
         if (!a)
-            s = cuda_failure(st->d);
+            s = host_recorded(st->d);
     }
     memcpy(l.A.src_ext, ext, sizeof l.A.src_ext);
     l.A.inner = inner;

@@ -46,7 +46,7 @@ acc_status cuda_drive_generate(cuda_run *run, const cuda_node *kn, interp *st,
     if (s == ACC_OK && !*replay &&
         !(a = cuda_result(run, n, elem, n->type->rank, ext,
                           ir_op_name(n->op), st->d)))
-        s = cuda_failure(st->d);
+        s = host_recorded(st->d);
     if (a && a->size > 0)
         s = launch(run, kn, &l, a, replay, st->d);
     cuda_launch_free(run, &l);

@@ -65,7 +65,7 @@ static acc_status start(permute_step *s, interp *st, const ir_node *n,
     if (!(s->a = cuda_result(s->run, n == s->pm ? n : NULL, elem,
                              s->pm->type->rank, ext, ir_op_name(s->pm->op),
                              st->d)))
-        return cuda_failure(st->d);
+        return host_recorded(st->d);
     if ((expanded && s->count > 0 &&
          cuda_expansion_alloc(s->run, s->count, &s->x, scratch, st->d)) ||
         cuda_launch_upload(s->run, &s->l, s->a, NULL, slots ? scratch : NULL,
@@ -123,7 +123,7 @@ static acc_status map_after(permute_step *s, const ir_node *n, diag *d)
     rt_array *m = cuda_result(s->run, n, n->type->elem, s->a->rank,
                               s->a->extents, ir_op_name(n->op), d);
     acc_status r = m ? cuda_launch_retarget(s->run, &s->l, m, leaves, d)
-                     : cuda_failure(d);
+                     : host_recorded(d);
     if (r == ACC_OK && m->size > 0)
         r = cuda_launch_threads(s->run, &s->l, &s->kn->fn[MAP], m->size, NULL,
                                 d);

@@ -61,14 +61,14 @@ static acc_status scan_results(cuda_scan *s, interp *st, const ir_node *n,
     s->a = cuda_result(s->run, n, t0->elem, r, oext, scan_op(s->scan, n),
                        st->d);
     if (!s->a || !primed)
-        return s->a ? ACC_OK : cuda_failure(st->d);
+        return s->a ? ACC_OK : host_recorded(st->d);
     const acc_type *t1 = n->type->array_leaves[1];
     oext[r - 1] = k;
     s->t = cuda_result(s->run, n, t1->elem, t1->rank, oext,
                        scan_op(s->scan, n), st->d);
     for (size_t i = 0; s->t && i < t1->elem->n_leaves; i++)
         cuda_launch_set_out(&s->l, t0->elem->n_leaves + i, s->t->dev[i]);
-    return s->t ? ACC_OK : cuda_failure(st->d);
+    return s->t ? ACC_OK : host_recorded(st->d);
 }
 
 acc_status cuda_scan_begin(cuda_scan *s, cuda_run *run, const cuda_node *kn,

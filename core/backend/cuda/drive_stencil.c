@@ -74,8 +74,10 @@ static acc_status bind_sides(stencil_step *s, int with_data)
         const ir_node *xs = i < s->m ? s->n->args[1 + i] : NULL;
         if (with_data && xs && xs->op != IR_GENERATE) {
             rt_array *a = interp_array_raw(s->st, xs); /* evaluated */
-            if (!a || !cuda_device_of(s->run, a, s->st->d))
-                return cuda_failure(s->st->d);
+            if (!a)
+                return host_recorded(s->st->d);
+            if (cuda_device_of(s->run, a, s->st->d))
+                return s->st->d->status;
             memcpy(s->side[i].data, a->dev, sizeof s->side[i].data);
         }
         cuda_launch_array(&s->l, s->kn->k.n_arrays + (size_t)i, &s->side[i]);
@@ -170,7 +172,7 @@ acc_status cuda_drive_stencil(cuda_run *run, const cuda_node *kn, interp *st,
     if (r == ACC_OK &&
         !(a = cuda_result(run, n, n->type->elem, s.rank, s.ext,
                           ir_op_name(n->op), st->d)))
-        r = cuda_failure(st->d);
+        r = host_recorded(st->d);
     if (a)
         r = launch(&s, a, replay);
     cuda_launch_free(run, &s.l);

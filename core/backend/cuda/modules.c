@@ -261,7 +261,8 @@ void cuda_module_release(cuda_backend *be, cuda_module *m)
     pthread_mutex_lock(&be->module_lock);
     if (m->refs > 0 && --m->refs == 0) {
         m->released = ++be->module_clock;
-        if (++be->idle_modules > CACHE_IDLE_MAX && cuda_enter(be, &ignored)) {
+        if (++be->idle_modules > CACHE_IDLE_MAX &&
+            cuda_enter(be, &ignored) == ACC_OK) {
             trim(be);
             cuda_leave(be);
         }
