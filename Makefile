@@ -41,6 +41,16 @@ BUILD      ?= build
 BUILD_ASAN ?= build-asan
 CMAKE   ?= cmake
 CTEST   ?= ctest
+# Warnings are errors here and in CI; tools/gpu-check.sh turns that off on a
+# lent machine whose compiler differs (its log still lists the warnings).
+WERROR  ?= ON
+# More cmake options for configure and test-gpu (tools/gpu-check.sh: where
+# .cache/gpu-deps is, tools/gpu-deps.sh).
+CMAKE_ARGS ?=
+# The device suite runs GPU_JOBS test programs at a time, each with GPU_JOBS
+# Criterion workers: every worker holds a CUDA context (hundreds of MiB of
+# device memory), and 16 x 16 of them ran an H100 out of memory.
+GPU_JOBS ?= 4
 # The differential fuzzer: how long, and more options (tests/fuzz/diff).
 FUZZ_SECONDS ?= 600
 FUZZ_ARGS ?=
@@ -65,8 +75,8 @@ bootstrap:
 configure: bootstrap
 	$(CMAKE) -S . -B $(BUILD) -DCMAKE_C_COMPILER=$(CC) \
 	    -DCMAKE_CXX_COMPILER=$(CXX) \
-	    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACC_WERROR=ON -DACC_SANITIZE=OFF \
-	    -DACC_ALLOC_FAIL=ON
+	    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACC_WERROR=$(WERROR) -DACC_SANITIZE=OFF \
+	    -DACC_ALLOC_FAIL=ON $(CMAKE_ARGS)
 
 build: configure
 	$(CMAKE) --build $(BUILD) -j$(JOBS)
@@ -108,8 +118,8 @@ test:
 test-gpu: bootstrap
 	$(CMAKE) -S . -B $(BUILD) -DCMAKE_C_COMPILER=$(CC) \
 	    -DCMAKE_CXX_COMPILER=$(CXX) \
-	    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACC_WERROR=ON -DACC_SANITIZE=OFF \
-	    -DACC_ALLOC_FAIL=ON \
+	    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACC_WERROR=$(WERROR) -DACC_SANITIZE=OFF \
+	    -DACC_ALLOC_FAIL=ON $(CMAKE_ARGS) \
 	    -DACC_GPU_TESTS=ON
 	$(CMAKE) --build $(BUILD) -j$(JOBS)
 	$(call banner,"tests: ctest -L '^cuda$$' in $(BUILD)/ (no device needed)")
@@ -119,10 +129,15 @@ test-gpu: bootstrap
 	case "$$line" in \
 	*" yes: "*) \
 	    printf '\n==================== tests: ctest -L gpu (%s) ====================\n' "$$reason"; \
-	    if (cd $(BUILD) && $(CTEST) -L gpu --output-on-failure); then \
-	        printf '\nmake test-gpu: device suite PASSED on a GPU (%s)\n' "$$reason"; \
-	    else \
+	    (cd $(BUILD) && CRITERION_JOBS=$(GPU_JOBS) $(CTEST) -L gpu -j$(GPU_JOBS) \
+	        --output-on-failure > gpu-suite.log 2>&1); rc=$$?; \
+	    cat $(BUILD)/gpu-suite.log; \
+	    if [ $$rc -ne 0 ]; then \
 	        printf '\nmake test-gpu: device suite FAILED (%s)\n' "$$reason"; exit 1; \
+	    elif grep -q 'tests did not run' $(BUILD)/gpu-suite.log; then \
+	        printf '\nmake test-gpu: device suite FAILED: tests skipped where the CUDA backend is available (%s)\n' "$$reason"; exit 1; \
+	    else \
+	        printf '\nmake test-gpu: device suite PASSED on a GPU (%s)\n' "$$reason"; \
 	    fi ;; \
 	*) printf '\nmake test-gpu: device suite SKIPPED, nothing ran on a GPU (%s)\n' \
 	       "$${reason:-accel info gave no reason}" ;; \

@@ -31,9 +31,11 @@ static acc_backend backend_for(acc_backend asked)
 }
 
 /* Whether a CUDA context can be created, asked in a child process so that
- * the test runner, which forks the tests, never initialises the driver
- * itself.  Writes the refusal into why. */
-static int cuda_usable(char *why, size_t size)
+ * the test runner never initialises the driver itself: a process forked
+ * after its parent initialised CUDA gets CUDA_ERROR_NOT_INITIALIZED (the
+ * device suite once skipped a whole file on an H100 that way).  Writes the
+ * refusal into why. */
+int ts_cuda_usable(char *why, size_t size)
 {
     int fd[2];
     snprintf(why, size, "the availability check could not run");
@@ -69,7 +71,7 @@ ReportHook(PRE_ALL)(struct criterion_test_set *tests)
     char why[1024];
     const char *env = getenv("ACC_TEST_BACKEND");
     (void)tests;
-    if (!env || strcmp(env, "cuda") != 0 || cuda_usable(why, sizeof why))
+    if (!env || strcmp(env, "cuda") != 0 || ts_cuda_usable(why, sizeof why))
         return;
     printf("SKIPPED: nothing ran on a GPU: %s\n", why);
     fflush(stdout);

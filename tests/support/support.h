@@ -17,6 +17,11 @@
 
 /* A new context on backend `b`; fails the test (with acc_last_error) when
  * it cannot be created.  Destroy with acc_context_destroy. */
+/* Whether a context of the cuda backend can be created, asked in a child
+ * process (the runner must never initialise the CUDA driver: the tests it
+ * forks could not use it); the refusal goes into why. */
+int ts_cuda_usable(char *why, size_t size);
+
 acc_context *ts_context(acc_backend b);
 /* The same, but the context loads no plugin by itself (plugins "none"),
  * so foreign nodes use their fallbacks unless a plugin is loaded. */
