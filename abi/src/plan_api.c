@@ -1,6 +1,7 @@
 /* plan_api.c — acc_program_plan, acc_program_explain, acc_program_last_run
  * and acc_free. */
 #include "abi/src/program.h"
+#include "core/base/clock.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -69,7 +70,9 @@ acc_status acc_program_last_run(const acc_program *p, acc_run_stats *out)
     acc_program *mutable_p = (acc_program *)p;
     pthread_mutex_lock(&mutable_p->stats_lock);
     acc_run_stats r = p->last_run;
+    uint64_t ticks = p->last_ticks;
     pthread_mutex_unlock(&mutable_p->stats_lock);
+    r.seconds = ticks ? clock_ticks_seconds(ticks) : 0;
     r.struct_size = sizeof r;
     copy_versioned(out, out->struct_size, &r, sizeof r);
     return ACC_OK;

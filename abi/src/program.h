@@ -14,8 +14,9 @@ struct acc_program {
     acc_context *ctx;
     compiled c;
     error_slot error;
-    pthread_mutex_t stats_lock; /* guards last_run */
-    acc_run_stats last_run;
+    pthread_mutex_t stats_lock; /* guards last_run and last_ticks */
+    acc_run_stats last_run;     /* seconds: from last_ticks when read */
+    uint64_t last_ticks;        /* its duration (core/base/clock.h) */
 };
 
 /* An execution handle (accel.h: acc_exec).  Used by one thread at a

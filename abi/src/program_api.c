@@ -237,12 +237,13 @@ acc_status program_run(acc_program *p, acc_exec *x, size_t n_inputs,
 {
     exec_call call = {x ? x->queue : NULL, x ? &x->cancel : NULL,
                       deadline_of(p, x)};
-    acc_run_stats stats;
+    exec_stats stats;
     if (exec_run(&p->c, &call, n_inputs, inputs, n_outputs, outputs, &stats,
                  d) != ACC_OK)
         return d->status;
     pthread_mutex_lock(&p->stats_lock);
-    p->last_run = stats;
+    p->last_run = stats.run;
+    p->last_ticks = stats.ticks;
     pthread_mutex_unlock(&p->stats_lock);
     return ACC_OK;
 }

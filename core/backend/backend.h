@@ -162,6 +162,17 @@ struct backend_ops {
                        diag *d);
     acc_status (*copy)(backend_run *r, rt_array *a, acc_memory to, diag *d);
     void (*release)(backend_run *r, rt_array *a);
+
+    /* A whole run without the executor (may be NULL): 1 when the
+     * outputs hold the results of program bp on the inputs (descriptors
+     * checked; one kernel launched; *bytes: the output memory it
+     * allocated, as the run's statistics count it), 0 when the backend
+     * declines this run, recording nothing and leaving the descriptors
+     * as they were: the executor runs it (the CPU backend's direct runs,
+     * core/backend/cpu/cpu_direct.h). */
+    int (*run_direct)(backend *be, backend_program *bp, size_t n_inputs,
+                      const acc_array *inputs, size_t n_outputs,
+                      acc_array *outputs, uint64_t *bytes);
 };
 
 #endif

@@ -3,6 +3,10 @@
  */
 #include "core/backend/host_memory.h"
 
+#include "core/base/mem.h"
+
+#include <stdlib.h>
+
 rt_array *hostmem_alloc(exec_dests *dests, const ir_node *n,
                          const acc_type *elem, int32_t rank,
                          const int64_t *extents, const char *op, diag *d)
@@ -25,4 +29,28 @@ void hostmem_release(rt_array *a)
 {
     if (a)
         rt_release(a);
+}
+
+void hostmem_output_free(acc_array *a)
+{
+    for (size_t i = 0; i < ACC_MAX_COMPONENTS; i++)
+        free(a->data[i]);
+}
+
+int hostmem_output_new(acc_array *out, const acc_type *elem, int32_t rank,
+                       const int64_t *extents, int64_t size)
+{
+    acc_array fresh;
+    acc_array_init(&fresh, elem, rank, extents);
+    for (size_t k = 0; k < elem->n_leaves; k++) {
+        size_t bytes = (size_t)size * acc_scalar_size(elem->leaves[k]);
+        if (!(fresh.data[k] = mem_alloc(bytes ? bytes : 1))) {
+            hostmem_output_free(&fresh);
+            return 0;
+        }
+    }
+    fresh.ownership = ACC_OWNERSHIP_LIBRARY;
+    fresh.release = hostmem_output_free;
+    *out = fresh;
+    return 1;
 }

@@ -24,4 +24,15 @@ acc_status hostmem_copy(rt_array *a, acc_memory to, diag *d);
  * device buffers through their dev_ops. */
 void hostmem_release(rt_array *a);
 
+/* Library-owned outputs (acc_run's outputs without the caller's buffers):
+ * the descriptor *out of elem and the given extents, with new host
+ * buffers of `size` elements per leaf, ownership ACC_OWNERSHIP_LIBRARY
+ * and hostmem_output_free as its release: 1, or 0 when out of memory
+ * (nothing allocated, *out untouched). */
+int hostmem_output_new(acc_array *out, const acc_type *elem, int32_t rank,
+                       const int64_t *extents, int64_t size);
+/* The release of such a descriptor (acc_array_release calls it): frees
+ * every leaf buffer. */
+void hostmem_output_free(acc_array *a);
+
 #endif

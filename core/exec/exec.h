@@ -20,11 +20,18 @@ typedef struct exec_call {
     double deadline;
 } exec_call;
 
+/* A run's statistics as exec_run measures them: its duration in clock
+ * ticks (core/base/clock.h; run.seconds is 0), converted when read. */
+typedef struct exec_stats {
+    acc_run_stats run;
+    uint64_t ticks;
+} exec_stats;
+
 /* Runs c once; errors are recorded on d with the input/output named.  On
  * success *stats (when not NULL) receives the run's statistics. */
 acc_status exec_run(const compiled *c, const exec_call *call,
                     size_t n_inputs, const acc_array *inputs,
                     size_t n_outputs, acc_array *outputs,
-                    acc_run_stats *stats, diag *d);
+                    exec_stats *stats, diag *d);
 
 #endif

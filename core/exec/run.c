@@ -10,7 +10,9 @@
 #include "core/exec/executor.h"
 
 #include "core/backend/all/backends.h"
+#include "core/backend/host_memory.h"
 #include "core/backend/interp/interp.h"
+#include "core/base/clock.h"
 #include "core/base/mem.h"
 
 #include <stdint.h>
@@ -123,12 +125,6 @@ static acc_status check_arguments(const compiled *p, size_t n_inputs,
 
 /* ---- delivering results ---------------------------------------------------- */
 
-static void release_library_array(acc_array *a)
-{
-    for (size_t i = 0; i < ACC_MAX_COMPONENTS; i++)
-        free(a->data[i]);
-}
-
 static acc_status check_caller_output(const acc_array *out, const rt_array *r,
                                       size_t i, diag *d)
 {
@@ -162,28 +158,22 @@ static acc_status check_caller_output(const acc_array *out, const rt_array *r,
 /* Moves (or copies) a result into a library-owned descriptor. */
 static acc_status deliver_owned(acc_array *out, rt_array *r, diag *d)
 {
-    acc_array fresh;
-    acc_array_init(&fresh, r->elem, r->rank, r->extents);
     size_t n = r->elem->n_leaves;
-    int steal = r->owns_data && r->refs == 1;
-    for (size_t k = 0; k < n; k++) {
-        size_t bytes = (size_t)r->size * acc_scalar_size(r->elem->leaves[k]);
-        if (steal) {
-            fresh.data[k] = r->data[k];
-            continue;
-        }
-        fresh.data[k] = mem_alloc(bytes ? bytes : 1);
-        if (!fresh.data[k]) {
-            release_library_array(&fresh);
-            return diag_oom(d, "acc_run: an output");
-        }
-        if (bytes)
-            memcpy(fresh.data[k], r->data[k], bytes);
-    }
-    if (steal)
+    if (r->owns_data && r->refs == 1) { /* steal the buffers */
+        acc_array_init(out, r->elem, r->rank, r->extents);
+        memcpy(out->data, r->data, n * sizeof *out->data);
+        out->ownership = ACC_OWNERSHIP_LIBRARY;
+        out->release = hostmem_output_free;
         rt_disown(r);
-    fresh.ownership = ACC_OWNERSHIP_LIBRARY;
-    fresh.release = release_library_array;
+        return ACC_OK;
+    }
+    acc_array fresh;
+    if (!hostmem_output_new(&fresh, r->elem, r->rank, r->extents, r->size))
+        return diag_oom(d, "acc_run: an output");
+    for (size_t k = 0; k < n; k++)
+        if (r->size > 0)
+            memcpy(fresh.data[k], r->data[k],
+                   (size_t)r->size * acc_scalar_size(r->elem->leaves[k]));
     *out = fresh;
     return ACC_OK;
 }
@@ -238,7 +228,7 @@ static acc_status deliver(executor *ex, size_t n, acc_array *outputs,
 /* The run's statistics; output bytes are the part of the allocation that
  * is not intermediate. */
 static void run_stats(const executor *ex, rt_array *const *results, size_t n,
-                      double seconds, acc_run_stats *out)
+                      uint64_t ticks, exec_stats *out)
 {
     uint64_t output_bytes = 0;
     for (size_t i = 0; i < n; i++)
@@ -248,8 +238,9 @@ static void run_stats(const executor *ex, rt_array *const *results, size_t n,
                                 acc_scalar_size(results[i]->elem->leaves[k]);
     acc_run_stats r = {sizeof r, ex->kernels, ex->bytes,
                        ex->bytes > output_bytes ? ex->bytes - output_bytes : 0,
-                       seconds};
-    *out = r;
+                       0};
+    out->run = r;
+    out->ticks = ticks;
 }
 
 /* Binds the inputs as values, and begins the host evaluator's run and
@@ -294,13 +285,15 @@ static acc_status execute(executor *ex, rt_array **results)
     return ex->env.d->status;
 }
 
-acc_status exec_run(const compiled *p, const exec_call *call,
-                    size_t n_inputs, const acc_array *inputs,
-                    size_t n_outputs, acc_array *outputs,
-                    acc_run_stats *run_stats_out, diag *d)
+/* The run of the schedule by the executor (exec_run, once the arguments
+ * are checked and the backend declined to run it whole); not inlined,
+ * so that a direct run does not set up its frame. */
+__attribute__((noinline)) static acc_status
+run_schedule(const compiled *p, const exec_call *call, double start,
+             uint64_t t0, size_t n_inputs, const acc_array *inputs,
+             size_t n_outputs, acc_array *outputs, exec_stats *run_stats_out,
+             diag *d)
 {
-    /* the clock is read only when a deadline or the statistics need it */
-    double start = call->deadline > 0 || run_stats_out ? stop_now() : 0;
     run_stop stop;
     stop_init(&stop, call->cancel, start, call->deadline);
     executor ex;
@@ -323,8 +316,6 @@ acc_status exec_run(const compiled *p, const exec_call *call,
     rt_array **ins = in;
     size_t wrapped = 0, produced = 0;
     int delivered = 0;
-    if (check_arguments(p, n_inputs, inputs, n_outputs, outputs, d) != ACC_OK)
-        return d->status;
     if (n_inputs > ON_STACK &&
         !(ins = in_heap = mem_calloc(n_inputs, sizeof *ins)))
         return diag_oom(d, "acc_run");
@@ -354,7 +345,7 @@ acc_status exec_run(const compiled *p, const exec_call *call,
         goto out;
     produced = n_outputs;
     if (run_stats_out)
-        run_stats(&ex, results, n_outputs, stop_now() - start, run_stats_out);
+        run_stats(&ex, results, n_outputs, clock_ticks() - t0, run_stats_out);
     delivered = deliver(&ex, n_outputs, outputs, results, given, d) == ACC_OK;
 out:
     /* every array of the run is released before the run ends */
@@ -377,4 +368,32 @@ out:
     free(res_heap);
     free(in_heap);
     return d->status;
+}
+
+acc_status exec_run(const compiled *p, const exec_call *call,
+                    size_t n_inputs, const acc_array *inputs,
+                    size_t n_outputs, acc_array *outputs,
+                    exec_stats *run_stats_out, diag *d)
+{
+    /* the clocks are read only when a deadline or the statistics need
+     * them (the statistics' is the cheap one: core/base/clock.h) */
+    double start = call->deadline > 0 ? stop_now() : 0;
+    uint64_t t0 = run_stats_out ? clock_ticks() : 0;
+    if (check_arguments(p, n_inputs, inputs, n_outputs, outputs, d) != ACC_OK)
+        return d->status;
+    /* a run the backend takes whole (no stop request, no queue: the
+     * backend's direct runs have no check points), before anything of
+     * the executor's is set up */
+    uint64_t bytes = 0;
+    if (p->be->ops->run_direct && !call->cancel && !call->queue &&
+        call->deadline <= 0 &&
+        p->be->ops->run_direct(p->be, p->bprog, n_inputs, inputs, n_outputs,
+                               outputs, &bytes)) {
+        if (run_stats_out)
+            *run_stats_out = (exec_stats){
+                {sizeof(acc_run_stats), 1, bytes, 0, 0}, clock_ticks() - t0};
+        return ACC_OK;
+    }
+    return run_schedule(p, call, start, t0, n_inputs, inputs, n_outputs,
+                        outputs, run_stats_out, d);
 }

@@ -7,8 +7,9 @@
  * is the kernel's own order (docs/CPU_BACKEND.md, "Skeletons"): blocks of
  * 4096 elements combined left to right; within a block of at least
  * 2 x 32 elements, 32 interleaved lanes (128 bytes of f32) started with
- * the block's first 32 elements, fed group by group, merged lane 0 to 31,
- * then the rest of the block in order; the seed combined first.  The
+ * the block's first 32 elements, fed group by group, merged pairwise
+ * (lane k with lane k + 16, then k + 8, k + 4, k + 2, k + 1), then the
+ * rest of the block in order; the seed combined first.  The
  * reference below computes that order in C, and the values are chosen so
  * that another order rounds differently (checked here too), so a change of
  * the lanes, the blocks or the merge fails this test.
@@ -40,9 +41,10 @@ static float reduce(const float *x, int64_t lo, int64_t hi)
         for (j = lo + LANES; j + LANES <= hi; j += LANES)
             for (int k = 0; k < LANES; k++)
                 lane[k] = lane[k] + x[j + k];
+        for (int s = LANES / 2; s > 0; s /= 2)
+            for (int k = 0; k < s; k++)
+                lane[k] = lane[k] + lane[k + s];
         acc = lane[0];
-        for (int k = 1; k < LANES; k++)
-            acc = acc + lane[k];
     } else {
         acc = x[lo];
     }

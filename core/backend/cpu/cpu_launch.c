@@ -105,14 +105,19 @@ acc_status cpu_bind_arrays(interp *st, const cg_kernel *k, cpu_launch *l,
         memcpy(l->in[i].ext, a->extents, sizeof l->in[i].ext);
         l->in[i].size = a->size;
     }
+    cpu_arm(l, st->stop);
+    return ACC_OK;
+}
+
+void cpu_arm(cpu_launch *l, run_stop *stop)
+{
     l->A.in = l->in;
     l->A.err = &l->err;
     atomic_init(&l->err.code, 0);
     atomic_init(&l->err.site, 0);
     atomic_init(&l->err.pos, LLONG_MAX);
-    l->err.stop = st->stop ? stop_requested : NULL;
-    l->err.stop_state = st->stop;
-    return ACC_OK;
+    l->err.stop = stop ? stop_requested : NULL;
+    l->err.stop_state = stop;
 }
 
 void cpu_unbind(cpu_launch *l)

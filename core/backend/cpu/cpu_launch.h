@@ -22,10 +22,14 @@
 #include "core/backend/host/host_eval.h"
 #include "core/codegen/kernel_cpu.h"
 
-/* A compiled step: its kernel description and the loaded object. */
+struct cpu_direct;
+
+/* A compiled step: its kernel description and the loaded object; the
+ * program's direct-run mark when this is its only step (cpu_direct.h). */
 typedef struct cpu_node {
     cg_kernel k;
     const cache_entry *entry;
+    struct cpu_direct *direct;
 } cpu_node;
 
 /* Bound arguments up to this many live in the launch itself: a small
@@ -51,6 +55,15 @@ acc_status cpu_drive_generate(pool *pl, const cpu_node *kn, interp *st,
                               const ir_node *n, rt_array **out, int *replay);
 acc_status cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
                           const ir_node *n, rt_array **out, int *replay);
+/* A fold step's launch outside a run (cpu_direct.c): kernel kn of step
+ * n (the fold, or the map after it) over arrays in[0..k.n_arrays), for a
+ * source of extents ext and the seed's leaves, into the leaf buffers
+ * out, split over pl as cpu_drive_fold splits it.  1 when done; 0 when
+ * the kernel recorded a runtime error or memory ran out (nothing
+ * recorded anywhere: the caller runs the program through the executor). */
+int cpu_fold_direct(pool *pl, const cpu_node *kn, const ir_node *n,
+                    const cpu_karray *in, const int64_t *ext,
+                    const ir_value *seed, void *const *out);
 acc_status cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
                               const ir_node *n, rt_array **out, int *replay);
 acc_status cpu_drive_scan(pool *pl, const cpu_node *kn, interp *st,
@@ -119,6 +132,10 @@ int cpu_failed(const cpu_launch *l);
  * cpu_unbind either way. */
 acc_status cpu_bind_arrays(interp *st, const cg_kernel *k, cpu_launch *l,
                            size_t extra, int *replay);
+/* The launch's arrays (l->in, bound) as its arguments, and its error slot
+ * armed with stop request `stop` (NULL: none), as cpu_bind_arrays
+ * leaves them. */
+void cpu_arm(cpu_launch *l, run_stop *stop);
 /* Gives back what cpu_bind_arrays allocated (nothing for a few
  * arguments). */
 void cpu_unbind(cpu_launch *l);

@@ -6,6 +6,7 @@
  */
 #include "core/backend/cpu/cpu_backend.h"
 
+#include "core/backend/cpu/cpu_direct.h"
 #include "core/backend/cpu/cpu_launch.h"
 #include "core/backend/foreign_call.h"
 #include "core/backend/host_memory.h"
@@ -24,6 +25,7 @@ struct backend_program {
     size_t kernels, host_steps, interpreted;
     cache_stats stats;
     char cache_note[CACHE_NOTE_MAX]; /* the cache folder's, when built */
+    cpu_direct *direct;        /* one fold over the inputs: cpu_direct.h */
 };
 
 /* A run is its run_env (cpu_begin): the program is env->bprog. */
@@ -124,6 +126,7 @@ static void cpu_program_free(backend_program *cp)
 {
     if (!cp)
         return;
+    cpu_direct_free(cp->direct);
     /* the last program using a kernel lets the cache unload it */
     for (size_t i = 0; i < cp->nodes.n; i++) {
         cpu_node *kn = cp->nodes.items[i];
@@ -152,15 +155,18 @@ static acc_status cpu_build(backend *be, const ir_program *ir,
         return d->status;
     }
     cache_note(cb->cache, cp->cache_note, sizeof cp->cache_note);
+    cp->direct = cpu_direct_mark(ir, s);
     *out = cp;
     return ACC_OK;
 }
 
 static void cpu_describe(strbuf *b, const backend_program *cp, int json)
 {
-    if (cp)
-        cache_describe(b, "cpu", cp->kernels, cp->host_steps, cp->interpreted,
-                       &cp->stats, cp->cache_note, json);
+    if (!cp)
+        return;
+    cache_describe(b, "cpu", cp->kernels, cp->host_steps, cp->interpreted,
+                   &cp->stats, cp->cache_note, json);
+    cpu_direct_describe(b, cp->direct, json);
 }
 
 /* ---- running ------------------------------------------------------------------------ */
@@ -187,6 +193,17 @@ static acc_status cpu_step(backend_run *r, const sched_step *s, int *replay)
         return env->d->status;
     values_set(env->values, n->id, out, n->type->n_leaves, env->d);
     return env->d->status;
+}
+
+static int cpu_run_direct(backend *be, backend_program *bp,
+                          size_t n_inputs, const acc_array *inputs,
+                          size_t n_outputs, acc_array *outputs,
+                          uint64_t *bytes)
+{
+    (void)be;
+    return bp && bp->direct && n_outputs == 1 &&
+           cpu_direct_run(bp->direct, bp->be->pool, n_inputs, inputs,
+                          outputs, bytes);
 }
 
 static acc_status cpu_foreign(backend_run *r, const ir_node *n,
@@ -255,4 +272,5 @@ const backend_ops cpu_ops = {
     cpu_begin, cpu_step, cpu_foreign, cpu_end, NULL,
     NULL, NULL, NULL,
     cpu_alloc, cpu_copy, cpu_release,
+    cpu_run_direct,
 };

@@ -7,6 +7,8 @@
  */
 #include "core/backend/cpu/cpu_launch.h"
 
+#include "core/backend/cpu/cpu_direct.h"
+
 #include "core/ir/scan_kind.h"
 
 #include <stdlib.h>
@@ -66,6 +68,9 @@ acc_status cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
     acc_status got = host_source_eval(st, pl, fold, xs, &src, replay);
     if (got != ACC_OK || *replay)
         return got;
+    if (kn->direct) /* the program's later runs with these extents */
+        cpu_direct_remember(kn->direct, st->env->inputs, st->env->n_inputs,
+                            &src);
     const int64_t *ext = src.ext;
     if (cpu_bind_arrays(st, &kn->k, &l, 0, replay) != ACC_OK || *replay) {
         cpu_unbind(&l);
@@ -93,6 +98,32 @@ acc_status cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
     }
     *out = a;
     return a ? ACC_OK : host_recorded(st->d);
+}
+
+int cpu_fold_direct(pool *pl, const cpu_node *kn, const ir_node *n,
+                    const cpu_karray *in, const int64_t *ext,
+                    const ir_value *seed, void *const *out)
+{
+    const ir_node *xs = kn->k.src;
+    int32_t r = xs->type->rank;
+    cpu_launch l; /* only what a fold launch reads: A, err, few */
+    memset(&l.A, 0, sizeof l.A);
+    l.row = l.part_len = 0;
+    memcpy(l.few, in, kn->k.n_arrays * sizeof *in);
+    l.in = l.few;
+    cpu_arm(&l, NULL);
+    l.entry = kn->entry;
+    l.A.out = out;
+    memcpy(l.A.out_ext, ext, (size_t)(r - 1) * sizeof *ext);
+    l.A.out_size = rt_shape_size(r - 1, ext);
+    memcpy(l.A.src_ext, ext, sizeof l.A.src_ext);
+    l.A.inner = ext[r - 1];
+    l.A.seed = seed;
+    diag d;
+    diag_clear(&d);
+    return fold_launch(pl, &l, xs->type->elem, l.A.out_size, &d,
+                       ir_op_name(n->op)) == ACC_OK &&
+           !cpu_failed(&l);
 }
 
 /* ---- segmented folds ------------------------------------------------------------ */

@@ -129,4 +129,5 @@ const backend_ops cuda_ops = {
     ops_begin, ops_step, ops_foreign, ops_end, ops_deliver,
     ops_queue_create, ops_queue_wait, ops_queue_destroy,
     ops_alloc, ops_copy, ops_release,
+    NULL,
 };

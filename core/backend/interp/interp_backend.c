@@ -163,4 +163,5 @@ const backend_ops interp_ops = {
     interp_begin, interp_step, interp_foreign, interp_end, NULL,
     NULL, NULL, NULL,
     interp_alloc, interp_copy, interp_release,
+    NULL,
 };

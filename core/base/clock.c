@@ -1,0 +1,98 @@
+/*
+ * clock.c — timestamps for the runs' statistics (clock.h).
+ */
+#include "core/base/clock.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#include <x86intrin.h>
+#define ACC_CLOCK_TSC 1
+#else
+#define ACC_CLOCK_TSC 0
+#endif
+
+static pthread_once_t detected = PTHREAD_ONCE_INIT;
+static int use_tsc;           /* ticks are TSC counts */
+static uint64_t tsc_start;    /* the first tick's TSC and monotonic time */
+static double mono_start;
+static pthread_mutex_t rate_lock = PTHREAD_MUTEX_INITIALIZER;
+static double seconds_per_tick; /* 0 until measured (rate_lock) */
+
+static double monotonic(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+#if ACC_CLOCK_TSC
+/* Whether the kernel keeps time with the TSC: then the cores' counters
+ * agree (it checks), and it found the counter stable. */
+static int kernel_uses_tsc(void)
+{
+    char name[32] = {0};
+    FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/"
+                    "current_clocksource", "r");
+    if (!f)
+        return 0;
+    int ok = fgets(name, sizeof name, f) != NULL;
+    fclose(f);
+    return ok && strcmp(name, "tsc\n") == 0;
+}
+#endif
+
+static void detect(void)
+{
+#if ACC_CLOCK_TSC
+    unsigned a, b, c, d;
+    if (__get_cpuid(0x80000007u, &a, &b, &c, &d) && (d & (1u << 8)) &&
+        kernel_uses_tsc()) {
+        mono_start = monotonic();
+        tsc_start = __rdtsc();
+        use_tsc = 1;
+    }
+#endif
+}
+
+uint64_t clock_ticks(void)
+{
+    pthread_once(&detected, detect);
+#if ACC_CLOCK_TSC
+    if (use_tsc)
+        return __rdtsc();
+#endif
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+double clock_ticks_seconds(uint64_t ticks)
+{
+    pthread_once(&detected, detect);
+    if (!use_tsc)
+        return (double)ticks * 1e-9;
+#if ACC_CLOCK_TSC
+    pthread_mutex_lock(&rate_lock);
+    if (seconds_per_tick == 0) {
+        /* 10 ms of both clocks: their reads, 50 ns apart at most, make
+         * the rate good to 1e-5 */
+        double now;
+        uint64_t tsc;
+        do {
+            now = monotonic();
+            tsc = __rdtsc();
+        } while (now - mono_start < 0.01 || tsc <= tsc_start);
+        seconds_per_tick = (now - mono_start) / (double)(tsc - tsc_start);
+    }
+    double rate = seconds_per_tick;
+    pthread_mutex_unlock(&rate_lock);
+    return (double)ticks * rate;
+#else
+    return 0;
+#endif
+}
