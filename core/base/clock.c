@@ -4,6 +4,7 @@
 #include "core/base/clock.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -17,6 +18,8 @@
 #endif
 
 static pthread_once_t detected = PTHREAD_ONCE_INIT;
+static atomic_int ready;      /* detect has run (pthread_once's fast path,
+                                 without its call) */
 static int use_tsc;           /* ticks are TSC counts */
 static uint64_t tsc_start;    /* the first tick's TSC and monotonic time */
 static double mono_start;
@@ -57,11 +60,18 @@ static void detect(void)
         use_tsc = 1;
     }
 #endif
+    atomic_store_explicit(&ready, 1, memory_order_release);
+}
+
+static void ensure_detected(void)
+{
+    if (!atomic_load_explicit(&ready, memory_order_acquire))
+        pthread_once(&detected, detect);
 }
 
 uint64_t clock_ticks(void)
 {
-    pthread_once(&detected, detect);
+    ensure_detected();
 #if ACC_CLOCK_TSC
     if (use_tsc)
         return __rdtsc();
@@ -73,7 +83,7 @@ uint64_t clock_ticks(void)
 
 double clock_ticks_seconds(uint64_t ticks)
 {
-    pthread_once(&detected, detect);
+    ensure_detected();
     if (!use_tsc)
         return (double)ticks * 1e-9;
 #if ACC_CLOCK_TSC

@@ -295,16 +295,17 @@ int cpu_direct_run(cpu_direct *m, pool *pl, size_t n_inputs,
     } else if (!output_fits(m, inputs, output, r - 1, memo->ext, rows)) {
         return 0;
     }
-    cpu_karray in[CPU_FEW_ARRAYS];
+    cpu_launch l;
     for (size_t i = 0; i < m->kn->k.n_arrays; i++) {
         const acc_array *a = &inputs[m->input_of[i]];
-        memcpy(in[i].data, a->data, sizeof in[i].data);
-        memcpy(in[i].ext, a->extents, sizeof in[i].ext);
-        in[i].size = 1;
+        cpu_karray *k = &l.few[i];
+        memcpy(k->data, a->data, sizeof k->data);
+        memcpy(k->ext, a->extents, sizeof k->ext);
+        k->size = 1;
         for (int32_t d = 0; d < a->rank; d++)
-            in[i].size *= a->extents[d];
+            k->size *= a->extents[d];
     }
-    if (!cpu_fold_direct(pl, m->kn, m->step, in, memo->ext, memo->seed,
+    if (!cpu_fold_direct(pl, m->kn, m->step, &l, memo->ext, memo->seed,
                          into->data)) {
         if (into == &fresh)
             hostmem_output_free(&fresh);

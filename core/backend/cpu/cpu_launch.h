@@ -56,14 +56,15 @@ acc_status cpu_drive_generate(pool *pl, const cpu_node *kn, interp *st,
 acc_status cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
                           const ir_node *n, rt_array **out, int *replay);
 /* A fold step's launch outside a run (cpu_direct.c): kernel kn of step
- * n (the fold, or the map after it) over arrays in[0..k.n_arrays), for a
- * source of extents ext and the seed's leaves, into the leaf buffers
- * out, split over pl as cpu_drive_fold splits it.  1 when done; 0 when
- * the kernel recorded a runtime error or memory ran out (nothing
- * recorded anywhere: the caller runs the program through the executor). */
+ * n (the fold, or the map after it) over the arrays the caller bound in
+ * l->few[0 .. k.n_arrays) (the rest of *l is set here), for a source of
+ * extents ext and the seed's leaves, into the leaf buffers out, split
+ * over pl as cpu_drive_fold splits it.  1 when done; 0 when the kernel
+ * recorded a runtime error or memory ran out (nothing recorded anywhere:
+ * the caller runs the program through the executor). */
 int cpu_fold_direct(pool *pl, const cpu_node *kn, const ir_node *n,
-                    const cpu_karray *in, const int64_t *ext,
-                    const ir_value *seed, void *const *out);
+                    cpu_launch *l, const int64_t *ext, const ir_value *seed,
+                    void *const *out);
 acc_status cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
                               const ir_node *n, rt_array **out, int *replay);
 acc_status cpu_drive_scan(pool *pl, const cpu_node *kn, interp *st,

@@ -101,29 +101,36 @@ acc_status cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
 }
 
 int cpu_fold_direct(pool *pl, const cpu_node *kn, const ir_node *n,
-                    const cpu_karray *in, const int64_t *ext,
-                    const ir_value *seed, void *const *out)
+                    cpu_launch *l, const int64_t *ext, const ir_value *seed,
+                    void *const *out)
 {
     const ir_node *xs = kn->k.src;
     int32_t r = xs->type->rank;
-    cpu_launch l; /* only what a fold launch reads: A, err, few */
-    memset(&l.A, 0, sizeof l.A);
-    l.row = l.part_len = 0;
-    memcpy(l.few, in, kn->k.n_arrays * sizeof *in);
-    l.in = l.few;
-    cpu_arm(&l, NULL);
-    l.entry = kn->entry;
-    l.A.out = out;
-    memcpy(l.A.out_ext, ext, (size_t)(r - 1) * sizeof *ext);
-    l.A.out_size = rt_shape_size(r - 1, ext);
-    memcpy(l.A.src_ext, ext, sizeof l.A.src_ext);
-    l.A.inner = ext[r - 1];
-    l.A.seed = seed;
+    /* only what a fold launch reads: A, err, in (few, bound), row */
+    memset(&l->A, 0, sizeof l->A);
+    l->row = l->part_len = 0;
+    l->in = l->few;
+    cpu_arm(l, NULL);
+    l->entry = kn->entry;
+    l->A.out = out;
+    memcpy(l->A.out_ext, ext, (size_t)(r - 1) * sizeof *ext);
+    l->A.out_size = rt_shape_size(r - 1, ext);
+    memcpy(l->A.src_ext, ext, sizeof l->A.src_ext);
+    l->A.inner = ext[r - 1];
+    l->A.seed = seed;
+    if (cpu_serial(pl, l->A.out_size * l->A.inner)) {
+        /* fold_launch's one chunk on this thread, without the pool's
+         * task (a direct run has no stop request to check) */
+        cpu_run_fn run;
+        memcpy(&run, &l->entry->run, sizeof run);
+        run(&l->A, 0, l->A.out_size);
+        return !cpu_failed(l);
+    }
     diag d;
     diag_clear(&d);
-    return fold_launch(pl, &l, xs->type->elem, l.A.out_size, &d,
+    return fold_launch(pl, l, xs->type->elem, l->A.out_size, &d,
                        ir_op_name(n->op)) == ACC_OK &&
-           !cpu_failed(&l);
+           !cpu_failed(l);
 }
 
 /* ---- segmented folds ------------------------------------------------------------ */
