@@ -187,7 +187,7 @@ bench: build bootstrap-bench
 # The Python binding's per-call overhead against C and numpy (bench/README.md).
 .PHONY: bench-python
 bench-python: build
-	$(call banner,"bench-python: dotp called from Python, from C and numpy")
+	$(call banner,"bench-python: dotp called from Python against C and numpy")
 	/usr/bin/python3 bench/python/overhead.py $(BUILD)
 
 # Distributed figures (docs/DISTRIBUTED.md): the heat and SMVM examples on

@@ -336,6 +336,38 @@ static void show_outcome(const seed_state *s, dz_config c, const dz_outcome *o)
     }
 }
 
+/* A second run of the CPU program on the same data must give the first
+ * run's outcome bit for bit: kernels are deterministic whatever the
+ * threads do, and a program that is one fold over its inputs runs direct
+ * the second time (docs/CPU_BACKEND.md "Direct runs"; few generated
+ * programs are, most have several outputs: tests/e2e/test_direct_runs.c
+ * covers those). */
+static int same_again(seed_state *s, const dz_data *d, size_t n_out,
+                      const dz_outcome *first, const char *where)
+{
+    dz_outcome again;
+    char what[2 * sizeof again.msg + 200];
+    run_one(s->p[DZ_CPU], d, n_out, &again);
+    int ok = again.st == first->st &&
+             (again.st == ACC_OK || strcmp(again.msg, first->msg) == 0);
+    if (!ok)
+        snprintf(what, sizeof what, "cpu, run again: %.40s (%.600s); first "
+                 "run: %.40s (%.600s)", acc_status_string(again.st),
+                 again.msg, acc_status_string(first->st), first->msg);
+    for (size_t i = 0; ok && again.st == ACC_OK && i < n_out; i++) {
+        char why[DZ_MSG];
+        uint64_t unbounded = 0;
+        if (!dz_compare_output(&again.out[i], &first->out[i], DZ_CMP_EXACT, 0,
+                               NULL, why, sizeof why, &unbounded)) {
+            snprintf(what, sizeof what, "cpu output %zu, run again: %s", i,
+                     why);
+            ok = 0;
+        }
+    }
+    dz_outcome_release(&again);
+    return ok || failf(s, "%s: %s", where, what);
+}
+
 /* A test of the fuzzer: the first element of the first non-empty output
  * changed, which the comparison must report. */
 static void corrupt(dz_outcome *o)
@@ -352,6 +384,7 @@ static int run_data_set(seed_state *s, int which)
     dz_data d;
     dz_outcome o[DZ_N_CONFIGS], shadow = {.st = ACC_ERR_INTERNAL};
     char where[300];
+    int again_ok = 1; /* the CPU program's second run agreed */
     if (!dz_data_make(&d, s->seed, which, &s->prog[DZ_INTERP], s->p[DZ_INTERP])) {
         dz_data_free(&d);
         return failf(s, "data set %s: %s", "?", "could not be made");
@@ -371,6 +404,8 @@ static int run_data_set(seed_state *s, int which)
         if (!s->p[c])
             continue;
         run_one(s->p[c], &d, n_out, &o[c]);
+        if (c == DZ_CPU)
+            again_ok = same_again(s, &d, n_out, &o[c], where);
         if (c == DZ_CPU && s->r->opt.inject == 1)
             corrupt(&o[c]);
         count_run(s, (dz_config)c, &o[c]);
@@ -378,7 +413,8 @@ static int run_data_set(seed_state *s, int which)
     }
     if (s->shadow && o[DZ_INTERP].st == ACC_OK)
         run_one(s->shadow, &d, acc_program_num_outputs(s->shadow), &shadow);
-    int ok = fusion_agrees(s, &o[DZ_UNFUSED], &o[DZ_INTERP], &shadow, where);
+    int ok = again_ok &&
+             fusion_agrees(s, &o[DZ_UNFUSED], &o[DZ_INTERP], &shadow, where);
     for (int c = DZ_CPU; ok && c < DZ_N_CONFIGS; c++)
         if (s->p[c])
             ok = against_reference(s, (dz_config)c, &o[c], &o[DZ_INTERP],
