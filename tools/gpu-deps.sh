@@ -28,26 +28,14 @@ ldd "$libdir/libcriterion.so" | awk '/=> \//{print $1, $3}' | while read -r sona
     case "$soname" in libc.so.*|libm.so.*|libresolv.so.*|libpthread.so.*|libdl.so.*|librt.so.*) continue ;; esac
     cp -L "$path" "$out/lib/$soname"
 done
-cat > "$out/lib/pkgconfig/criterion.pc" <<'PC'
-prefix=${pcfiledir}/../..
-includedir=${prefix}/include
-libdir=${prefix}/lib
-
-Name: criterion
-Description: Criterion, packed from Debian by tools/gpu-deps.sh
-Version: 2.4.1
-Libs: -L${libdir} -lcriterion
-Cflags: -I${includedir}
-PC
-cat > "$out/lib/pkgconfig/libffi.pc" <<'PC'
-prefix=${pcfiledir}/../..
-includedir=${prefix}/include
-libdir=${prefix}/lib
-
-Name: libffi
-Description: libffi, packed from Debian by tools/gpu-deps.sh
-Version: 3.4.4
-Libs: -L${libdir} -lffi
-Cflags: -I${includedir}
-PC
+# A relocatable .pc file: pc NAME VERSION LIB (the prefix is the folder).
+pc() {
+    printf '%s\n' 'prefix=${pcfiledir}/../..' 'includedir=${prefix}/include' \
+        'libdir=${prefix}/lib' '' "Name: $1" \
+        "Description: $1, packed from Debian by tools/gpu-deps.sh" \
+        "Version: $2" "Libs: -L\${libdir} -l$3" 'Cflags: -I${includedir}' \
+        > "$out/lib/pkgconfig/$1.pc"
+}
+pc criterion 2.4.1 criterion
+pc libffi 3.4.4 ffi
 du -sh "$out"

@@ -3,6 +3,8 @@
  */
 #include "core/base/clock.h"
 
+#include "core/base/stop.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -26,13 +28,6 @@ static double mono_start;
 static pthread_mutex_t rate_lock = PTHREAD_MUTEX_INITIALIZER;
 static double seconds_per_tick; /* 0 until measured (rate_lock) */
 
-static double monotonic(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 #if ACC_CLOCK_TSC
 /* Whether the kernel keeps time with the TSC: then the cores' counters
  * agree (it checks), and it found the counter stable. */
@@ -55,7 +50,7 @@ static void detect(void)
     unsigned a, b, c, d;
     if (__get_cpuid(0x80000007u, &a, &b, &c, &d) && (d & (1u << 8)) &&
         kernel_uses_tsc()) {
-        mono_start = monotonic();
+        mono_start = stop_now();
         tsc_start = __rdtsc();
         use_tsc = 1;
     }
@@ -84,25 +79,24 @@ uint64_t clock_ticks(void)
 double clock_ticks_seconds(uint64_t ticks)
 {
     ensure_detected();
-    if (!use_tsc)
-        return (double)ticks * 1e-9;
 #if ACC_CLOCK_TSC
-    pthread_mutex_lock(&rate_lock);
-    if (seconds_per_tick == 0) {
-        /* 10 ms of both clocks: their reads, 50 ns apart at most, make
-         * the rate good to 1e-5 */
-        double now;
-        uint64_t tsc;
-        do {
-            now = monotonic();
-            tsc = __rdtsc();
-        } while (now - mono_start < 0.01 || tsc <= tsc_start);
-        seconds_per_tick = (now - mono_start) / (double)(tsc - tsc_start);
+    if (use_tsc) {
+        pthread_mutex_lock(&rate_lock);
+        if (seconds_per_tick == 0) {
+            /* 10 ms of both clocks: their reads, 50 ns apart at most,
+             * make the rate good to 1e-5 */
+            double now;
+            uint64_t tsc;
+            do {
+                now = stop_now();
+                tsc = __rdtsc();
+            } while (now - mono_start < 0.01 || tsc <= tsc_start);
+            seconds_per_tick = (now - mono_start) / (double)(tsc - tsc_start);
+        }
+        double rate = seconds_per_tick;
+        pthread_mutex_unlock(&rate_lock);
+        return (double)ticks * rate;
     }
-    double rate = seconds_per_tick;
-    pthread_mutex_unlock(&rate_lock);
-    return (double)ticks * rate;
-#else
-    return 0;
 #endif
+    return (double)ticks * 1e-9;
 }

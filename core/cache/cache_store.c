@@ -63,7 +63,8 @@ int cache_elf_complete(const unsigned char *h, size_t n, uint64_t file_size)
 
 void cache_describe(strbuf *b, const char *backend, size_t kernels,
                     size_t host_steps, size_t interpreted,
-                    const cache_stats *s, const char *note, int json)
+                    const cache_stats *s, const char *note, int json,
+                    const char *json_extra)
 {
     if (json) {
         if (b->len > 0 && b->text[b->len - 1] == '}')
@@ -79,6 +80,8 @@ void cache_describe(strbuf *b, const char *backend, size_t kernels,
             sb_puts(b, ",\"cache_note\":");
             sb_json_string(b, note);
         }
+        if (json_extra && *json_extra)
+            sb_printf(b, ",%s", json_extra);
         sb_puts(b, "}}");
         return;
     }

@@ -54,10 +54,12 @@ int cache_elf_complete(const unsigned char *head, size_t n,
  * description: a line "BACKEND: N kernels compiled, ..." or (json) a
  * member "BACKEND":{...} added to the object in b.  A non-empty note
  * (the cache folder's, cache_folder.h) follows: a line "BACKEND: NOTE",
- * or a member "cache_note" in the backend's object. */
+ * or a member "cache_note" in the backend's object.  json_extra (NULL:
+ * none) is more members of the backend's object, already JSON ("a":1). */
 void cache_describe(strbuf *b, const char *backend, size_t kernels,
                     size_t host_steps, size_t interpreted,
-                    const cache_stats *s, const char *note, int json);
+                    const cache_stats *s, const char *note, int json,
+                    const char *json_extra);
 
 /* Seconds on the monotonic clock (compile timings). */
 double cache_now(void);

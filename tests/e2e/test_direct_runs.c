@@ -165,6 +165,15 @@ Test(direct_runs, fold_of_zipwith_equals_the_executor_bit_for_bit)
     cr_expect_eq(kept, 4);
     cr_expect_eq(direct_runs(plain, &marked, NULL), 0);
     cr_expect_not(marked, "ACC_DISABLE=direct leaves the program unmarked");
+    /* the JSON plan: the counts inside the "cpu" object, which closes */
+    char *json = NULL;
+    cr_assert_eq(acc_program_explain(direct, 1, &json), ACC_OK);
+    const char *cpu = strstr(json, "\"cpu\":{");
+    const char *member =
+        strstr(json, ",\"direct\":{\"remembered\":4,\"slots\":4,\"runs\":4}}");
+    cr_expect(cpu && member && member > cpu, "%s", json);
+    cr_expect_eq(json[strlen(json) - 1], '}', "%s", json);
+    acc_free(json);
     acc_program_free(direct);
     acc_program_free(plain);
     free(x);

@@ -9,6 +9,7 @@
 #include "core/ir/dump.h"
 #include "core/ir/types.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,25 +136,22 @@ void cpu_direct_free(cpu_direct *m)
     free(m);
 }
 
-void cpu_direct_describe(strbuf *b, cpu_direct *m, int json)
+int cpu_direct_describe(cpu_direct *m, int json, char *buf, size_t size)
 {
+    buf[0] = '\0';
     if (!m)
-        return;
+        return 0;
     size_t kept = 0;
     while (kept < CPU_DIRECT_SLOTS && atomic_load(&m->slot[kept]))
         kept++;
     unsigned long long runs = atomic_load(&m->runs);
-    if (!json) {
-        sb_printf(b, "cpu: direct runs (one fold over the inputs): %zu of "
-                  "%d input extents remembered, %llu runs direct\n", kept,
-                  CPU_DIRECT_SLOTS, runs);
-        return;
-    }
-    /* inside the "cpu" member cache_describe closed: "...}}" */
-    if (b->text && b->len >= 2 && strcmp(b->text + b->len - 2, "}}") == 0)
-        b->text[b->len -= 2] = '\0';
-    sb_printf(b, ",\"direct\":{\"remembered\":%zu,\"slots\":%d,"
-              "\"runs\":%llu}}}", kept, CPU_DIRECT_SLOTS, runs);
+    snprintf(buf, size,
+             json ? "\"direct\":{\"remembered\":%zu,\"slots\":%d,"
+                    "\"runs\":%llu}"
+                  : "cpu: direct runs (one fold over the inputs): %zu of %d "
+                    "input extents remembered, %llu runs direct\n",
+             kept, CPU_DIRECT_SLOTS, runs);
+    return 1;
 }
 
 /* ---- remembering --------------------------------------------------------- */
@@ -173,11 +171,13 @@ static void key_of(const ir_program *ir, const int64_t *const *ext,
 void cpu_direct_remember(cpu_direct *m, rt_array *const *inputs,
                          size_t n_inputs, const host_source *src)
 {
-    const int64_t *ext[64];
-    if (n_inputs != m->ir->n_inputs || n_inputs > 64)
+    const int64_t *ext[CPU_DIRECT_INPUTS];
+    int64_t key[CPU_DIRECT_KEY_MAX];
+    if (n_inputs != m->ir->n_inputs) /* at most CPU_DIRECT_INPUTS: marked */
         return;
     for (size_t i = 0; i < n_inputs; i++)
         ext[i] = inputs[i]->extents;
+    key_of(m->ir, ext, key);
     cpu_direct_memo *fresh = NULL;
     for (size_t i = 0; i < CPU_DIRECT_SLOTS; i++) {
         cpu_direct_memo *have = atomic_load_explicit(&m->slot[i],
@@ -185,7 +185,7 @@ void cpu_direct_remember(cpu_direct *m, rt_array *const *inputs,
         if (!have) {
             if (!fresh && !(fresh = mem_calloc(1, sizeof *fresh)))
                 return;
-            key_of(m->ir, ext, fresh->key);
+            memcpy(fresh->key, key, sizeof key);
             memcpy(fresh->ext, src->ext, sizeof fresh->ext);
             memcpy(fresh->seed, src->seed, sizeof fresh->seed);
             if (atomic_compare_exchange_strong_explicit(
@@ -194,8 +194,6 @@ void cpu_direct_remember(cpu_direct *m, rt_array *const *inputs,
                 return;
             /* another run published this slot first: compare with it */
         }
-        int64_t key[CPU_DIRECT_KEY_MAX];
-        key_of(m->ir, ext, key);
         if (memcmp(have->key, key, m->key_len * sizeof *key) == 0)
             break;
     }

@@ -70,10 +70,11 @@ typedef struct cpu_direct {
 cpu_direct *cpu_direct_mark(const ir_program *ir, const sched_program *s);
 void cpu_direct_free(cpu_direct *m); /* NULL-safe */
 
-/* The plan's line (text) or member (JSON, into the backend's object that
- * cache_describe just closed) for a marked program: how many extents are
- * remembered and how many runs went direct.  Nothing for NULL. */
-void cpu_direct_describe(strbuf *b, cpu_direct *m, int json);
+/* For the plan of a marked program: how many extents are remembered and
+ * how many runs went direct, as a line (text) or as a member of the
+ * "cpu" object (JSON: cache_describe's json_extra) into buf.  0 (buf
+ * empty) for NULL: an unmarked program. */
+int cpu_direct_describe(cpu_direct *m, int json, char *buf, size_t size);
 
 /* From the fold driver, after the host evaluator computed the source's
  * extents and seed for the run's inputs: kept for later runs with the

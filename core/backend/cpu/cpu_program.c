@@ -164,9 +164,13 @@ static void cpu_describe(strbuf *b, const backend_program *cp, int json)
 {
     if (!cp)
         return;
+    char direct[128] = "";
+    if (json)
+        cpu_direct_describe(cp->direct, 1, direct, sizeof direct);
     cache_describe(b, "cpu", cp->kernels, cp->host_steps, cp->interpreted,
-                   &cp->stats, cp->cache_note, json);
-    cpu_direct_describe(b, cp->direct, json);
+                   &cp->stats, cp->cache_note, json, direct);
+    if (!json && cpu_direct_describe(cp->direct, 0, direct, sizeof direct))
+        sb_puts(b, direct);
 }
 
 /* ---- running ------------------------------------------------------------------------ */

@@ -44,7 +44,13 @@ static acc_status fold_launch(pool *pl, cpu_launch *l, const acc_type *elem,
 {
     int64_t threads = pool_threads(pl);
     if (cpu_serial(pl, rows * (l->A.inner > 0 ? l->A.inner : 1))) {
-        pool_for(pl, rows, rows, cpu_task_run, l); /* one chunk: here */
+        if (l->err.stop) { /* one chunk here, a check point first */
+            pool_for(pl, rows, rows, cpu_task_run, l);
+            return ACC_OK;
+        }
+        cpu_run_fn run; /* nothing to check: the kernel, no task */
+        memcpy(&run, &l->entry->run, sizeof run);
+        run(&l->A, 0, rows);
         return ACC_OK;
     }
     if (rows < 2 * threads && l->A.inner >= 32768 && l->entry->part &&
@@ -118,14 +124,6 @@ int cpu_fold_direct(pool *pl, const cpu_node *kn, const ir_node *n,
     memcpy(l->A.src_ext, ext, sizeof l->A.src_ext);
     l->A.inner = ext[r - 1];
     l->A.seed = seed;
-    if (cpu_serial(pl, l->A.out_size * l->A.inner)) {
-        /* fold_launch's one chunk on this thread, without the pool's
-         * task (a direct run has no stop request to check) */
-        cpu_run_fn run;
-        memcpy(&run, &l->entry->run, sizeof run);
-        run(&l->A, 0, l->A.out_size);
-        return !cpu_failed(l);
-    }
     diag d;
     diag_clear(&d);
     return fold_launch(pl, l, xs->type->elem, l->A.out_size, &d,

@@ -220,5 +220,5 @@ void cuda_program_describe(strbuf *b, const cuda_program *cp, int json)
 {
     if (cp)
         cache_describe(b, "cuda", cp->kernels, 0, cp->interpreted, &cp->stats,
-                       cp->cache_note, json);
+                       cp->cache_note, json, NULL);
 }
