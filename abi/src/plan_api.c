@@ -68,10 +68,10 @@ acc_status acc_program_last_run(const acc_program *p, acc_run_stats *out)
         return api_fail((error_slot *)&p->error, ACC_ERR_INVALID_ARGUMENT,
                         "%s: out is NULL or its struct_size is not set", fn);
     acc_program *mutable_p = (acc_program *)p;
-    pthread_mutex_lock(&mutable_p->stats_lock);
+    spin_acquire(&mutable_p->stats_lock);
     acc_run_stats r = p->last_run;
     uint64_t ticks = p->last_ticks;
-    pthread_mutex_unlock(&mutable_p->stats_lock);
+    spin_release(&mutable_p->stats_lock);
     r.seconds = ticks ? clock_ticks_seconds(ticks) : 0;
     r.struct_size = sizeof r;
     copy_versioned(out, out->struct_size, &r, sizeof r);

@@ -7,6 +7,7 @@
 #define ACC_ABI_PROGRAM_H
 
 #include "abi/src/context.h"
+#include "core/base/spin.h"
 #include "core/base/stop.h"
 #include "core/exec/exec.h"
 
@@ -14,7 +15,7 @@ struct acc_program {
     acc_context *ctx;
     compiled c;
     error_slot error;
-    pthread_mutex_t stats_lock; /* guards last_run and last_ticks */
+    spin_lock stats_lock;       /* guards last_run and last_ticks */
     acc_run_stats last_run;     /* seconds: from last_ticks when read */
     uint64_t last_ticks;        /* its duration (core/base/clock.h) */
 };

@@ -85,11 +85,10 @@ acc_status acc_compile(acc_context *ctx, acc_graph *g, size_t n_results,
         goto out;
     p->ctx = ctx;
     error_slot_init(&p->error);
-    pthread_mutex_init(&p->stats_lock, NULL);
+    spin_init(&p->stats_lock);
     if (!handle_register(p, HANDLE_PROGRAM)) {
         compiled_free(&p->c);
         error_slot_destroy(&p->error);
-        pthread_mutex_destroy(&p->stats_lock);
         diag_fail(&d, ACC_ERR_OUT_OF_HOST_MEMORY, "acc_compile: out of host "
                   "memory");
         goto out;
@@ -112,7 +111,6 @@ void acc_program_free(acc_program *p)
     acc_context *ctx = p->ctx;
     compiled_free(&p->c);
     error_slot_destroy(&p->error);
-    pthread_mutex_destroy(&p->stats_lock);
     free(p);
     ctx_release(ctx);
 }
@@ -241,9 +239,9 @@ acc_status program_run(acc_program *p, acc_exec *x, size_t n_inputs,
     if (exec_run(&p->c, &call, n_inputs, inputs, n_outputs, outputs, &stats,
                  d) != ACC_OK)
         return d->status;
-    pthread_mutex_lock(&p->stats_lock);
+    spin_acquire(&p->stats_lock);
     p->last_run = stats.run;
     p->last_ticks = stats.ticks;
-    pthread_mutex_unlock(&p->stats_lock);
+    spin_release(&p->stats_lock);
     return ACC_OK;
 }

@@ -163,12 +163,14 @@ struct backend_ops {
     acc_status (*copy)(backend_run *r, rt_array *a, acc_memory to, diag *d);
     void (*release)(backend_run *r, rt_array *a);
 
-    /* A whole run without the executor (may be NULL): 1 when the
-     * outputs hold the results of program bp on the inputs (descriptors
-     * checked; one kernel launched; *bytes: the output memory it
+    /* A whole run without the executor (may be NULL), asked before the
+     * executor checks the arguments: 1 when every descriptor is one the
+     * executor accepts and the outputs hold the results of program bp
+     * on the inputs (one kernel launched; *bytes: the output memory it
      * allocated, as the run's statistics count it), 0 when the backend
      * declines this run, recording nothing and leaving the descriptors
-     * as they were: the executor runs it (the CPU backend's direct runs,
+     * as they were: the executor checks the arguments, reports what is
+     * wrong with them, and runs it (the CPU backend's direct runs,
      * core/backend/cpu/cpu_direct.h). */
     int (*run_direct)(backend *be, backend_program *bp, size_t n_inputs,
                       const acc_array *inputs, size_t n_outputs,

@@ -44,6 +44,8 @@ static int kernel_uses_tsc(void)
 }
 #endif
 
+atomic_int clock_tsc_ready;
+
 static void detect(void)
 {
 #if ACC_CLOCK_TSC
@@ -56,6 +58,10 @@ static void detect(void)
     }
 #endif
     atomic_store_explicit(&ready, 1, memory_order_release);
+    /* relaxed reads of it see use_tsc's 1: a TSC count needs nothing
+     * else of this function (the rate is measured under rate_lock) */
+    if (use_tsc)
+        atomic_store_explicit(&clock_tsc_ready, 1, memory_order_release);
 }
 
 static void ensure_detected(void)
@@ -64,7 +70,7 @@ static void ensure_detected(void)
         pthread_once(&detected, detect);
 }
 
-uint64_t clock_ticks(void)
+uint64_t clock_ticks_detect(void)
 {
     ensure_detected();
 #if ACC_CLOCK_TSC

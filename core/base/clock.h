@@ -16,10 +16,26 @@
 #ifndef ACC_CORE_BASE_CLOCK_H
 #define ACC_CORE_BASE_CLOCK_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
+/* 1 once ticks are known to be TSC counts (clock.c detects it on the
+ * first call); the fast path of clock_ticks, inlined into every run. */
+extern atomic_int clock_tsc_ready;
+
+/* Now, in ticks, through clock.c: the first call, and where ticks are
+ * not TSC counts. */
+uint64_t clock_ticks_detect(void);
+
 /* Now, in ticks; differences of two are durations. */
-uint64_t clock_ticks(void);
+static inline uint64_t clock_ticks(void)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (atomic_load_explicit(&clock_tsc_ready, memory_order_relaxed))
+        return __builtin_ia32_rdtsc();
+#endif
+    return clock_ticks_detect();
+}
 /* A duration in ticks, in seconds. */
 double clock_ticks_seconds(uint64_t ticks);
 

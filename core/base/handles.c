@@ -4,8 +4,10 @@
  */
 #include "core/base/handles.h"
 #include "core/base/mem.h"
+#include "core/base/spin.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +21,8 @@ typedef struct registry_slot {
 static const char tombstone_byte;
 #define TOMBSTONE ((const void *)&tombstone_byte)
 
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+/* every run looks its program up: a spin lock, not a mutex (spin.h) */
+static spin_lock registry_lock = SPIN_LOCK_INIT;
 static registry_slot *table;
 static size_t capacity, used; /* used counts live keys and tombstones */
 
@@ -32,13 +35,22 @@ static size_t hash_pointer(const void *p)
     return (size_t)x;
 }
 
-static int registry_grow(void)
+/* A new table for the live keys, sized for them (a quarter full at
+ * most), not for the tombstones: handles created and freed one after
+ * another, millions of times, keep the table as small as the handles
+ * alive at once need. */
+static int registry_rebuild(void)
 {
-    size_t new_capacity = capacity ? capacity * 2 : 64;
+    size_t live = 0;
+    for (size_t i = 0; i < capacity; i++)
+        live += table[i].key && table[i].key != TOMBSTONE;
+    size_t new_capacity = 64;
+    while ((live + 1) * 4 > new_capacity)
+        new_capacity *= 2;
     registry_slot *fresh = mem_calloc(new_capacity, sizeof(registry_slot));
     if (!fresh)
         return 0;
-    size_t live = 0;
+    live = 0;
     for (size_t i = 0; i < capacity; i++) {
         if (!table[i].key || table[i].key == TOMBSTONE)
             continue;
@@ -57,10 +69,10 @@ static int registry_grow(void)
 
 int handle_register(const void *p, handle_kind kind)
 {
-    pthread_mutex_lock(&registry_lock);
+    spin_acquire(&registry_lock);
     int ok = 1;
     if ((used + 1) * 2 > capacity)
-        ok = registry_grow();
+        ok = registry_rebuild();
     if (ok) {
         size_t j = hash_pointer(p) & (capacity - 1);
         while (table[j].key && table[j].key != TOMBSTONE)
@@ -70,7 +82,7 @@ int handle_register(const void *p, handle_kind kind)
         table[j].key = p;
         table[j].kind = kind;
     }
-    pthread_mutex_unlock(&registry_lock);
+    spin_release(&registry_lock);
     return ok;
 }
 
@@ -87,23 +99,57 @@ static registry_slot *registry_find(const void *p)
     return NULL;
 }
 
+/* Bumped by every unregistration.  A pointer found live while it read e
+ * is still live while it reads e (registering kills no handle): each
+ * thread remembers the last handle of each kind it found, so that a
+ * thread running one program again and again looks it up once
+ * (handle_is_live).  A free that happens before a call, as the API asks
+ * (a free concurrent with a use of the same handle is the caller's
+ * race, as it always was), bumps the epoch before that call reads it. */
+static atomic_ulong registry_epoch;
+
+typedef struct live_memo {
+    const void *p;
+    unsigned long epoch;
+} live_memo;
+
+static _Thread_local live_memo last_live[HANDLE_EXEC + 1];
+
 void handle_unregister(const void *p)
 {
-    pthread_mutex_lock(&registry_lock);
+    spin_acquire(&registry_lock);
     registry_slot *s = registry_find(p);
     if (s)
         s->key = TOMBSTONE;
-    pthread_mutex_unlock(&registry_lock);
+    atomic_fetch_add_explicit(&registry_epoch, 1, memory_order_relaxed);
+    spin_release(&registry_lock);
+}
+
+size_t handle_registry_capacity(void)
+{
+    spin_acquire(&registry_lock);
+    size_t c = capacity;
+    spin_release(&registry_lock);
+    return c;
 }
 
 int handle_is_live(const void *p, handle_kind kind)
 {
     if (!p)
         return 0;
-    pthread_mutex_lock(&registry_lock);
+    unsigned long e = atomic_load_explicit(&registry_epoch,
+                                           memory_order_relaxed);
+    live_memo *memo = (unsigned)kind <= HANDLE_EXEC ? &last_live[kind] : NULL;
+    if (memo && memo->p == p && memo->epoch == e)
+        return 1;
+    spin_acquire(&registry_lock);
     registry_slot *s = registry_find(p);
     int live = s && s->kind == kind;
-    pthread_mutex_unlock(&registry_lock);
+    spin_release(&registry_lock);
+    /* e was read before the lookup: an unregistration since then makes
+     * this memo stale, never wrong */
+    if (live && memo)
+        *memo = (live_memo){p, e};
     return live;
 }
 

@@ -26,6 +26,9 @@ typedef enum handle_kind {
 int handle_register(const void *p, handle_kind kind);
 void handle_unregister(const void *p);
 int handle_is_live(const void *p, handle_kind kind);
+/* The registry's slots (for tests: it stays proportional to the handles
+ * alive at once, however many came and went). */
+size_t handle_registry_capacity(void);
 
 /* The message slot of a handle: the last failing call on it. */
 typedef struct error_slot {

@@ -93,9 +93,11 @@ static acc_status check_input(const compiled *p, const ir_node *param,
     return ACC_OK;
 }
 
-static acc_status check_arguments(const compiled *p, size_t n_inputs,
-                                  const acc_array *inputs, size_t n_outputs,
-                                  const acc_array *outputs, diag *d)
+/* Not inlined: its message buffers would make exec_run's frame, which a
+ * direct run sets up too, large. */
+__attribute__((noinline)) static acc_status
+check_arguments(const compiled *p, size_t n_inputs, const acc_array *inputs,
+                size_t n_outputs, const acc_array *outputs, diag *d)
 {
     const ir_program *ir = &p->ir;
     if (n_inputs != ir->n_inputs)
@@ -379,11 +381,10 @@ acc_status exec_run(const compiled *p, const exec_call *call,
      * them (the statistics' is the cheap one: core/base/clock.h) */
     double start = call->deadline > 0 ? stop_now() : 0;
     uint64_t t0 = run_stats_out ? clock_ticks() : 0;
-    if (check_arguments(p, n_inputs, inputs, n_outputs, outputs, d) != ACC_OK)
-        return d->status;
     /* a run the backend takes whole (no stop request, no queue: the
      * backend's direct runs have no check points), before anything of
-     * the executor's is set up */
+     * the executor's is set up; it checks what it takes (a narrower
+     * condition than check_arguments'), and declines anything else */
     uint64_t bytes = 0;
     if (p->be->ops->run_direct && !call->cancel && !call->queue &&
         call->deadline <= 0 &&
@@ -394,6 +395,8 @@ acc_status exec_run(const compiled *p, const exec_call *call,
                 {sizeof(acc_run_stats), 1, bytes, 0, 0}, clock_ticks() - t0};
         return ACC_OK;
     }
+    if (check_arguments(p, n_inputs, inputs, n_outputs, outputs, d) != ACC_OK)
+        return d->status;
     return run_schedule(p, call, start, t0, n_inputs, inputs, n_outputs,
                         outputs, run_stats_out, d);
 }

@@ -413,6 +413,150 @@ Test(direct_runs, declined_runs_keep_the_executors_outcome)
     acc_context_destroy(ctx);
 }
 
+/* A direct run is tried before the executor checks the arguments: every
+ * defect the executor reports must still be reported, word for word, by
+ * a marked program whose extents are remembered.  Each case spoils one
+ * thing of a valid call (inputs and output as below). */
+typedef struct bad_call {
+    size_t n_in, n_out;
+    int no_inputs, no_outputs; /* pass NULL for the array */
+    acc_array in[2], out;
+} bad_call;
+
+typedef void (*spoil_fn)(bad_call *c, void *scratch);
+
+static void spoil_n_inputs(bad_call *c, void *s) { (void)s; c->n_in = 1; }
+static void spoil_n_outputs(bad_call *c, void *s) { (void)s; c->n_out = 2; }
+static void spoil_no_outputs_given(bad_call *c, void *s) { (void)s; c->n_out = 0; }
+static void spoil_inputs_null(bad_call *c, void *s) { (void)s; c->no_inputs = 1; }
+static void spoil_outputs_null(bad_call *c, void *s) { (void)s; c->no_outputs = 1; }
+static void spoil_in_size(bad_call *c, void *s) { (void)s; c->in[1].struct_size = 8; }
+static void spoil_in_rank(bad_call *c, void *s)
+{
+    (void)s;
+    c->in[0].rank = 2;
+    c->in[0].extents[1] = 1;
+}
+static void spoil_in_rank_range(bad_call *c, void *s) { (void)s; c->in[0].rank = 9; }
+static void spoil_in_negative(bad_call *c, void *s) { (void)s; c->in[1].extents[0] = -300; }
+static void spoil_in_type_null(bad_call *c, void *s) { (void)s; c->in[0].type = NULL; }
+static void spoil_in_type_f64(bad_call *c, void *s)
+{
+    (void)s;
+    c->in[1].type = acc_type_scalar(ACC_F64);
+}
+static void spoil_in_type_junk(bad_call *c, void *s)
+{
+    c->in[0].type = (const acc_type *)s; /* zeroed bytes: not a type */
+}
+static void spoil_in_data(bad_call *c, void *s) { (void)s; c->in[1].data[0] = NULL; }
+static void spoil_in_device(bad_call *c, void *s)
+{
+    (void)s;
+    c->in[0].memory = ACC_MEMORY_CUDA_DEVICE;
+}
+static void spoil_in_memory(bad_call *c, void *s) { (void)s; c->in[1].memory = (acc_memory)7; }
+static void spoil_out_size(bad_call *c, void *s) { (void)s; c->out.struct_size = 8; }
+static void spoil_out_rank(bad_call *c, void *s)
+{
+    (void)s;
+    c->out.rank = 1;
+    c->out.extents[0] = 1;
+}
+static void spoil_out_rank_range(bad_call *c, void *s) { (void)s; c->out.rank = -1; }
+static void spoil_out_type(bad_call *c, void *s)
+{
+    (void)s;
+    c->out.type = acc_type_scalar(ACC_I32);
+}
+static void spoil_out_type_junk(bad_call *c, void *s)
+{
+    c->out.type = (const acc_type *)s;
+}
+static void spoil_out_device(bad_call *c, void *s)
+{
+    (void)s;
+    c->out.memory = ACC_MEMORY_CUDA_DEVICE;
+}
+static void spoil_out_memory(bad_call *c, void *s) { (void)s; c->out.memory = (acc_memory)9; }
+static void spoil_out_unallocated_device(bad_call *c, void *s)
+{
+    (void)s;
+    c->out.data[0] = NULL;
+    c->out.memory = ACC_MEMORY_CUDA_DEVICE;
+}
+
+Test(direct_runs, every_defect_the_executor_reports_is_reported_word_for_word)
+{
+    static const struct {
+        const char *what;
+        spoil_fn spoil;
+    } cases[] = {
+        {"one input", spoil_n_inputs},
+        {"two outputs", spoil_n_outputs},
+        {"no output", spoil_no_outputs_given},
+        {"inputs NULL", spoil_inputs_null},
+        {"outputs NULL", spoil_outputs_null},
+        {"input struct_size", spoil_in_size},
+        {"input rank", spoil_in_rank},
+        {"input rank out of range", spoil_in_rank_range},
+        {"input extent negative", spoil_in_negative},
+        {"input type NULL", spoil_in_type_null},
+        {"input type f64", spoil_in_type_f64},
+        {"input type not a type", spoil_in_type_junk},
+        {"input data NULL", spoil_in_data},
+        {"input in device memory", spoil_in_device},
+        {"input memory not a value", spoil_in_memory},
+        {"output struct_size", spoil_out_size},
+        {"output rank", spoil_out_rank},
+        {"output rank out of range", spoil_out_rank_range},
+        {"output type i32", spoil_out_type},
+        {"output type not a type", spoil_out_type_junk},
+        {"output in device memory", spoil_out_device},
+        {"output memory not a value", spoil_out_memory},
+        {"output to allocate in device memory", spoil_out_unallocated_device},
+    };
+    acc_context *ctx = ts_cpu_context();
+    acc_program *direct = compile(ctx, "dotp", 1);
+    acc_program *plain = compile(ctx, "dotp", 0);
+    float x[300], y[300], got = 0;
+    fill_f32(x, 300, 5);
+    fill_f32(y, 300, 6);
+    int64_t n = 300;
+    bad_call valid = {2, 1, 0, 0,
+                      {ts_host(ACC_F32, 1, &n, x), ts_host(ACC_F32, 1, &n, y)},
+                      ts_host(ACC_F32, 0, NULL, &got)};
+    for (int r = 0; r < 2; r++) /* remembered, then a direct run */
+        cr_assert_eq(acc_run(direct, 2, valid.in, 1, &valid.out), ACC_OK,
+                     "%s", acc_last_error());
+    int marked = 0;
+    cr_assert_eq(direct_runs(direct, &marked, NULL), 1);
+    uint64_t junk[64];
+    memset(junk, 0, sizeof junk);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        acc_status st[2];
+        char msg[2][1024];
+        for (int k = 0; k < 2; k++) {
+            bad_call c = valid;
+            cases[i].spoil(&c, junk);
+            st[k] = acc_run(k ? direct : plain, c.n_in,
+                            c.no_inputs ? NULL : c.in, c.n_out,
+                            c.no_outputs ? NULL : &c.out);
+            snprintf(msg[k], sizeof msg[k], "%s", acc_last_error());
+        }
+        cr_expect_neq(st[0], ACC_OK, "%s: the executor accepted it",
+                      cases[i].what);
+        cr_expect_eq(st[1], st[0], "%s: status %d, the executor's %d",
+                     cases[i].what, (int)st[1], (int)st[0]);
+        cr_expect_str_eq(msg[1], msg[0], "%s", cases[i].what);
+    }
+    cr_expect_eq(direct_runs(direct, &marked, NULL), 1,
+                 "none of these runs went direct");
+    acc_program_free(direct);
+    acc_program_free(plain);
+    acc_context_destroy(ctx);
+}
+
 /* Threads run one program with extents that change from run to run, so
  * that runs remember extents while others read them; every result must
  * be the executor's. */

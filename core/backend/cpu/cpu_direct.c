@@ -99,12 +99,22 @@ cpu_direct *cpu_direct_mark(const ir_program *ir, const sched_program *s)
     cpu_direct *m = mem_calloc(1, sizeof *m);
     if (!m)
         return NULL;
-    for (size_t i = 0; i < ir->n_inputs; i++) {
+    m->n_inputs = ir->n_inputs;
+    for (size_t i = 0, at = 0; i < ir->n_inputs; i++) {
         const acc_type *e = ir->inputs[i]->type->elem;
+        cpu_direct_input *in = &m->in[i];
+        in->elem = e;
+        in->rank = ir->inputs[i]->type->rank;
+        in->key_at = (uint32_t)at;
+        at += (size_t)in->rank;
+        in->n_leaves = (uint32_t)e->n_leaves;
         for (size_t k = 0; k < e->n_leaves; k++)
-            m->in_leaf_bytes[i][k] = (uint8_t)acc_scalar_size(e->leaves[k]);
+            in->leaf_bytes[k] = (uint8_t)acc_scalar_size(e->leaves[k]);
     }
     const acc_type *e = st->node->type->elem;
+    m->out_elem = e;
+    m->out_rank = st->node->type->rank;
+    m->out_leaves = (uint32_t)e->n_leaves;
     for (size_t k = 0; k < e->n_leaves; k++)
         m->out_leaf_bytes[k] = (uint8_t)acc_scalar_size(e->leaves[k]);
     for (size_t i = 0; i < kn->k.n_arrays; i++) {
@@ -188,6 +198,11 @@ void cpu_direct_remember(cpu_direct *m, rt_array *const *inputs,
             memcpy(fresh->key, key, sizeof key);
             memcpy(fresh->ext, src->ext, sizeof fresh->ext);
             memcpy(fresh->seed, src->seed, sizeof fresh->seed);
+            for (size_t k = 0; k < n_inputs; k++)
+                fresh->in_size[k] = inputs[k]->size;
+            fresh->rows = rt_shape_size(m->out_rank, src->ext);
+            cpu_fold_args(m->kn, fresh->ext, fresh->rows, fresh->seed,
+                          &fresh->args);
             if (atomic_compare_exchange_strong_explicit(
                     &m->slot[i], &have, fresh, memory_order_release,
                     memory_order_acquire))
@@ -202,24 +217,59 @@ void cpu_direct_remember(cpu_direct *m, rt_array *const *inputs,
 
 /* ---- running ------------------------------------------------------------ */
 
-/* Whether memo's key is the inputs' extents. */
-static int same_extents(const ir_program *ir, const cpu_direct_memo *memo,
+/* The first published acc_array is the whole struct (it has never grown):
+ * what a descriptor must at least declare, as core/exec/run.c checks. */
+#define ARRAY_V1_SIZE sizeof(acc_array)
+
+/* Whether a descriptor's type is elem, as the executor compares them: the
+ * same pointer (types are interned: the usual case), else a type equal
+ * to it. */
+static int type_is(const acc_type *t, const acc_type *elem)
+{
+    return t == elem || (t && ty_is_type(t) && ty_equal(t, elem));
+}
+
+/* Whether the inputs are descriptors the executor accepts, with memo's
+ * extents: size, memory, type and rank as the signature's, extents as
+ * memo's key (the extents of a run the executor accepted), a buffer for
+ * every leaf of an input with elements.  One pass: this is most of a
+ * small run's checking. */
+static int inputs_match(const cpu_direct *m, const cpu_direct_memo *memo,
                         const acc_array *inputs)
 {
-    size_t at = 0;
-    for (size_t i = 0; i < ir->n_inputs; i++)
-        for (int32_t k = 0; k < ir->inputs[i]->type->rank; k++)
-            if (memo->key[at++] != inputs[i].extents[k])
+    const size_t n = m->n_inputs;
+    for (size_t i = 0; i < n; i++) {
+        const acc_array *a = &inputs[i];
+        const cpu_direct_input *in = &m->in[i];
+        const int32_t rank = in->rank;
+        if (a->struct_size < ARRAY_V1_SIZE || a->memory != ACC_MEMORY_HOST ||
+            a->rank != rank || !type_is(a->type, in->elem))
+            return 0;
+        const int64_t *key = memo->key + in->key_at;
+        int same = 1;
+        for (int32_t k = 0; k < rank; k++)
+            same &= a->extents[k] == key[k];
+        if (!same)
+            return 0;
+        if (memo->in_size[i] > 0) {
+            const uint32_t leaves = in->n_leaves;
+            int present = 1;
+            for (uint32_t k = 0; k < leaves; k++)
+                present &= a->data[k] != NULL;
+            if (!present)
                 return 0;
+        }
+    }
     return 1;
 }
 
+/* The memo of the inputs' extents when the inputs are usable (above). */
 static const cpu_direct_memo *recall(cpu_direct *m, const acc_array *inputs)
 {
     for (size_t i = 0; i < CPU_DIRECT_SLOTS; i++) {
         const cpu_direct_memo *have =
             atomic_load_explicit(&m->slot[i], memory_order_acquire);
-        if (!have || same_extents(m->ir, have, inputs))
+        if (!have || inputs_match(m, have, inputs))
             return have;
     }
     return NULL;
@@ -228,89 +278,81 @@ static const cpu_direct_memo *recall(cpu_direct *m, const acc_array *inputs)
 /* Whether `bytes` bytes at buf share a byte with any leaf buffer of an
  * input (the rule of destinations.h: a kernel never writes what it
  * reads). */
-static int touches_an_input(const cpu_direct *m, const acc_array *inputs,
-                            uintptr_t buf, size_t bytes)
+static int touches_an_input(const cpu_direct *m, const cpu_direct_memo *memo,
+                            const acc_array *inputs, uintptr_t buf,
+                            size_t bytes)
 {
-    for (size_t i = 0; i < m->ir->n_inputs; i++) {
-        const acc_array *a = &inputs[i];
-        int64_t n = 1;
-        for (int32_t d = 0; d < a->rank; d++)
-            n *= a->extents[d]; /* checked: no overflow */
-        for (size_t k = 0; n > 0 && k < ACC_MAX_COMPONENTS &&
-                           m->in_leaf_bytes[i][k];
+    for (size_t i = 0; i < m->n_inputs; i++)
+        for (uint32_t k = 0; memo->in_size[i] > 0 && k < m->in[i].n_leaves;
              k++) {
-            uintptr_t at = (uintptr_t)a->data[k];
-            size_t len = (size_t)n * m->in_leaf_bytes[i][k];
+            uintptr_t at = (uintptr_t)inputs[i].data[k];
+            size_t len = (size_t)memo->in_size[i] * m->in[i].leaf_bytes[k];
             if (at < buf + bytes && buf < at + len)
                 return 1;
         }
-    }
     return 0;
 }
 
-/* Whether the caller's output takes the result as it is: host buffers of
- * the result's type and extents, overlapping no input. */
-static int output_fits(const cpu_direct *m, const acc_array *inputs,
-                       const acc_array *out, int32_t rank, const int64_t *ext,
-                       int64_t size)
+/* Whether the caller's output buffers take the result as they are: a
+ * descriptor the executor accepts, of the result's type and extents,
+ * with every leaf buffer, overlapping no input. */
+static int output_fits(const cpu_direct *m, const cpu_direct_memo *memo,
+                       const acc_array *inputs, const acc_array *out)
 {
-    const acc_type *elem = m->step->type->elem;
-    if (out->memory != ACC_MEMORY_HOST || out->rank != rank ||
-        (out->type && (!ty_is_type(out->type) || !ty_equal(out->type, elem))))
+    if (out->struct_size < ARRAY_V1_SIZE || out->rank != m->out_rank ||
+        (out->type && !type_is(out->type, m->out_elem)))
         return 0;
-    for (int32_t k = 0; k < rank; k++)
-        if (out->extents[k] != ext[k])
+    for (int32_t k = 0; k < m->out_rank; k++)
+        if (out->extents[k] != memo->ext[k])
             return 0;
-    for (size_t k = 0; k < elem->n_leaves; k++)
+    for (uint32_t k = 0; k < m->out_leaves; k++)
         if (!out->data[k] ||
-            touches_an_input(m, inputs, (uintptr_t)out->data[k],
-                             (size_t)size * m->out_leaf_bytes[k]))
+            touches_an_input(m, memo, inputs, (uintptr_t)out->data[k],
+                             (size_t)memo->rows * m->out_leaf_bytes[k]))
             return 0;
     return 1;
 }
 
 int cpu_direct_run(cpu_direct *m, pool *pl, size_t n_inputs,
-                   const acc_array *inputs, acc_array *output,
-                   uint64_t *bytes)
+                   const acc_array *inputs, size_t n_outputs,
+                   acc_array *outputs, uint64_t *bytes)
 {
-    const cpu_direct_memo *memo = recall(m, inputs);
-    if (!memo || n_inputs != m->ir->n_inputs)
+    if (n_inputs != m->n_inputs || n_outputs != 1 || !outputs ||
+        (n_inputs > 0 && !inputs) || outputs->memory != ACC_MEMORY_HOST)
         return 0;
-    int32_t r = m->kn->k.src->type->rank;
-    int64_t rows = rt_shape_size(r - 1, memo->ext);
-    if (rows <= 0 || memo->ext[r - 1] <= 0)
+    const cpu_direct_memo *memo = recall(m, inputs);
+    if (!memo || memo->rows <= 0 || memo->args.inner <= 0)
         return 0;
     /* no buffers given (host memory): new ones, the library's */
-    acc_array fresh, *into = output;
-    const acc_type *elem = m->step->type->elem;
+    acc_array fresh, *into = outputs;
     *bytes = 0;
-    if (output->memory == ACC_MEMORY_HOST && !output->data[0]) {
-        if (!hostmem_output_new(&fresh, elem, r - 1, memo->ext, rows))
+    if (!outputs->data[0]) {
+        if (!hostmem_output_new(&fresh, m->out_elem, m->out_rank, memo->ext,
+                                memo->rows))
             return 0;
         into = &fresh;
-        for (size_t k = 0; k < elem->n_leaves; k++)
-            *bytes += (uint64_t)rows * m->out_leaf_bytes[k];
-    } else if (!output_fits(m, inputs, output, r - 1, memo->ext, rows)) {
+        for (uint32_t k = 0; k < m->out_leaves; k++)
+            *bytes += (uint64_t)memo->rows * m->out_leaf_bytes[k];
+    } else if (!output_fits(m, memo, inputs, outputs)) {
         return 0;
     }
+    /* the kernel's arrays (fixed-size copies: inline moves, where copies
+     * of the leaves and ranks in use were calls to memcpy) */
     cpu_launch l;
     for (size_t i = 0; i < m->kn->k.n_arrays; i++) {
-        const acc_array *a = &inputs[m->input_of[i]];
+        uint32_t at = m->input_of[i];
         cpu_karray *k = &l.few[i];
-        memcpy(k->data, a->data, sizeof k->data);
-        memcpy(k->ext, a->extents, sizeof k->ext);
-        k->size = 1;
-        for (int32_t d = 0; d < a->rank; d++)
-            k->size *= a->extents[d];
+        memcpy(k->data, inputs[at].data, sizeof k->data);
+        memcpy(k->ext, inputs[at].extents, sizeof k->ext);
+        k->size = memo->in_size[at];
     }
-    if (!cpu_fold_direct(pl, m->kn, m->step, &l, memo->ext, memo->seed,
-                         into->data)) {
+    if (!cpu_fold_direct(pl, m->kn, m->step, &l, &memo->args, into->data)) {
         if (into == &fresh)
             hostmem_output_free(&fresh);
         return 0;
     }
     if (into == &fresh)
-        *output = fresh;
+        *outputs = fresh;
     /* a load and a store, not a locked add (8 ns of a 300 ns run):
      * concurrent runs may count as one */
     atomic_store_explicit(

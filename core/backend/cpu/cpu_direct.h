@@ -17,7 +17,10 @@
  * the threads, so the result is the executor's bit for bit.
  *
  * Promised: a direct run is only ever an outcome the executor would have
- * produced.  Anything else declines and the executor runs the program:
+ * produced.  It is tried before the executor checks the arguments, so it
+ * takes only descriptors the executor accepts (cpu_direct_run checks
+ * them).  Anything else declines and the executor checks and runs the
+ * program: a descriptor it refuses (it reports it as for any program),
  * extents not remembered, an empty source, a caller's output buffers of
  * another type or shape or overlapping an input (an output without
  * buffers gets new ones, as the executor gives it),
@@ -42,22 +45,40 @@
  * inputs: at most CPU_DIRECT_INPUTS. */
 enum { CPU_DIRECT_KEY_MAX = 32, CPU_DIRECT_SLOTS = 4, CPU_DIRECT_INPUTS = 16 };
 
-/* What the host evaluator computed for one set of input extents. */
+/* What the host evaluator computed for one set of input extents, and
+ * the kernel's arguments made from it. */
 typedef struct cpu_direct_memo {
     int64_t key[CPU_DIRECT_KEY_MAX];
     int64_t ext[ACC_MAX_RANK];      /* the source's extents */
     ir_value seed[ACC_MAX_COMPONENTS];
+    int64_t in_size[CPU_DIRECT_INPUTS]; /* each input's element count */
+    int64_t rows;                   /* the result's element count */
+    /* the launch's arguments but its arrays, result and error slot, as
+     * the fold driver sets them (seed: this memo's) */
+    cpu_kargs args;
 } cpu_direct_memo;
 
-/* A marked program's fold step. */
+/* One input of the signature, as a direct run checks it. */
+typedef struct cpu_direct_input {
+    const acc_type *elem;
+    int32_t rank;
+    uint32_t key_at;               /* its extents' place in a memo's key */
+    uint32_t n_leaves;
+    uint8_t leaf_bytes[ACC_MAX_COMPONENTS];
+} cpu_direct_input;
+
+/* A marked program's fold step, and the program's signature. */
 typedef struct cpu_direct {
     const ir_program *ir;
     const cpu_node *kn;
     const ir_node *step;           /* the fold, or the map after it */
+    size_t n_inputs;
     size_t key_len;                /* the inputs' ranks summed */
     uint32_t input_of[CPU_FEW_ARRAYS]; /* kernel array i: input number */
-    /* bytes per element of each leaf: the inputs', the result's */
-    uint8_t in_leaf_bytes[CPU_DIRECT_INPUTS][ACC_MAX_COMPONENTS];
+    cpu_direct_input in[CPU_DIRECT_INPUTS];
+    const acc_type *out_elem;
+    int32_t out_rank;              /* the source's rank - 1 */
+    uint32_t out_leaves;
     uint8_t out_leaf_bytes[ACC_MAX_COMPONENTS];
     _Atomic(cpu_direct_memo *) slot[CPU_DIRECT_SLOTS];
     atomic_ullong runs;            /* direct runs so far (the plan says;
@@ -83,14 +104,18 @@ int cpu_direct_describe(cpu_direct *m, int json, char *buf, size_t size);
 void cpu_direct_remember(cpu_direct *m, rt_array *const *inputs,
                          size_t n_inputs, const host_source *src);
 
-/* A run of marked program m over the caller's checked descriptors (one
- * output): 1 when the output holds the result (one kernel launched; into
- * the caller's buffers, or into a library-owned array when the caller
- * gave none: its bytes in *bytes, else 0), 0 when declined (see above;
- * the descriptor is as it was, the caller's buffers may have been
- * written, as a failed run may write them). */
+/* A run of marked program m over the caller's arguments, before anything
+ * has checked them: 1 when every descriptor is one the executor accepts
+ * (this checks a narrower condition: the signature's types, ranks and
+ * host memory, extents remembered, buffers present) and the output holds
+ * the result (one kernel launched; into the caller's buffers, or into a
+ * library-owned array when the caller gave none: its bytes in *bytes,
+ * else 0); 0 when declined (see above; the descriptors are as they were,
+ * the caller's buffers may have been written, as a failed run may write
+ * them), and the executor checks the arguments and reports what is
+ * wrong with them. */
 int cpu_direct_run(cpu_direct *m, pool *pl, size_t n_inputs,
-                   const acc_array *inputs, acc_array *output,
-                   uint64_t *bytes);
+                   const acc_array *inputs, size_t n_outputs,
+                   acc_array *outputs, uint64_t *bytes);
 
 #endif

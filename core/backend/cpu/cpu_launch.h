@@ -55,16 +55,21 @@ acc_status cpu_drive_generate(pool *pl, const cpu_node *kn, interp *st,
                               const ir_node *n, rt_array **out, int *replay);
 acc_status cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
                           const ir_node *n, rt_array **out, int *replay);
-/* A fold step's launch outside a run (cpu_direct.c): kernel kn of step
- * n (the fold, or the map after it) over the arrays the caller bound in
- * l->few[0 .. k.n_arrays) (the rest of *l is set here), for a source of
- * extents ext and the seed's leaves, into the leaf buffers out, split
- * over pl as cpu_drive_fold splits it.  1 when done; 0 when the kernel
- * recorded a runtime error or memory ran out (nothing recorded anywhere:
- * the caller runs the program through the executor). */
+/* A fold step's launch outside a run (cpu_direct.c).  cpu_fold_args:
+ * the arguments of kernel kn for a source of extents ext (rows > 0
+ * results: the outer extents' product) and the seed's leaves, as
+ * cpu_drive_fold sets them, but the arrays, the result and the error slot
+ * (args->in, out, err: NULL).  cpu_fold_direct: kernel kn of step n (the
+ * fold, or the map after it) with those arguments over the arrays the
+ * caller bound in l->few[0 .. k.n_arrays) (the rest of *l is set here),
+ * into the leaf buffers out, split over pl as cpu_drive_fold splits it.
+ * 1 when done; 0 when the kernel recorded a runtime error or memory ran
+ * out (nothing recorded anywhere: the caller runs the program through
+ * the executor). */
+void cpu_fold_args(const cpu_node *kn, const int64_t *ext, int64_t rows,
+                   const ir_value *seed, cpu_kargs *args);
 int cpu_fold_direct(pool *pl, const cpu_node *kn, const ir_node *n,
-                    cpu_launch *l, const int64_t *ext, const ir_value *seed,
-                    void *const *out);
+                    cpu_launch *l, const cpu_kargs *args, void *const *out);
 acc_status cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
                               const ir_node *n, rt_array **out, int *replay);
 acc_status cpu_drive_scan(pool *pl, const cpu_node *kn, interp *st,

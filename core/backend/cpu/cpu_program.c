@@ -205,9 +205,9 @@ static int cpu_run_direct(backend *be, backend_program *bp,
                           uint64_t *bytes)
 {
     (void)be;
-    return bp && bp->direct && n_outputs == 1 &&
+    return bp && bp->direct &&
            cpu_direct_run(bp->direct, bp->be->pool, n_inputs, inputs,
-                          outputs, bytes);
+                          n_outputs, outputs, bytes);
 }
 
 static acc_status cpu_foreign(backend_run *r, const ir_node *n,

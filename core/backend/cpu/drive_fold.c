@@ -106,27 +106,38 @@ acc_status cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
     return a ? ACC_OK : host_recorded(st->d);
 }
 
-int cpu_fold_direct(pool *pl, const cpu_node *kn, const ir_node *n,
-                    cpu_launch *l, const int64_t *ext, const ir_value *seed,
-                    void *const *out)
+void cpu_fold_args(const cpu_node *kn, const int64_t *ext, int64_t rows,
+                   const ir_value *seed, cpu_kargs *args)
 {
-    const ir_node *xs = kn->k.src;
-    int32_t r = xs->type->rank;
-    /* only what a fold launch reads: A, err, in (few, bound), row */
-    memset(&l->A, 0, sizeof l->A);
-    l->row = l->part_len = 0;
+    int32_t r = kn->k.src->type->rank;
+    memset(args, 0, sizeof *args);
+    memcpy(args->out_ext, ext, (size_t)(r - 1) * sizeof *ext);
+    args->out_size = rows;
+    memcpy(args->src_ext, ext, sizeof args->src_ext);
+    args->inner = ext[r - 1];
+    args->seed = seed;
+}
+
+int cpu_fold_direct(pool *pl, const cpu_node *kn, const ir_node *n,
+                    cpu_launch *l, const cpu_kargs *args, void *const *out)
+{
+    /* only what a fold launch reads: A, err, in (few, bound), entry */
+    l->A = *args;
+    l->A.out = out;
     l->in = l->few;
     cpu_arm(l, NULL);
     l->entry = kn->entry;
-    l->A.out = out;
-    memcpy(l->A.out_ext, ext, (size_t)(r - 1) * sizeof *ext);
-    l->A.out_size = rt_shape_size(r - 1, ext);
-    memcpy(l->A.src_ext, ext, sizeof l->A.src_ext);
-    l->A.inner = ext[r - 1];
-    l->A.seed = seed;
+    l->row = l->part_len = 0;
+    int64_t rows = l->A.out_size;
+    if (cpu_serial(pl, rows * l->A.inner)) { /* nothing can stop it */
+        cpu_run_fn run;
+        memcpy(&run, &l->entry->run, sizeof run);
+        run(&l->A, 0, rows);
+        return !cpu_failed(l);
+    }
     diag d;
     diag_clear(&d);
-    return fold_launch(pl, l, xs->type->elem, l->A.out_size, &d,
+    return fold_launch(pl, l, kn->k.src->type->elem, rows, &d,
                        ir_op_name(n->op)) == ACC_OK &&
            !cpu_failed(l);
 }
