@@ -203,6 +203,7 @@ void cpu_direct_remember(cpu_direct *m, rt_array *const *inputs,
             fresh->rows = rt_shape_size(m->out_rank, src->ext);
             cpu_fold_args(m->kn, fresh->ext, fresh->rows, fresh->seed,
                           &fresh->args);
+            fresh->alone = fresh->rows * fresh->args.inner < CPU_SERIAL_BELOW;
             if (atomic_compare_exchange_strong_explicit(
                     &m->slot[i], &have, fresh, memory_order_release,
                     memory_order_acquire))
@@ -237,28 +238,22 @@ static int type_is(const acc_type *t, const acc_type *elem)
 static int inputs_match(const cpu_direct *m, const cpu_direct_memo *memo,
                         const acc_array *inputs)
 {
-    const size_t n = m->n_inputs;
-    for (size_t i = 0; i < n; i++) {
-        const acc_array *a = &inputs[i];
-        const cpu_direct_input *in = &m->in[i];
-        const int32_t rank = in->rank;
+    const cpu_direct_input *in = m->in;
+    const int64_t *key = memo->key, *size = memo->in_size;
+    for (const acc_array *a = inputs, *end = inputs + m->n_inputs; a < end;
+         a++, in++, size++) {
         if (a->struct_size < ARRAY_V1_SIZE || a->memory != ACC_MEMORY_HOST ||
-            a->rank != rank || !type_is(a->type, in->elem))
+            a->rank != in->rank || !type_is(a->type, in->elem))
             return 0;
-        const int64_t *key = memo->key + in->key_at;
-        int same = 1;
-        for (int32_t k = 0; k < rank; k++)
-            same &= a->extents[k] == key[k];
-        if (!same)
-            return 0;
-        if (memo->in_size[i] > 0) {
-            const uint32_t leaves = in->n_leaves;
-            int present = 1;
-            for (uint32_t k = 0; k < leaves; k++)
-                present &= a->data[k] != NULL;
-            if (!present)
+        for (const int64_t *e = a->extents, *stop = e + in->rank; e < stop;
+             e++)
+            if (*e != *key++)
                 return 0;
-        }
+        if (*size > 0)
+            for (void *const *d = a->data, *const *stop = d + in->n_leaves;
+                 d < stop; d++)
+                if (!*d)
+                    return 0;
     }
     return 1;
 }
@@ -336,17 +331,42 @@ int cpu_direct_run(cpu_direct *m, pool *pl, size_t n_inputs,
     } else if (!output_fits(m, memo, inputs, outputs)) {
         return 0;
     }
-    /* the kernel's arrays (fixed-size copies: inline moves, where copies
-     * of the leaves and ranks in use were calls to memcpy) */
+    /* the kernel's arrays: the leaves and extents it reads (the rest of
+     * each cpu_karray is never read); the first of each copied on its
+     * own, so that the usual input, a vector of scalars, copies two
+     * words */
     cpu_launch l;
     for (size_t i = 0; i < m->kn->k.n_arrays; i++) {
         uint32_t at = m->input_of[i];
+        const acc_array *a = &inputs[at];
         cpu_karray *k = &l.few[i];
-        memcpy(k->data, inputs[at].data, sizeof k->data);
-        memcpy(k->ext, inputs[at].extents, sizeof k->ext);
+        k->data[0] = a->data[0];
+        for (uint32_t j = 1; j < m->in[at].n_leaves; j++)
+            k->data[j] = a->data[j];
+        k->ext[0] = a->extents[0];
+        for (int32_t j = 1; j < m->in[at].rank; j++)
+            k->ext[j] = a->extents[j];
         k->size = memo->in_size[at];
     }
-    if (!cpu_fold_direct(pl, m->kn, m->step, &l, &memo->args, into->data)) {
+    /* the launch as the fold driver arms it; a run too small for the
+     * pool's threads calls the kernel here (nothing can stop it: no
+     * check point to pass) */
+    l.A = memo->args;
+    l.A.out = into->data;
+    l.in = l.few;
+    l.entry = m->kn->entry;
+    l.row = l.part_len = 0;
+    cpu_arm(&l, NULL);
+    int done;
+    if (memo->alone || pool_threads(pl) < 2) {
+        cpu_run_fn run;
+        memcpy(&run, &l.entry->run, sizeof run);
+        run(&l.A, 0, memo->rows);
+        done = !cpu_failed(&l);
+    } else {
+        done = cpu_fold_direct(pl, m->kn, m->step, &l);
+    }
+    if (!done) {
         if (into == &fresh)
             hostmem_output_free(&fresh);
         return 0;

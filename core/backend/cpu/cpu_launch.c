@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The kernels' view of the run's stop request (cpu_kerr.stop). */
-static int stop_requested(const void *state)
+int cpu_stop_requested(const void *state)
 {
     return stop_check((run_stop *)state) != ACC_OK;
 }
@@ -76,11 +75,6 @@ void cpu_task_phase(void *arg, int64_t lo, int64_t hi)
     part(&l->A, l->row, lo, hi, 0);
 }
 
-int cpu_failed(const cpu_launch *l)
-{
-    return atomic_load(&((cpu_launch *)l)->err.code) != 0;
-}
-
 acc_status cpu_bind_arrays(interp *st, const cg_kernel *k, cpu_launch *l,
                            size_t extra, int *replay)
 {
@@ -107,17 +101,6 @@ acc_status cpu_bind_arrays(interp *st, const cg_kernel *k, cpu_launch *l,
     }
     cpu_arm(l, st->stop);
     return ACC_OK;
-}
-
-void cpu_arm(cpu_launch *l, run_stop *stop)
-{
-    l->A.in = l->in;
-    l->A.err = &l->err;
-    atomic_init(&l->err.code, 0);
-    atomic_init(&l->err.site, 0);
-    atomic_init(&l->err.pos, LLONG_MAX);
-    l->err.stop = stop ? stop_requested : NULL;
-    l->err.stop_state = stop;
 }
 
 void cpu_unbind(cpu_launch *l)

@@ -22,6 +22,8 @@
 #include "core/backend/host/host_eval.h"
 #include "core/codegen/kernel_cpu.h"
 
+#include <limits.h>
+
 struct cpu_direct;
 
 /* A compiled step: its kernel description and the loaded object; the
@@ -59,17 +61,16 @@ acc_status cpu_drive_fold(pool *pl, const cpu_node *kn, interp *st,
  * the arguments of kernel kn for a source of extents ext (rows > 0
  * results: the outer extents' product) and the seed's leaves, as
  * cpu_drive_fold sets them, but the arrays, the result and the error slot
- * (args->in, out, err: NULL).  cpu_fold_direct: kernel kn of step n (the
- * fold, or the map after it) with those arguments over the arrays the
- * caller bound in l->few[0 .. k.n_arrays) (the rest of *l is set here),
- * into the leaf buffers out, split over pl as cpu_drive_fold splits it.
- * 1 when done; 0 when the kernel recorded a runtime error or memory ran
- * out (nothing recorded anywhere: the caller runs the program through
- * the executor). */
+ * (args->in, out, err: NULL).  cpu_fold_direct: launch l of kernel kn of
+ * step n (the fold, or the map after it), armed by the caller (its
+ * arguments, arrays, result, entry), split over pl as cpu_drive_fold
+ * splits it.  1 when done; 0 when the kernel recorded a runtime error or
+ * memory ran out (nothing recorded anywhere: the caller runs the program
+ * through the executor). */
 void cpu_fold_args(const cpu_node *kn, const int64_t *ext, int64_t rows,
                    const ir_value *seed, cpu_kargs *args);
 int cpu_fold_direct(pool *pl, const cpu_node *kn, const ir_node *n,
-                    cpu_launch *l, const cpu_kargs *args, void *const *out);
+                    cpu_launch *l);
 acc_status cpu_drive_fold_seg(pool *pl, const cpu_node *kn, interp *st,
                               const ir_node *n, rt_array **out, int *replay);
 acc_status cpu_drive_scan(pool *pl, const cpu_node *kn, interp *st,
@@ -125,7 +126,10 @@ void cpu_task_block(void *arg, int64_t lo, int64_t hi);
 void cpu_task_phase(void *arg, int64_t lo, int64_t hi);
 
 /* Whether the kernel recorded a runtime error. */
-int cpu_failed(const cpu_launch *l);
+static inline int cpu_failed(const cpu_launch *l)
+{
+    return atomic_load(&((cpu_launch *)l)->err.code) != 0;
+}
 
 /* Binds the kernel's array arguments (evaluated by the interpreter) and
  * `extra` empty slots after them, and arms the error slot (with the
@@ -138,10 +142,23 @@ int cpu_failed(const cpu_launch *l);
  * cpu_unbind either way. */
 acc_status cpu_bind_arrays(interp *st, const cg_kernel *k, cpu_launch *l,
                            size_t extra, int *replay);
+/* The kernels' view of the run's stop request (cpu_kerr.stop). */
+int cpu_stop_requested(const void *state);
+
 /* The launch's arrays (l->in, bound) as its arguments, and its error slot
  * armed with stop request `stop` (NULL: none), as cpu_bind_arrays
- * leaves them. */
-void cpu_arm(cpu_launch *l, run_stop *stop);
+ * leaves them.  Inline: a direct run arms one launch in a few hundred
+ * nanoseconds. */
+static inline void cpu_arm(cpu_launch *l, run_stop *stop)
+{
+    l->A.in = l->in;
+    l->A.err = &l->err;
+    atomic_init(&l->err.code, 0);
+    atomic_init(&l->err.site, 0);
+    atomic_init(&l->err.pos, LLONG_MAX);
+    l->err.stop = stop ? cpu_stop_requested : NULL;
+    l->err.stop_state = stop;
+}
 /* Gives back what cpu_bind_arrays allocated (nothing for a few
  * arguments). */
 void cpu_unbind(cpu_launch *l);

@@ -119,25 +119,11 @@ void cpu_fold_args(const cpu_node *kn, const int64_t *ext, int64_t rows,
 }
 
 int cpu_fold_direct(pool *pl, const cpu_node *kn, const ir_node *n,
-                    cpu_launch *l, const cpu_kargs *args, void *const *out)
+                    cpu_launch *l)
 {
-    /* only what a fold launch reads: A, err, in (few, bound), entry */
-    l->A = *args;
-    l->A.out = out;
-    l->in = l->few;
-    cpu_arm(l, NULL);
-    l->entry = kn->entry;
-    l->row = l->part_len = 0;
-    int64_t rows = l->A.out_size;
-    if (cpu_serial(pl, rows * l->A.inner)) { /* nothing can stop it */
-        cpu_run_fn run;
-        memcpy(&run, &l->entry->run, sizeof run);
-        run(&l->A, 0, rows);
-        return !cpu_failed(l);
-    }
     diag d;
     diag_clear(&d);
-    return fold_launch(pl, l, kn->k.src->type->elem, rows, &d,
+    return fold_launch(pl, l, kn->k.src->type->elem, l->A.out_size, &d,
                        ir_op_name(n->op)) == ACC_OK &&
            !cpu_failed(l);
 }

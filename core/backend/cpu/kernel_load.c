@@ -3,10 +3,15 @@
  * kernel_load.h).  One process-wide list under one mutex: loads happen at
  * compile time, a handful per program, next to a compiler run.
  */
+/* dlinfo (a loaded object's link map: which file it is) is a GNU
+ * extension. */
+#define _GNU_SOURCE
 #include "core/backend/cpu/kernel_load.h"
 #include "core/base/mem.h"
 
 #include <dlfcn.h>
+#include <link.h>
+#include <sys/sysmacros.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -25,7 +30,10 @@ struct cache_dl {
     struct cache_dl *next;
 };
 
-enum { MAX_SPELLINGS = 32, NAME_MAX_LEN = 64 + 6 * MAX_SPELLINGS };
+/* MAX_NUMBERS: descriptor numbers tried before a load gives up (only a
+ * process that holds thousands of kernels live needs more than one). */
+enum { MAX_SPELLINGS = 32, NAME_MAX_LEN = 64 + 6 * MAX_SPELLINGS,
+       MAX_NUMBERS = 64 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static cache_dl *loaded;
@@ -41,32 +49,90 @@ static void name_of(int number, int spelling, char *buf, size_t n)
         snprintf(buf + at, n - at, "/fd/%d", number);
 }
 
-/* Whether a live object is known to glibc by that name: one of ours, or
- * one glibc answers for without loading. */
-static int name_taken(int number, int spelling)
+/* Whether loaded object `other` is the file (dev, ino): the mapping at
+ * its base address, as /proc/self/maps lists it. */
+static int object_is_file(void *other, dev_t dev, ino_t ino)
+{
+    struct link_map *lm = NULL;
+    if (dlinfo(other, RTLD_DI_LINKMAP, &lm) != 0 || !lm)
+        return 0;
+    unsigned long base = (unsigned long)lm->l_addr;
+    FILE *f = fopen("/proc/self/maps", "re");
+    if (!f)
+        return 0;
+    char *line = NULL;
+    size_t cap = 0;
+    int same = 0;
+    while (getline(&line, &cap, f) > 0) {
+        unsigned long lo, hi, inode;
+        unsigned maj, min;
+        if (sscanf(line, "%lx-%lx %*s %*x %x:%x %lu", &lo, &hi, &maj, &min,
+                   &inode) == 5 &&
+            base >= lo && base < hi) {
+            same = inode == (unsigned long)ino && maj == major(dev) &&
+                   min == minor(dev);
+            break;
+        }
+    }
+    free(line);
+    fclose(f);
+    return same;
+}
+
+/* What glibc answers for a name, without loading anything. */
+typedef enum name_use {
+    NAME_FREE,  /* no live object by that name: a load makes a new one */
+    NAME_TAKEN, /* another object's name */
+    NAME_OURS   /* *ours: this very file, loaded already (another copy of
+                   this library in the process, or a dlopen by path:
+                   glibc knows objects by their file too), one reference
+                   kept for the caller */
+} name_use;
+
+static name_use name_use_of(int number, int spelling, dev_t dev, ino_t ino,
+                            void **ours)
 {
     char name[NAME_MAX_LEN];
     for (const cache_dl *h = loaded; h; h = h->next)
         if (h->number == number && h->spelling == spelling)
-            return 1;
+            return NAME_TAKEN;
     name_of(number, spelling, name, sizeof name);
     void *other = dlopen(name, RTLD_NOW | RTLD_NOLOAD);
-    if (other)
-        dlclose(other);
-    return other != NULL;
+    if (!other)
+        return NAME_FREE;
+    if (object_is_file(other, dev, ino)) {
+        *ours = other;
+        return NAME_OURS;
+    }
+    dlclose(other);
+    return NAME_TAKEN;
 }
 
-/* dlopen of fd's inode under a name no live object has. */
-static void *load_by_descriptor(int fd, cache_dl *h, diag *d)
+/* dlopen of fd's inode (dev, ino) under a name no live object has, or
+ * the object of that inode that glibc already has.  Without the second
+ * answer, every name of a file another copy of this library had loaded
+ * was "taken" (glibc matches the file behind a new name), and the search
+ * ran through every descriptor number, adding a name to that object at
+ * each try. */
+static void *load_by_descriptor(int fd, dev_t dev, ino_t ino, cache_dl *h,
+                                diag *d)
 {
     char name[NAME_MAX_LEN];
     int number = fd, extra = -1;
     void *handle = NULL;
-    for (;;) {
+    for (int tries = 0;; tries++) {
         int s = 0;
-        while (s < MAX_SPELLINGS && name_taken(number, s))
+        name_use use = NAME_TAKEN;
+        while (s < MAX_SPELLINGS &&
+               (use = name_use_of(number, s, dev, ino, &handle)) ==
+                   NAME_TAKEN)
             s++;
-        if (s < MAX_SPELLINGS) {
+        if (use == NAME_OURS) {
+            h->number = number;
+            h->spelling = s;
+            break;
+        }
+        if (use == NAME_FREE) {
             name_of(number, s, name, sizeof name);
             if (!(handle = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
                 diag_fail(d, ACC_ERR_COMPILE, "%s", dlerror());
@@ -75,6 +141,12 @@ static void *load_by_descriptor(int fd, cache_dl *h, diag *d)
             break;
         }
         /* every spelling of this number is live: another number */
+        if (tries + 1 >= MAX_NUMBERS) {
+            diag_fail(d, ACC_ERR_COMPILE, "no free name to load a kernel "
+                      "through: %d descriptor numbers tried, each with %d "
+                      "spellings, all in use", MAX_NUMBERS, MAX_SPELLINGS);
+            break;
+        }
         int next = fcntl(fd, F_DUPFD_CLOEXEC, number + 1);
         if (extra >= 0)
             close(extra);
@@ -116,7 +188,7 @@ cache_dl *cache_dl_open(int fd, const char *path, diag *d)
         h->ino = st.st_ino;
         h->number = -1;
         if (have_proc())
-            h->handle = load_by_descriptor(fd, h, d);
+            h->handle = load_by_descriptor(fd, st.st_dev, st.st_ino, h, d);
         else if (!(h->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
             diag_fail(d, ACC_ERR_COMPILE, "%s", dlerror());
         if (h->handle) {

@@ -14,7 +14,13 @@
  *     equivalent spelling "/proc/self/fd/../fd/N" (K times "/fd/..") that
  *     no live object has, with N moved to another descriptor number (a
  *     dup) when those run out, and asks glibc first (RTLD_NOLOAD) that
- *     it knows no object by that name.
+ *     it knows no object by that name;
+ *   - shares the object glibc answers with when that object is the very
+ *     file (its mapping in /proc/self/maps: device and inode): glibc
+ *     knows objects by their file too, so a file that another copy of
+ *     this library in the process loaded, or that anyone dlopen'ed by
+ *     path, has no free name at all (tests/unit/cache/test_cache_load.c);
+ *   - gives up with an error after MAX_NUMBERS descriptor numbers.
  * Without /proc (not Linux, or not mounted) the caller's path is loaded
  * instead, and the gap between verification and loading is back; the
  * folder is private, so only this user could use it.

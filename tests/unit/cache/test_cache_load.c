@@ -13,6 +13,7 @@
 #include "core/backend/cpu/kernel_load.h"
 #include "cpu_support.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,3 +113,39 @@ Test(cache_load, every_live_object_is_its_own)
     cache_dl_close(h[0]);
     free(image);
 }
+
+/* A file that glibc already has loaded by another name (another copy of
+ * the library in the process loaded this kernel, or anyone dlopen'ed its
+ * path): glibc answers every spelling of the descriptor's name with that
+ * object, since it matches files too.  The load shares that object; it
+ * searched every descriptor number before, adding a name to the object
+ * at each try (minutes, then an error). */
+Test(cache_load, a_file_loaded_by_someone_else_is_shared, .timeout = 20)
+{
+    char src[400], so[400], cmd[1000], *image = NULL, path[400];
+    snprintf(src, sizeof src, "%s/object.c", ts_cpu_cache_dir);
+    snprintf(so, sizeof so, "%s/object.so", ts_cpu_cache_dir);
+    FILE *f = fopen(src, "w");
+    cr_assert_not_null(f);
+    fputs("const char identity[] = \"identity-00\";\n", f);
+    cr_assert_eq(fclose(f), 0);
+    snprintf(cmd, sizeof cmd, "cc -shared -fPIC -o '%s' '%s'", so, src);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    size_t n = slurp(so, &image);
+    make_copy(image, n, 42, path, sizeof path);
+    void *theirs = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    cr_assert_not_null(theirs, "%s", dlerror());
+    size_t before = cache_dl_loaded();
+    cache_dl *h = load(path);
+    const char *got = cache_dl_symbol(h, "identity");
+    cr_expect(got && strcmp(got, "identity-42") == 0, "%s", got);
+    cr_expect_eq(got, dlsym(theirs, "identity"), "the same object");
+    cr_expect_eq(cache_dl_loaded() - before, 1);
+    cache_dl_close(h);
+    cr_expect_eq(cache_dl_loaded(), before);
+    /* their reference is still good */
+    cr_expect_eq(strcmp(dlsym(theirs, "identity"), "identity-42"), 0);
+    dlclose(theirs);
+    free(image);
+}
+
