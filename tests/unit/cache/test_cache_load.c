@@ -70,9 +70,11 @@ static cache_dl *load(const char *path)
     return h;
 }
 
-Test(cache_load, every_live_object_is_its_own)
+/* Compiles the object whose copies the tests load; its image in *image
+ * (malloc'd), its size. */
+static size_t build_object(char **image)
 {
-    char src[400], so[400], cmd[1000], *image = NULL;
+    char src[400], so[400], cmd[1000];
     snprintf(src, sizeof src, "%s/object.c", ts_cpu_cache_dir);
     snprintf(so, sizeof so, "%s/object.so", ts_cpu_cache_dir);
     FILE *f = fopen(src, "w");
@@ -81,7 +83,13 @@ Test(cache_load, every_live_object_is_its_own)
     cr_assert_eq(fclose(f), 0);
     snprintf(cmd, sizeof cmd, "cc -shared -fPIC -o '%s' '%s'", so, src);
     cr_assert_eq(system(cmd), 0, "%s", cmd);
-    size_t n = slurp(so, &image);
+    return slurp(so, image);
+}
+
+Test(cache_load, every_live_object_is_its_own)
+{
+    char *image = NULL;
+    size_t n = build_object(&image);
 
     size_t before = cache_dl_loaded();
     cache_dl *h[OBJECTS];
@@ -122,16 +130,8 @@ Test(cache_load, every_live_object_is_its_own)
  * at each try (minutes, then an error). */
 Test(cache_load, a_file_loaded_by_someone_else_is_shared, .timeout = 20)
 {
-    char src[400], so[400], cmd[1000], *image = NULL, path[400];
-    snprintf(src, sizeof src, "%s/object.c", ts_cpu_cache_dir);
-    snprintf(so, sizeof so, "%s/object.so", ts_cpu_cache_dir);
-    FILE *f = fopen(src, "w");
-    cr_assert_not_null(f);
-    fputs("const char identity[] = \"identity-00\";\n", f);
-    cr_assert_eq(fclose(f), 0);
-    snprintf(cmd, sizeof cmd, "cc -shared -fPIC -o '%s' '%s'", so, src);
-    cr_assert_eq(system(cmd), 0, "%s", cmd);
-    size_t n = slurp(so, &image);
+    char *image = NULL, path[400];
+    size_t n = build_object(&image);
     make_copy(image, n, 42, path, sizeof path);
     void *theirs = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     cr_assert_not_null(theirs, "%s", dlerror());
