@@ -149,7 +149,13 @@ acc_status cg_fold_element(cg_inst *in, const ir_node *xs)
 
 
 /* Locals holding the demanded leaves of a struct parameter (the copies
- * make aliasing of parameters and result harmless). */
+ * make aliasing of parameters and result harmless).  A leaf nothing
+ * demands has no local and no name (NULL): the emitter's loop hoisting
+ * checks that a parameter's leaves are all named before it moves a term
+ * over it out of a loop, and it walks dead code too (the first component
+ * of prj 1 (u8 (prj 0 x), v) in a loop's body once used a leaf that was
+ * named but never declared: the kernel did not compile; fuzz_diff
+ * --single-fold seed 1122). */
 const char **cg_param_locals(cg_inst *in, strbuf *b, const ir_node *param,
                              const char *prefix, const char *from,
                              cg_name_buf *bufs, const char **names)
@@ -158,8 +164,8 @@ const char **cg_param_locals(cg_inst *in, strbuf *b, const ir_node *param,
     const uint8_t *d = cg_param_demand(in->e, param);
     for (size_t l = 0; l < t->n_leaves && l < ACC_MAX_COMPONENTS; l++) {
         snprintf(bufs[l], sizeof bufs[l], "%s%zu", prefix, l);
-        names[l] = bufs[l];
-        if (d && d[l])
+        names[l] = d && d[l] ? bufs[l] : NULL;
+        if (names[l])
             sb_printf(b, "    const %s %s = %s->l%zu;\n",
                       cg_ctype(t->leaves[l]), names[l], from, l);
     }

@@ -87,6 +87,13 @@ typedef struct dz_options {
                            input has rank input_rank - 1, so that the pool
                            may hold no term an operation asks for (seed
                            1058 crashed so: replicate over rank-3 inputs) */
+    int single_fold;    /* every program is one fold or fold1 over the
+                           inputs (through a map or zipWith fused into it,
+                           half the time), its only output: the programs
+                           the CPU backend runs directly from their second
+                           run with the same extents (docs/CPU_BACKEND.md,
+                           "Direct runs"), which the default generator
+                           almost never makes */
 } dz_options;
 
 void dz_options_default(dz_options *o);
@@ -284,6 +291,7 @@ typedef struct dz_stats {
     uint64_t lazy_skips;     /* unfused failed, fused ran (allowed) */
     uint64_t unbounded;      /* float sums too large to bound */
     uint64_t kernels, interpreted; /* cpu plan steps */
+    uint64_t direct_runs;    /* cpu runs that went direct (the plans') */
 } dz_stats;
 
 void dz_stats_add(dz_stats *into, const dz_stats *s);

@@ -40,6 +40,8 @@ static void usage(FILE *f)
             "  --no-cuda       do not run on the CUDA backend\n"
             "  --exact-math    no libm functions (always so when cuda runs)\n"
             "  --only CLASS    every program uses operation class CLASS\n"
+            "  --single-fold   every program is one fold over the inputs (the\n"
+            "                  cpu backend's direct runs)\n"
             "  --timeout S     a seed running longer fails (default 120)\n"
             "  --cache DIR     kernel cache folder (default: a temporary one)\n"
             "  --verbose       a line per seed\n",
@@ -112,6 +114,8 @@ static int parse(int argc, char **argv, args *a)
                 a->o.cuda = 0;
             else if (!strcmp(k, "--exact-math"))
                 a->o.exact_math = 1;
+            else if (!strcmp(k, "--single-fold"))
+                a->o.single_fold = 1;
             else if (!strcmp(k, "--verbose"))
                 a->o.verbose = 1;
             else

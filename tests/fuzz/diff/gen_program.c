@@ -319,6 +319,17 @@ static int step(dz_gen *s, int cls)
     return 0;
 }
 
+/* dz_options.single_fold: a fold (or fold1) over an input, or over a map
+ * or zipWith of inputs, which fusion puts inside the fold's kernel.  0
+ * when no fold applied (the caller makes an ordinary program). */
+static int single_fold(dz_gen *s)
+{
+    if (dz_chance(&s->rng, 1, 2))
+        step(s, dz_chance(&s->rng, 1, 2) ? DZ_C_MAP : DZ_C_ZIPWITH);
+    int before = s->n_pool;
+    return step(s, DZ_C_FOLD) && s->n_pool > before;
+}
+
 static void choose_outputs(dz_gen *s, int first_new)
 {
     dz_add_output(s, s->pool[s->n_pool - 1].n, DZ_CMP_EXACT, NULL);
@@ -342,13 +353,17 @@ int dz_generate(acc_context *ctx, acc_graph *g, uint64_t seed,
     out->strict = s.strict;
     make_inputs(&s);
     int first_new = s.n_pool;
-    int steps = 3 + (int)dz_rnd(&s.rng, 5);
-    if (o->only_class)
-        step(&s, (int)o->only_class - 1);
-    for (int i = 0; i < steps; i++)
-        step(&s, -1);
-    choose_outputs(&s, first_new);
-    dz_libm_outputs(&s, seed, first_new);
+    if (o->single_fold && single_fold(&s)) {
+        dz_add_output(&s, s.pool[s.n_pool - 1].n, DZ_CMP_EXACT, NULL);
+    } else {
+        int steps = 3 + (int)dz_rnd(&s.rng, 5);
+        if (o->only_class)
+            step(&s, (int)o->only_class - 1);
+        for (int i = 0; i < steps; i++)
+            step(&s, -1);
+        choose_outputs(&s, first_new);
+        dz_libm_outputs(&s, seed, first_new);
+    }
     if (acc_graph_status(g) != ACC_OK) {
         snprintf(out->error, sizeof out->error, "the builder refused the "
                  "generated program: %s", acc_graph_last_error(g));

@@ -78,9 +78,10 @@ void dz_print_stats(FILE *f, const dz_stats *st, double seconds)
         fprintf(f, "  %s %" PRIu64 "/%" PRIu64, dz_config_name((dz_config)c),
                 st->per_config_programs[c], st->per_config_runs[c]);
     fprintf(f, "\ncpu plan steps: %" PRIu64 " kernels, %" PRIu64
-            " interpreted; NVRTC: %" PRIu64 " kernels generated, %" PRIu64
-            " failures, %" PRIu64 " compiled with warnings\n", st->kernels,
-            st->interpreted, st->nvrtc_kernels, st->nvrtc_failures,
+            " interpreted; %" PRIu64 " cpu runs direct; NVRTC: %" PRIu64
+            " kernels generated, %" PRIu64 " failures, %" PRIu64
+            " compiled with warnings\n", st->kernels, st->interpreted,
+            st->direct_runs, st->nvrtc_kernels, st->nvrtc_failures,
             st->nvrtc_warnings);
     fprintf(f, "fused runs where only the unfused program failed (allowed "
             "outside strict programs): %" PRIu64 "; float sums too large to "
@@ -96,9 +97,10 @@ void dz_print_stats(FILE *f, const dz_stats *st, double seconds)
 void dz_repro_command(char *buf, size_t len, const char *argv0,
                       uint64_t seed, const dz_options *o)
 {
-    snprintf(buf, len, "%s --repro %" PRIu64 " --avoid %s --data %d%s%s%s%s",
+    snprintf(buf, len, "%s --repro %" PRIu64 " --avoid %s --data %d%s%s%s%s%s",
              argv0, seed, dz_avoid_text(o->avoid), o->n_data,
              o->exact_math ? " --exact-math" : "", o->cuda ? "" : " --no-cuda",
              o->only_class ? " --only " : "",
-             o->only_class ? dz_class_name((dz_class)(o->only_class - 1)) : "");
+             o->only_class ? dz_class_name((dz_class)(o->only_class - 1)) : "",
+             o->single_fold ? " --single-fold" : "");
 }

@@ -437,8 +437,22 @@ static int run_data_set(seed_state *s, int which)
     return ok;
 }
 
+/* The cpu plan's count of direct runs, once the seed's runs are over. */
+static void count_direct(seed_state *s, const acc_program *p)
+{
+    char *json = NULL;
+    if (!p || acc_program_explain(p, 1, &json) != ACC_OK)
+        return;
+    const char *d = strstr(json, "\"direct\":{");
+    const char *r = d ? strstr(d, "\"runs\":") : NULL;
+    if (r)
+        s->st->direct_runs += strtoull(r + 7, NULL, 10);
+    acc_free(json);
+}
+
 static void finish(seed_state *s)
 {
+    count_direct(s, s->p[DZ_CPU]);
     acc_program_free(s->shadow);
     for (int c = 0; c < DZ_N_CONFIGS; c++) {
         acc_program_free(s->p[c]);

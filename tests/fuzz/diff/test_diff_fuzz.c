@@ -61,6 +61,46 @@ Test(diff_fuzz, fixed_seeds_agree_with_the_interpreter, .timeout = 280)
                  PRIu64 " failed", st.runs_ok, st.runs_err);
 }
 
+/* Programs that are one fold over their inputs (dz_options.single_fold):
+ * the cpu's second run on each data set goes direct (cpu_direct.h), and
+ * must equal the first run and the interpreter; the count shows that the
+ * direct path ran at all. */
+Test(diff_fuzz, single_fold_programs_agree_and_run_direct, .timeout = 280)
+{
+    enum { MAX_FAIL = 8 };
+    dz_options o;
+    dz_options_default(&o);
+    o.nvrtc = 0;
+    o.single_fold = 1;
+    dz_batch b = batch();
+    b.first = 1;
+    b.n_seeds = slice_seeds() < 40 ? slice_seeds() : 40; /* 16: sanitizers */
+    dz_failure f[MAX_FAIL];
+    dz_stats st;
+    size_t bad = dz_run_batch(&b, &o, &st, f, MAX_FAIL);
+    dz_print_stats(stderr, &st, 0);
+    for (size_t i = 0; i < bad && i < MAX_FAIL; i++)
+        cr_log_error("seed %" PRIu64 ": %s", f[i].seed, f[i].what);
+    cr_expect_eq(bad, 0, "%zu of %zu seeds failed (see above)", bad, b.n_seeds);
+    if (st.per_config_programs[DZ_CPU] == 0)
+        cr_skip_test("the cpu backend is not available: no direct runs");
+    cr_expect_gt(st.direct_runs, 0, "no cpu run went direct in %zu "
+                 "single-fold programs", b.n_seeds);
+    /* the seeds of this mode that found a bug (regressions.c holds the
+     * default generator's) */
+    static const uint64_t found[] = {
+        1122, /* a loop's hoisted dead term used an undeclared leaf of
+                 expand's element: the cpu kernel did not compile
+                 (core/codegen/kernel_fill.c, cg_param_locals) */
+    };
+    b.seeds = found;
+    b.n_seeds = sizeof found / sizeof *found;
+    bad = dz_run_batch(&b, &o, &st, f, MAX_FAIL);
+    for (size_t i = 0; i < bad && i < MAX_FAIL; i++)
+        cr_log_error("seed %" PRIu64 ": %s", f[i].seed, f[i].what);
+    cr_expect_eq(bad, 0, "%zu of the seeds that found bugs failed", bad);
+}
+
 /* The fuzzer itself: a changed output, a crash and a hang are failures
  * of their seeds, and the next seeds still run. */
 Test(diff_fuzz, differences_crashes_and_hangs_are_failures, .timeout = 120)
