@@ -35,22 +35,32 @@ static dz_batch batch(void)
                       .argv0 = repro_tool};
 }
 
-Test(diff_fuzz, fixed_seeds_agree_with_the_interpreter, .timeout = 280)
+/* Runs batch b with options o into *st; logs each failing seed and
+ * expects none.  Returns the number of failing seeds. */
+static size_t run_expecting_agreement(const dz_batch *b, const dz_options *o,
+                                      dz_stats *st)
 {
     enum { MAX_FAIL = 8 };
+    dz_failure f[MAX_FAIL];
+    size_t bad = dz_run_batch(b, o, st, f, MAX_FAIL);
+    dz_print_stats(stderr, st, 0);
+    for (size_t i = 0; i < bad && i < MAX_FAIL; i++)
+        cr_log_error("seed %" PRIu64 ": %s", f[i].seed, f[i].what);
+    cr_expect_eq(bad, 0, "%zu of %zu seeds failed (see above)", bad,
+                 b->n_seeds);
+    return bad;
+}
+
+Test(diff_fuzz, fixed_seeds_agree_with_the_interpreter, .timeout = 280)
+{
     dz_options o;
     dz_options_default(&o);
     o.nvrtc = 4;
     dz_batch b = batch();
     b.first = 1;
     b.n_seeds = slice_seeds();
-    dz_failure f[MAX_FAIL];
     dz_stats st;
-    size_t bad = dz_run_batch(&b, &o, &st, f, MAX_FAIL);
-    dz_print_stats(stderr, &st, 0);
-    for (size_t i = 0; i < bad && i < MAX_FAIL; i++)
-        cr_log_error("seed %" PRIu64 ": %s", f[i].seed, f[i].what);
-    cr_expect_eq(bad, 0, "%zu of %zu seeds failed (see above)", bad, b.n_seeds);
+    run_expecting_agreement(&b, &o, &st);
     cr_expect_eq(st.programs, b.n_seeds);
     if (st.per_config_programs[DZ_CPU] == 0)
         cr_skip_test("the cpu backend is not available: only the "
@@ -67,7 +77,6 @@ Test(diff_fuzz, fixed_seeds_agree_with_the_interpreter, .timeout = 280)
  * direct path ran at all. */
 Test(diff_fuzz, single_fold_programs_agree_and_run_direct, .timeout = 280)
 {
-    enum { MAX_FAIL = 8 };
     dz_options o;
     dz_options_default(&o);
     o.nvrtc = 0;
@@ -75,13 +84,8 @@ Test(diff_fuzz, single_fold_programs_agree_and_run_direct, .timeout = 280)
     dz_batch b = batch();
     b.first = 1;
     b.n_seeds = slice_seeds() < 40 ? slice_seeds() : 40; /* 16: sanitizers */
-    dz_failure f[MAX_FAIL];
     dz_stats st;
-    size_t bad = dz_run_batch(&b, &o, &st, f, MAX_FAIL);
-    dz_print_stats(stderr, &st, 0);
-    for (size_t i = 0; i < bad && i < MAX_FAIL; i++)
-        cr_log_error("seed %" PRIu64 ": %s", f[i].seed, f[i].what);
-    cr_expect_eq(bad, 0, "%zu of %zu seeds failed (see above)", bad, b.n_seeds);
+    run_expecting_agreement(&b, &o, &st);
     if (st.per_config_programs[DZ_CPU] == 0)
         cr_skip_test("the cpu backend is not available: no direct runs");
     cr_expect_gt(st.direct_runs, 0, "no cpu run went direct in %zu "
@@ -95,10 +99,7 @@ Test(diff_fuzz, single_fold_programs_agree_and_run_direct, .timeout = 280)
     };
     b.seeds = found;
     b.n_seeds = sizeof found / sizeof *found;
-    bad = dz_run_batch(&b, &o, &st, f, MAX_FAIL);
-    for (size_t i = 0; i < bad && i < MAX_FAIL; i++)
-        cr_log_error("seed %" PRIu64 ": %s", f[i].seed, f[i].what);
-    cr_expect_eq(bad, 0, "%zu of the seeds that found bugs failed", bad);
+    run_expecting_agreement(&b, &o, &st);
 }
 
 /* The fuzzer itself: a changed output, a crash and a hang are failures
