@@ -14,17 +14,14 @@
 #include <string.h>
 
 typedef struct registry_slot {
-    const void *key; /* NULL: empty; TOMBSTONE: deleted */
+    const void *key; /* NULL: empty */
     handle_kind kind;
 } registry_slot;
-
-static const char tombstone_byte;
-#define TOMBSTONE ((const void *)&tombstone_byte)
 
 /* every run looks its program up: a spin lock, not a mutex (spin.h) */
 static spin_lock registry_lock = SPIN_LOCK_INIT;
 static registry_slot *table;
-static size_t capacity, used; /* used counts live keys and tombstones */
+static size_t capacity, used; /* used: live keys */
 
 static size_t hash_pointer(const void *p)
 {
@@ -35,35 +32,30 @@ static size_t hash_pointer(const void *p)
     return (size_t)x;
 }
 
-/* A new table for the live keys, sized for them (a quarter full at
- * most), not for the tombstones: handles created and freed one after
- * another, millions of times, keep the table as small as the handles
- * alive at once need. */
-static int registry_rebuild(void)
+/* Twice the table, for one more live key.  Deletion leaves no tombstones
+ * (handle_unregister shifts the probe chain back), so the table grows
+ * only with the handles alive at once: handles created and freed one
+ * after another, millions of times, neither grow it nor make it rebuild
+ * (before, tombstones filled it and it doubled at every rebuild; and a
+ * rebuild's allocation at some runs and not others made a run's
+ * allocations differ from the next's). */
+static int registry_grow(void)
 {
-    size_t live = 0;
-    for (size_t i = 0; i < capacity; i++)
-        live += table[i].key && table[i].key != TOMBSTONE;
-    size_t new_capacity = 64;
-    while ((live + 1) * 4 > new_capacity)
-        new_capacity *= 2;
+    size_t new_capacity = capacity ? capacity * 2 : 64;
     registry_slot *fresh = mem_calloc(new_capacity, sizeof(registry_slot));
     if (!fresh)
         return 0;
-    live = 0;
     for (size_t i = 0; i < capacity; i++) {
-        if (!table[i].key || table[i].key == TOMBSTONE)
+        if (!table[i].key)
             continue;
         size_t j = hash_pointer(table[i].key) & (new_capacity - 1);
         while (fresh[j].key)
             j = (j + 1) & (new_capacity - 1);
         fresh[j] = table[i];
-        live++;
     }
     free(table);
     table = fresh;
     capacity = new_capacity;
-    used = live;
     return 1;
 }
 
@@ -72,13 +64,12 @@ int handle_register(const void *p, handle_kind kind)
     spin_acquire(&registry_lock);
     int ok = 1;
     if ((used + 1) * 2 > capacity)
-        ok = registry_rebuild();
+        ok = registry_grow();
     if (ok) {
         size_t j = hash_pointer(p) & (capacity - 1);
-        while (table[j].key && table[j].key != TOMBSTONE)
+        while (table[j].key)
             j = (j + 1) & (capacity - 1);
-        if (!table[j].key)
-            used++;
+        used++;
         table[j].key = p;
         table[j].kind = kind;
     }
@@ -97,6 +88,28 @@ static registry_slot *registry_find(const void *p)
         j = (j + 1) & (capacity - 1);
     }
     return NULL;
+}
+
+/* Empties slot s and moves back the keys after it in its probe chain
+ * that would no longer be found (their home slot is not cyclically in
+ * (s, their slot]), so that every chain stays unbroken without a
+ * tombstone. */
+static void registry_remove(registry_slot *s)
+{
+    size_t mask = capacity - 1, i = (size_t)(s - table), j = i;
+    for (;;) {
+        j = (j + 1) & mask;
+        if (!table[j].key)
+            break;
+        size_t home = hash_pointer(table[j].key) & mask;
+        int stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+        if (stays)
+            continue;
+        table[i] = table[j];
+        i = j;
+    }
+    table[i].key = NULL;
+    used--;
 }
 
 /* Bumped by every unregistration.  A pointer found live while it read e
@@ -120,7 +133,7 @@ void handle_unregister(const void *p)
     spin_acquire(&registry_lock);
     registry_slot *s = registry_find(p);
     if (s)
-        s->key = TOMBSTONE;
+        registry_remove(s);
     atomic_fetch_add_explicit(&registry_epoch, 1, memory_order_relaxed);
     spin_release(&registry_lock);
 }
