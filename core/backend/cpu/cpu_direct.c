@@ -203,7 +203,6 @@ void cpu_direct_remember(cpu_direct *m, rt_array *const *inputs,
             fresh->rows = rt_shape_size(m->out_rank, src->ext);
             cpu_fold_args(m->kn, fresh->ext, fresh->rows, fresh->seed,
                           &fresh->args);
-            fresh->alone = fresh->rows * fresh->args.inner < CPU_SERIAL_BELOW;
             if (atomic_compare_exchange_strong_explicit(
                     &m->slot[i], &have, fresh, memory_order_release,
                     memory_order_acquire))
@@ -358,7 +357,7 @@ int cpu_direct_run(cpu_direct *m, pool *pl, size_t n_inputs,
     l.row = l.part_len = 0;
     cpu_arm(&l, NULL);
     int done;
-    if (memo->alone || pool_threads(pl) < 2) {
+    if (cpu_serial(pl, memo->rows * memo->args.inner)) {
         cpu_run_fn run;
         memcpy(&run, &l.entry->run, sizeof run);
         run(&l.A, 0, memo->rows);

@@ -53,8 +53,6 @@ typedef struct cpu_direct_memo {
     ir_value seed[ACC_MAX_COMPONENTS];
     int64_t in_size[CPU_DIRECT_INPUTS]; /* each input's element count */
     int64_t rows;                   /* the result's element count */
-    int alone;                      /* too small for the pool's threads
-                                       (cpu_serial's threshold) */
     /* the launch's arguments but its arrays, result and error slot, as
      * the fold driver sets them (seed: this memo's) */
     cpu_kargs args;

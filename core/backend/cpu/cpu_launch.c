@@ -110,11 +110,6 @@ void cpu_unbind(cpu_launch *l)
     l->in = NULL;
 }
 
-int cpu_serial(const pool *pl, int64_t n)
-{
-    return pool_threads(pl) < 2 || n < CPU_SERIAL_BELOW;
-}
-
 int64_t cpu_grain(const pool *pl, int64_t n, int64_t least)
 {
     int64_t g = n / (8 * (int64_t)pool_threads(pl));

@@ -173,7 +173,10 @@ void cpu_bind_segments(cpu_launch *l, size_t at, int64_t *off, int64_t k);
  * (several microseconds) costs more than they save on a reduction of
  * about 0.07 ns per element (docs/CPU_BACKEND.md, "Small inputs"). */
 #define CPU_SERIAL_BELOW 131072
-int cpu_serial(const pool *pl, int64_t n);
+static inline int cpu_serial(const pool *pl, int64_t n)
+{
+    return n < CPU_SERIAL_BELOW || pool_threads(pl) < 2;
+}
 
 /* A chunk size for n work items: about 8 chunks per thread, at least
  * `least`. */

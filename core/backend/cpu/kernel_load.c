@@ -10,15 +10,16 @@
 #include "core/base/mem.h"
 
 #include <dlfcn.h>
-#include <link.h>
-#include <sys/sysmacros.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 struct cache_dl {
@@ -49,14 +50,16 @@ static void name_of(int number, int spelling, char *buf, size_t n)
         snprintf(buf + at, n - at, "/fd/%d", number);
 }
 
-/* Whether loaded object `other` is the file (dev, ino): the mapping at
- * its base address, as /proc/self/maps lists it. */
+/* Whether loaded object `other` is the file (dev, ino): the mapping that
+ * holds its dynamic section (always mapped from the file, wherever its
+ * first segment's address puts the load base), as /proc/self/maps lists
+ * it. */
 static int object_is_file(void *other, dev_t dev, ino_t ino)
 {
     struct link_map *lm = NULL;
-    if (dlinfo(other, RTLD_DI_LINKMAP, &lm) != 0 || !lm)
+    if (dlinfo(other, RTLD_DI_LINKMAP, &lm) != 0 || !lm || !lm->l_ld)
         return 0;
-    unsigned long base = (unsigned long)lm->l_addr;
+    unsigned long base = (unsigned long)(uintptr_t)lm->l_ld;
     FILE *f = fopen("/proc/self/maps", "re");
     if (!f)
         return 0;
