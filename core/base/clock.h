@@ -3,10 +3,11 @@
  * cheap enough to take twice in every run.
  *
  * A small run lasts about a microsecond; reading CLOCK_MONOTONIC costs
- * 45 ns on the virtual machines this project runs on, the TSC about half
- * of that.  Where the TSC is invariant (CPUID 0x80000007 EDX bit 8) and
- * the kernel itself keeps time with it (its clocksource is "tsc", so the
- * counters of all cores agree), ticks are TSC counts, converted to seconds
+ * 26-45 ns on the virtual machines this project runs on, the TSC 11-20.
+ * Where the TSC is invariant (CPUID 0x80000007 EDX bit 8) and the
+ * kernel's own clock counts with it (its clocksource is "tsc", or
+ * "kvm-clock", a guest's TSC scaled: the counters of all cores agree),
+ * ticks are TSC counts, converted to seconds
  * only when the statistics are read, with a rate measured against
  * CLOCK_MONOTONIC over at least 10 ms since the first tick (the first
  * conversion in a process waits for the rest of those 10 ms once).
@@ -36,6 +37,15 @@ static inline uint64_t clock_ticks(void)
 #endif
     return clock_ticks_detect();
 }
+/* Ticks since `start` (an earlier clock_ticks()), 0 if the clock reads
+ * behind it: a thread moved to a core whose counter lags can see that,
+ * and a statistic is better 0 than 584 years. */
+static inline uint64_t clock_ticks_since(uint64_t start)
+{
+    uint64_t now = clock_ticks();
+    return now > start ? now - start : 0;
+}
+
 /* A duration in ticks, in seconds. */
 double clock_ticks_seconds(uint64_t ticks);
 

@@ -347,7 +347,8 @@ run_schedule(const compiled *p, const exec_call *call, double start,
         goto out;
     produced = n_outputs;
     if (run_stats_out)
-        run_stats(&ex, results, n_outputs, clock_ticks() - t0, run_stats_out);
+        run_stats(&ex, results, n_outputs, clock_ticks_since(t0),
+                  run_stats_out);
     delivered = deliver(&ex, n_outputs, outputs, results, given, d) == ACC_OK;
 out:
     /* every array of the run is released before the run ends */
@@ -391,8 +392,9 @@ acc_status exec_run(const compiled *p, const exec_call *call,
         p->be->ops->run_direct(p->be, p->bprog, n_inputs, inputs, n_outputs,
                                outputs, &bytes)) {
         if (run_stats_out)
-            *run_stats_out = (exec_stats){
-                {sizeof(acc_run_stats), 1, bytes, 0, 0}, clock_ticks() - t0};
+            *run_stats_out =
+                (exec_stats){{sizeof(acc_run_stats), 1, bytes, 0, 0},
+                             clock_ticks_since(t0)};
         return ACC_OK;
     }
     if (check_arguments(p, n_inputs, inputs, n_outputs, outputs, d) != ACC_OK)

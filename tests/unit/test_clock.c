@@ -1,14 +1,21 @@
 /*
  * test_clock.c — the statistics' timestamps (core/base/clock.h): TSC
- * counts where the TSC is invariant and the kernel keeps time with it,
- * CLOCK_MONOTONIC nanoseconds elsewhere, seconds either way once
- * converted; and acc_program_last_run's seconds, which come from them.
+ * counts where the TSC is invariant and the kernel's clock counts with it
+ * (clocksource tsc or kvm-clock), CLOCK_MONOTONIC nanoseconds elsewhere,
+ * seconds either way once converted; durations that never wrap; and
+ * acc_program_last_run's seconds, which come from them.
  */
 #include <criterion/criterion.h>
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <x86intrin.h>
+#endif
 
 #include "accel.h"
 #include "core/base/clock.h"
@@ -37,6 +44,61 @@ Test(clock, ticks_never_go_back)
         cr_assert_geq(now, last, "read %d went back", i);
         last = now;
     }
+}
+
+#if defined(__x86_64__)
+/* Whether clock.c should count with the TSC here: invariant TSC and a
+ * kernel clock that counts with it (the test's own reading of the same
+ * facts, so that a detection that stopped finding them fails). */
+static int tsc_expected(char *source, size_t room)
+{
+    unsigned a, b, c, d;
+    FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/"
+                    "current_clocksource", "r");
+    source[0] = '\0';
+    if (f) {
+        if (!fgets(source, (int)room, f))
+            source[0] = '\0';
+        fclose(f);
+    }
+    source[strcspn(source, "\n")] = '\0';
+    return __get_cpuid(0x80000007u, &a, &b, &c, &d) && (d & (1u << 8)) &&
+           (strcmp(source, "tsc") == 0 || strcmp(source, "kvm-clock") == 0);
+}
+
+/* Where the TSC qualifies, a tick is a TSC count: it lies between two TSC
+ * reads taken around it (CLOCK_MONOTONIC nanoseconds would not, the TSC
+ * running at GHz rates since boot). */
+Test(clock, ticks_are_tsc_counts_where_the_kernel_clock_counts_with_it)
+{
+    char source[64];
+    if (!tsc_expected(source, sizeof source))
+        cr_skip_test("no invariant TSC under clocksource \"%s\": ticks "
+                     "are CLOCK_MONOTONIC nanoseconds here", source);
+    (void)clock_ticks(); /* the first call detects */
+    for (int i = 0; i < 1000; i++) {
+        uint64_t before = __rdtsc();
+        uint64_t tick = clock_ticks();
+        uint64_t after = __rdtsc();
+        cr_assert(before <= tick && tick <= after,
+                  "clocksource %s, read %d: tick %llu outside the TSC reads "
+                  "%llu..%llu", source, i, (unsigned long long)tick,
+                  (unsigned long long)before, (unsigned long long)after);
+    }
+}
+#endif
+
+/* A duration from a start the clock has not reached (a thread moved to a
+ * core whose counter lags) is 0, not a wrapped 2^64 - d; from a start in
+ * the past it is what passed. */
+Test(clock, durations_never_wrap)
+{
+    uint64_t now = clock_ticks();
+    cr_expect_eq(clock_ticks_since(now + 1000000000000ull), 0);
+    cr_expect_eq(clock_ticks_since(UINT64_MAX), 0);
+    sleep_seconds(0.002);
+    double s = clock_ticks_seconds(clock_ticks_since(now));
+    cr_expect(s >= 0.002 * 0.98 && s < 10, "%g s for a sleep of 2 ms", s);
 }
 
 /* Durations of 30 and 60 ms, measured in ticks, converted, against
