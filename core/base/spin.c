@@ -5,13 +5,6 @@
 
 #include <sched.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define SPIN_PAUSE() _mm_pause()
-#else
-#define SPIN_PAUSE() ((void)0)
-#endif
-
 void spin_wait(spin_lock *l)
 {
     /* a holder's critical section is a few stores: a short spin usually
@@ -19,7 +12,7 @@ void spin_wait(spin_lock *l)
     for (int i = 0; atomic_load_explicit(&l->held, memory_order_relaxed);
          i++) {
         if (i < 128)
-            SPIN_PAUSE();
+            spin_pause();
         else
             sched_yield();
     }

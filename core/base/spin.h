@@ -22,6 +22,17 @@ typedef struct spin_lock {
 
 #define SPIN_LOCK_INIT {0}
 
+/* One step of a busy wait: the PAUSE hint on x86 (it frees the core's
+ * resources for its sibling hyperthread and saves power), nothing
+ * elsewhere. */
+static inline void spin_pause(void)
+{
+#if (defined(__x86_64__) || defined(__i386__)) && \
+    (defined(__GNUC__) || defined(__clang__))
+    __builtin_ia32_pause();
+#endif
+}
+
 /* Out of line: waits until the lock looks free (spin_acquire retries). */
 void spin_wait(spin_lock *l);
 
