@@ -16,8 +16,10 @@
  * which each call plans (see "plans" below); the wisdom is kept across
  * processes in the kernel cache folder (see "wisdom" below).  Transforms
  * use FFTW's threads when the plugin was built with them, as many as the
- * context's num_threads.  The result is written straight into the step's
- * destination (the caller's buffer when it is the program's output).
+ * context's num_threads, where they pay: each shape is run both ways once
+ * per process and the faster kept (see "threads" below).  The result is
+ * written straight into the step's destination (the caller's buffer when
+ * it is the program's output).
  */
 #include "accel.h"
 
@@ -264,15 +266,18 @@ static void destroy_plan(int f32, void *p)
         fftw_destroy_plan(p);
 }
 
-/* A plan of this transform for arrays s (planner_lock held). */
+/* A plan of this transform on `threads` threads for arrays s
+ * (planner_lock held). */
 static void *make_plan(int f32, int rank, const fftw_iodim *dims, split s,
-                       unsigned flags)
+                       int threads, unsigned flags)
 {
 #ifdef ACC_FFTW_THREADS
     if (f32)
-        fftwf_plan_with_nthreads(nthreads);
+        fftwf_plan_with_nthreads(threads);
     else
-        fftw_plan_with_nthreads(nthreads);
+        fftw_plan_with_nthreads(threads);
+#else
+    (void)threads;
 #endif
     if (!f32)
         return fftw_plan_guru_split_dft(rank, dims, 0, NULL, s.ri, s.ii, s.ro,
@@ -314,45 +319,183 @@ static void scratch_pair(void *re, void *im, size_t bytes, void **block,
     *sim = base + (b - lo);
 }
 
-/* The planner's timing of this transform, on scratch arrays of n
- * elements laid out as s's (scratch_pair: FFTW's wisdom only answers for
- * that same layout), into FFTW's wisdom and the folder's (planner_lock
- * held).  No wisdom when the scratch cannot be had: plan_for then falls
- * back to FFTW's estimate. */
-static void learn(int f32, int rank, const fftw_iodim *dims, int64_t n,
-                  split s, unsigned effort)
+/* Scratch arrays of n elements laid out as s's (scratch_pair: FFTW's
+ * wisdom only answers for that same layout), zeroed (no denormals to slow
+ * a timed run).  0 when they cannot be had. */
+typedef struct scratch {
+    split s;
+    void *blocks[2];
+} scratch;
+
+static int scratch_get(int f32, int64_t n, split s, scratch *sc)
 {
-    size_t esz = f32 ? sizeof(float) : sizeof(double);
-    size_t bytes = (size_t)n * esz;
-    void *in_block = NULL, *out_block = NULL;
-    split sc = {NULL, NULL, NULL, NULL};
-    scratch_pair(s.ri, s.ii, bytes, &in_block, &sc.ri, &sc.ii);
+    size_t bytes = (size_t)n * (f32 ? sizeof(float) : sizeof(double));
+    memset(sc, 0, sizeof *sc);
+    scratch_pair(s.ri, s.ii, bytes, &sc->blocks[0], &sc->s.ri, &sc->s.ii);
     if (s.ri == s.ro && s.ii == s.io) { /* in place: one pair */
-        sc.ro = sc.ri;
-        sc.io = sc.ii;
+        sc->s.ro = sc->s.ri;
+        sc->s.io = sc->s.ii;
     } else {
-        scratch_pair(s.ro, s.io, bytes, &out_block, &sc.ro, &sc.io);
+        scratch_pair(s.ro, s.io, bytes, &sc->blocks[1], &sc->s.ro,
+                     &sc->s.io);
     }
-    int ok = in_block && (out_block || sc.ro == sc.ri);
-    if (ok) {
-        void *p = make_plan(f32, rank, dims, sc, effort);
-        if (p)
-            destroy_plan(f32, p);
-        if (p)
-            export_wisdom(f32);
+    if (!sc->blocks[0] || (!sc->blocks[1] && sc->s.ro != sc->s.ri)) {
+        free(sc->blocks[0]);
+        free(sc->blocks[1]);
+        return 0;
     }
-    free(in_block);
-    free(out_block);
+    void *planes[4] = {sc->s.ri, sc->s.ii, sc->s.ro, sc->s.io};
+    for (int i = 0; i < 4; i++)
+        memset(planes[i], 0, bytes);
+    return 1;
+}
+
+static void scratch_free(scratch *sc)
+{
+    free(sc->blocks[0]);
+    free(sc->blocks[1]);
+}
+
+/* The planner's timing of this transform on `threads` threads, on scratch
+ * arrays laid out as s's, into FFTW's wisdom and the folder's
+ * (planner_lock held).  No wisdom when the scratch cannot be had:
+ * plan_for then falls back to FFTW's estimate. */
+static void learn(int f32, int rank, const fftw_iodim *dims, int64_t n,
+                  split s, int threads, unsigned effort)
+{
+    scratch sc;
+    if (!scratch_get(f32, n, s, &sc))
+        return;
+    void *p = make_plan(f32, rank, dims, sc.s, threads, effort);
+    if (p) {
+        destroy_plan(f32, p);
+        export_wisdom(f32);
+    }
+    scratch_free(&sc);
+}
+
+/* A plan on `threads` threads for arrays s from wisdom, learned first
+ * when there is none (effort: FFTW_MEASURE or FFTW_PATIENT; planner_lock
+ * held).  NULL when no wisdom could be had. */
+static void *wise_plan(int f32, int rank, const fftw_iodim *dims, int64_t n,
+                       split s, int threads, unsigned effort)
+{
+    unsigned wise = effort | FFTW_WISDOM_ONLY;
+    void *p = make_plan(f32, rank, dims, s, threads, wise);
+    if (!p) {
+        learn(f32, rank, dims, n, s, threads, effort);
+        p = make_plan(f32, rank, dims, s, threads, wise);
+    }
+    return p;
+}
+
+/* ---- threads -----------------------------------------------------------
+ * FFTW's threads wake their workers through semaphores at every parallel
+ * loop of a transform, several per transform, and never spin: where a
+ * wake-up is slow they cost more than they save.  On this project's AMD
+ * EPYC VM (waking a halted vCPU takes 22-80 us) a 512x512 f32 transform
+ * took 2.0 ms on two threads against 0.86 ms on one, while a 2^20 one
+ * took 6 ms against 12 (bench/README.md, "FFTW's threads, chosen").  So,
+ * when the context has several threads and the planner times (measure or
+ * patient), each shape's plan on one thread and on the context's threads
+ * are run on scratch arrays (one run each, then the best of three), once
+ * per process, and the faster is used for that shape from then on.
+ * Under "estimate" and "wisdom-only" nothing is timed and the context's
+ * threads are used. */
+
+enum { CHOICES = 16, TIMED_RUNS = 3 };
+
+typedef struct threads_choice {
+    int f32, rank, in_place;
+    int offered; /* nthreads when it was timed */
+    int threads; /* the faster: 1 or offered; 0: a free slot */
+    int n[3];
+} threads_choice;
+
+static threads_choice choices[CHOICES]; /* under planner_lock */
+static unsigned next_choice;
+
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void execute_plan(int f32, void *p, split s)
+{
+    if (f32)
+        fftwf_execute_split_dft(p, s.ri, s.ii, s.ro, s.io);
+    else
+        fftw_execute_split_dft(p, s.ri, s.ii, s.ro, s.io);
+}
+
+/* The best of TIMED_RUNS runs of plan p on s, after one untimed run. */
+static double best_time(int f32, void *p, split s)
+{
+    double best = 0;
+    execute_plan(f32, p, s);
+    for (int r = 0; r < TIMED_RUNS; r++) {
+        double t0 = seconds_now();
+        execute_plan(f32, p, s);
+        double t = seconds_now() - t0;
+        best = r == 0 || t < best ? t : best;
+    }
+    return best;
+}
+
+/* 1 or nthreads: whichever ran this transform faster (timed once per
+ * shape, precision and in-place-ness; planner_lock held). */
+static int threads_for(int f32, int rank, const fftw_iodim *dims, int64_t n,
+                       split s, unsigned effort)
+{
+    if (nthreads <= 1 || effort == FFTW_ESTIMATE ||
+        effort == WISDOM_ONLY_MODE)
+        return nthreads;
+    threads_choice c;
+    memset(&c, 0, sizeof c);
+    c.f32 = f32;
+    c.rank = rank;
+    c.in_place = s.ri == s.ro;
+    c.offered = nthreads;
+    for (int32_t d = 0; d < rank; d++)
+        c.n[d] = dims[d].n;
+    for (int i = 0; i < CHOICES; i++)
+        if (choices[i].threads && choices[i].offered == c.offered &&
+            choices[i].f32 == c.f32 &&
+            choices[i].rank == c.rank && choices[i].in_place == c.in_place &&
+            memcmp(choices[i].n, c.n, sizeof c.n) == 0)
+            return choices[i].threads;
+    scratch sc;
+    if (!scratch_get(f32, n, s, &sc))
+        return nthreads; /* nothing to time on: as configured */
+    void *one = wise_plan(f32, rank, dims, n, sc.s, 1, effort);
+    void *many = wise_plan(f32, rank, dims, n, sc.s, nthreads, effort);
+    c.threads = nthreads;
+    if (one && many)
+        c.threads = best_time(f32, one, sc.s) <= best_time(f32, many, sc.s)
+                        ? 1
+                        : nthreads;
+    else if (one)
+        c.threads = 1;
+    if (one)
+        destroy_plan(f32, one);
+    if (many)
+        destroy_plan(f32, many);
+    scratch_free(&sc);
+    choices[next_choice++ % CHOICES] = c;
+    return c.threads;
 }
 
 /* The key of a plan for this call's arrays (plan left NULL). */
-static kept_plan key_of(int f32, int rank, const fftw_iodim *dims, split s)
+static kept_plan key_of(int f32, int rank, const fftw_iodim *dims, split s,
+                        int threads)
 {
     kept_plan k;
     memset(&k, 0, sizeof k);
     k.f32 = f32;
     k.rank = rank;
-    k.nthreads = nthreads;
+    k.nthreads = threads;
     for (int32_t d = 0; d < rank; d++)
         k.n[d] = dims[d].n;
     k.in_gap = (char *)s.ii - (char *)s.ri;
@@ -383,27 +526,25 @@ static int same_key(const kept_plan *a, const kept_plan *b)
 static void *plan_for(int f32, int rank, const fftw_iodim *dims, int64_t n,
                       split s)
 {
-    kept_plan k = key_of(f32, rank, dims, s);
+    unsigned effort = planner_effort();
+    int threads = threads_for(f32, rank, dims, n, s, effort);
+    kept_plan k = key_of(f32, rank, dims, s, threads);
     for (int i = 0; i < KEPT; i++)
         if (kept[i].plan && same_key(&kept[i], &k))
             return kept[i].plan;
-    unsigned effort = planner_effort();
     void *p = NULL;
     if (effort == WISDOM_ONLY_MODE) {
         /* wisdom of any effort (measure or better) answers a measure
          * request; none: no plan */
-        p = make_plan(f32, rank, dims, s, FFTW_MEASURE | FFTW_WISDOM_ONLY);
+        p = make_plan(f32, rank, dims, s, threads,
+                      FFTW_MEASURE | FFTW_WISDOM_ONLY);
         if (!p)
             return NULL;
     } else if (effort != FFTW_ESTIMATE) {
-        p = make_plan(f32, rank, dims, s, effort | FFTW_WISDOM_ONLY);
-        if (!p) {
-            learn(f32, rank, dims, n, s, effort);
-            p = make_plan(f32, rank, dims, s, effort | FFTW_WISDOM_ONLY);
-        }
+        p = wise_plan(f32, rank, dims, n, s, threads, effort);
     }
     if (!p) /* no wisdom could be had: FFTW's guess, which never times */
-        p = make_plan(f32, rank, dims, s, FFTW_ESTIMATE);
+        p = make_plan(f32, rank, dims, s, threads, FFTW_ESTIMATE);
     if (!p)
         return NULL;
     kept_plan *slot = &kept[next_kept++ % KEPT];
@@ -422,10 +563,8 @@ static int run_transform(const acc_array *a, const fftw_iodim *dims,
 {
     pthread_mutex_lock(&planner_lock);
     void *p = plan_for(f32, a->rank, dims, acc_array_size(a), s);
-    if (p && f32)
-        fftwf_execute_split_dft(p, s.ri, s.ii, s.ro, s.io);
-    else if (p)
-        fftw_execute_split_dft(p, s.ri, s.ii, s.ro, s.io);
+    if (p)
+        execute_plan(f32, p, s);
     pthread_mutex_unlock(&planner_lock);
     return p != NULL;
 }
@@ -481,6 +620,7 @@ static void unload(void *user)
             if (kept[i].plan)
                 destroy_plan(kept[i].f32, kept[i].plan);
         memset(kept, 0, sizeof kept);
+        memset(choices, 0, sizeof choices);
 #ifdef ACC_FFTW_THREADS
         fftw_cleanup_threads(); /* also FFTW's cleanup */
         fftwf_cleanup_threads();

@@ -5,7 +5,9 @@
  * from it without timing (ACC_FFTW_PLANNER=wisdom-only succeeds; in an
  * empty folder it fails, which shows the check can fail), and a corrupt
  * file is ignored (the transform still runs, right, and the file is
- * replaced by valid wisdom).
+ * replaced by valid wisdom).  A process with two threads times each shape
+ * on one thread and on two (the plugin's choice of threads), so it leaves
+ * wisdom for both.
  *
  * Each "process" is a fork: FFTW's wisdom lives in the process, so only a
  * child that never planned shows what the folder gives.  The arrays are
@@ -36,6 +38,10 @@ enum child_result {
     CHILD_WRONG = 5   /* the transform differs from the direct DFT */
 };
 
+/* The contexts' num_threads (FFTW's threads); tests set it before
+ * forking a child. */
+static int child_threads = 2;
+
 /* One forward transform of N (re, im) pairs of e through the fftw plugin
  * in a context whose kernel cache folder is dir. */
 static int transform_once(const char *dir, acc_scalar e)
@@ -46,7 +52,7 @@ static int transform_once(const char *dir, acc_scalar e)
     o.plugin_path = ACC_TEST_PLUGIN_DIR;
     o.plugins = "none";
     o.cache_dir = dir;
-    o.num_threads = 2; /* FFTW's threads: its planner times threaded plans */
+    o.num_threads = child_threads; /* 2: FFTW's threads, timed both ways */
     acc_context *ctx = NULL;
     acc_graph *g = NULL;
     acc_program *p = NULL;
@@ -198,6 +204,26 @@ Test(fftw_wisdom, a_second_process_plans_from_the_first_ones_wisdom)
     head_of(dir, "fftw3f.wisdom", head, sizeof head);
     cr_assert(strstr(head, "fftwf_wisdom"), "fftw3f.wisdom: '%s'", head);
     cr_assert_eq(in_child(dir, "wisdom-only"), CHILD_OK);
+    remove_dir(dir);
+    remove_dir(empty);
+}
+
+/* The choice of threads runs each shape's plan on one thread and on the
+ * context's two, planning both: a one-thread process then finds wisdom
+ * for its plan, though the first process had two threads. */
+Test(fftw_wisdom, choosing_threads_leaves_wisdom_for_one_thread_too)
+{
+    char dir[512], empty[512];
+    fresh_dir(dir, sizeof dir);
+    fresh_dir(empty, sizeof empty);
+    child_threads = 1;
+    cr_assert_eq(in_child(empty, "wisdom-only"), CHILD_RUN);
+    child_threads = 2;
+    cr_assert_eq(in_child(dir, NULL), CHILD_OK);
+    child_threads = 1;
+    cr_expect_eq(in_child(dir, "wisdom-only"), CHILD_OK,
+                 "no one-thread wisdom after a two-thread process");
+    child_threads = 2;
     remove_dir(dir);
     remove_dir(empty);
 }
