@@ -10,6 +10,11 @@
  * users and fusion write them: `shape xs`, and index terms whose
  * components are `shape xs` components or minima with one such side (the
  * intersection of zipWith), through lets and variables.
+ * The index may also be made of the parameter's components in another
+ * order, or some of them more than once (a transpose's `xs ! [j, i]` in
+ * `generate [w, h] (\[i, j] -> ..)` with `[h, w] = shape xs`): component
+ * d of the read is then bounded by the generate's shape component it
+ * comes from.
  *
  * The same holds for permute's index function, applied only to the
  * indices of its source: `permute f d (\i -> [xs ! i]) (map g xs)`, the
@@ -155,39 +160,57 @@ static int shape_within(const ir_program *p, const ir_node *g,
     return 1;
 }
 
-/* Whether every index inside shape s is an index of xs. */
+/* Whether every index inside shape s, rearranged by `from`, is an index
+ * of xs: component d of the index read is component from[d] of s's
+ * index (n components); from NULL: the index itself. */
 static int shape_bounded(const ir_program *p, const ir_node *s,
-                         const ir_node *xs)
+                         const ir_node *xs, const uint32_t *from, uint32_t n)
 {
+    int in_order = !from || (int32_t)n == xs->type->rank;
+    for (uint32_t d = 0; from && d < n && in_order; d++)
+        in_order = from[d] == d;
     s = resolve(p, s);
-    if (is_shape_of(p, s, xs))
+    if (in_order && is_shape_of(p, s, xs))
         return 1;
-    if (s->op != IR_INDEX || (int32_t)s->n_args != xs->type->rank)
+    if (s->op != IR_INDEX)
         return 0;
-    for (uint32_t d = 0; d < s->n_args; d++)
-        if (!component_bounded(p, s->args[d], xs, d))
+    if (!from)
+        n = s->n_args;
+    if ((int32_t)n != xs->type->rank)
+        return 0;
+    for (uint32_t d = 0; d < n; d++) {
+        uint32_t c = from ? from[d] : d;
+        if (c >= s->n_args || !component_bounded(p, s->args[c], xs, d))
             return 0;
+    }
     return 1;
 }
 
-/* Whether index term ix is param itself: the variable, or (as a pattern
- * `\[i, j] -> .. xs ! [i, j]` writes it) the index of its components in
- * order. */
-static int is_param_index(const ir_program *p, const ir_node *ix,
-                          const ir_node *param)
+/* Whether index term ix is made of param's components: param itself
+ * (*from_out NULL), or an index whose component d is component from[d]
+ * of param, as a pattern writes it: `\[i, j] -> .. xs ! [i, j]` (from =
+ * 0, 1), a transpose's `xs ! [j, i]` (from = 1, 0).  *n gets the number
+ * of components. */
+static int param_components(const ir_program *p, const ir_node *ix,
+                            const ir_node *param, uint32_t *from,
+                            uint32_t **from_out, uint32_t *n)
 {
     ix = resolve(p, ix);
+    *from_out = NULL;
+    *n = 0;
     if (ix == param)
         return 1;
     if (ix->op != IR_INDEX || param->type->kind != ACC_TYPE_SHAPE ||
-        (int32_t)ix->n_args != param->type->rank)
+        ix->n_args > ACC_MAX_RANK)
         return 0;
     for (uint32_t d = 0; d < ix->n_args; d++) {
         const ir_node *c = resolve(p, ix->args[d]);
-        if (c->op != IR_GET || c->u.field != d ||
-            resolve(p, c->args[0]) != param)
+        if (c->op != IR_GET || resolve(p, c->args[0]) != param)
             return 0;
+        from[d] = c->u.field;
     }
+    *from_out = from;
+    *n = ix->n_args;
     return 1;
 }
 
@@ -213,8 +236,10 @@ static int walk_body(prover *v, const ir_node *n, const ir_node *shape,
         if (v->seen[m->id] == stamp)
             continue;
         v->seen[m->id] = stamp;
-        if (m->op == IR_READ && is_param_index(v->p, m->args[1], param)) {
-            if (shape_bounded(v->p, shape, m->args[0]))
+        uint32_t room[ACC_MAX_RANK], *from = NULL, n_ix = 0;
+        if (m->op == IR_READ &&
+            param_components(v->p, m->args[1], param, room, &from, &n_ix)) {
+            if (shape_bounded(v->p, shape, m->args[0], from, n_ix))
                 v->proven[m->id] = 1;
             else
                 v->vetoed[m->id] = 1;

@@ -178,7 +178,15 @@ static const char in_range_programs[] =
     "  permute (+) (fill [k] 0) (\\[i] -> [i64 (xs ! [i])]) "
     "(map (\\_ -> 1) xs)\n"
     "histOther (k : i64) (xs : Vector i32) (ys : Vector i32) : Vector i32 =\n"
-    "  permute (+) (fill [k] 0) (\\i -> [i64 (xs ! i)]) (map (\\_ -> 1) ys)\n";
+    "  permute (+) (fill [k] 0) (\\i -> [i64 (xs ! i)]) (map (\\_ -> 1) ys)\n"
+    "transpose (xs : Matrix f32) : Matrix f32 =\n"
+    "  let [h, w] = shape xs in backpermute [w, h] (\\[i, j] -> [j, i]) xs\n"
+    "unswapped (xs : Matrix f32) : Matrix f32 =\n"
+    "  let [h, w] = shape xs in backpermute [h, w] (\\[i, j] -> [j, i]) xs\n"
+    "diagonal (xs : Matrix f32) : Vector f32 =\n"
+    "  let [h, w] = shape xs in generate [min h w] (\\[i] -> xs ! [i, i])\n"
+    "tallDiagonal (xs : Matrix f32) : Vector f32 =\n"
+    "  let [h, w] = shape xs in generate [h] (\\[i] -> xs ! [i, i])\n";
 
 /* A generate reading an array at its own index, when its shape is within
  * the array's, needs no bounds check (core/fusion/in_range.c); any other
@@ -204,6 +212,12 @@ Test(emit_c, reads_at_the_generates_own_index_are_unchecked)
          * left is the target's, in the skeleton */
         {"hist", 1},
         {"histOther", 2}, /* another array's shape */
+        /* the index's components in another order, or repeated: each
+         * bounded by the shape component it comes from */
+        {"transpose", 0},
+        {"unswapped", 1},    /* [h, w] does not bound [j, i] */
+        {"diagonal", 0},     /* min h w bounds both */
+        {"tallDiagonal", 1}, /* h does not bound the second */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *src = text_kernel_source(in_range_programs, cases[i].entry);
