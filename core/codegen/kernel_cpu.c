@@ -113,20 +113,25 @@ static int count_terms(const ir_node *n, int cap)
 }
 
 /* The lanes of a generate whose element runs a loop in lockstep (emit_c.h,
- * cg_set_lanes), 1 for none.  64 lanes are four 512-bit vectors of f32
- * state per round: independent chains enough to hide the latency of a
- * round through its state arrays (Mandelbrot: 16 lanes ran at 0.46x of
- * the 16-lane AVX-512 C, 32 at 0.6-0.7x, 64 at 0.86x, 128 no better, its
- * blocks waiting longer for their slowest pixel).  Every temporary outside
- * the loop is an array of that many elements on the stack: a large
- * element gets fewer lanes (at most about 64 KB of them), a very large
- * one none. */
+ * cg_set_lanes), 1 for none.  Each 16 lanes are one 512-bit vector of f32
+ * state per round; more of them are independent chains that hide the
+ * latency of a round through its state arrays.  Mandelbrot, one thread,
+ * the kernel alone: on the Intel Xeon 16 lanes ran at 0.46x of the
+ * 16-lane AVX-512 C, 32 at 0.6-0.7x, 64 at 0.86x, 128 no better (its
+ * blocks wait longer for their slowest pixel); on the AMD EPYC (Zen 5)
+ * 16 lanes took 75 ms, 32 44, 64 38, 128 31.5, 192 and 256 29.5
+ * (bench/README.md).  So 128 for a small element (Mandelbrot's has 80
+ * terms), 64 for a larger one.  Every temporary outside the loop is an
+ * array of that many elements on the stack: a large element gets fewer
+ * lanes (terms x lanes x 8 bytes at most about 96 KB; the temporaries
+ * are fewer than the terms: Mandelbrot's 22 arrays take 15 KB at 128
+ * lanes), a very large one none. */
 static int generate_lanes(cg_inst *in, const ir_node *n)
 {
     if (!cg_lockstep_candidate(in->e, n->args[1]))
         return 1;
     int terms = count_terms(n->args[1], 1024);
-    return terms <= 128 ? 64 : terms <= 512 ? 16 : 1;
+    return terms <= 96 ? 128 : terms <= 128 ? 64 : terms <= 512 ? 16 : 1;
 }
 
 static acc_status build_generate(cg_inst *in, const ir_node *n,

@@ -96,7 +96,7 @@ Test(emit_loops, mandelbrot_runs_in_lockstep_with_its_invariants_hoisted)
 {
     char *src = source_of(programs, "mandel");
     const char *k = after(src, "BEGIN generate.c.in");
-    cr_expect(strstr(k, "#define ACC_LANES 64") != NULL, "%s", k);
+    cr_expect(strstr(k, "#define ACC_LANES 128") != NULL, "%s", k);
     cr_expect(strstr(k, "acc_act") != NULL, "an activity mask: %s", k);
     /* cx and cy (the index converted, divided by the extents) before the
      * rounds; the rounds compute no index and divide nothing */
