@@ -18,7 +18,13 @@ elseif(TARGET test_cuda_test_cuda_decls)
                  "not checked")
 endif()
 
-# The fake driver (tests/cuda/fake_driver.c): built against cuda.h as a
+# The CUDA code generator's tests (tests/cuda/test_cuda_kernels*.c, no
+# device, no driver: NVRTC when it is installed) share their fixture and
+# checks, tests/cuda/kernels_support.c.
+acc_test_helper(accel_kernels_test_support cuda/kernels_support.c
+                "cuda/test_cuda_kernels*.c" accel_internal)
+
+# The fake driver (tests/cuda/fake_driver*.c): built against cuda.h as a
 # shared object named libcuda.so.1 in fake-cuda/, which the tests of the
 # CUDA runtime load through ACC_CUDA_DRIVER (docs/CUDA.md).  Every
 # tests/cuda/test_*fake*.c gets its path (ACC_FAKE_DRIVER) and links
@@ -34,8 +40,14 @@ foreach(src IN LISTS ACC_FAKE_CUDA_TEST_SOURCES)
     list(APPEND ACC_FAKE_CUDA_TESTS test_cuda_${stem})
   endif()
 endforeach()
+# The fake's files (fake_driver.c says which holds what).
+set(ACC_FAKE_DRIVER_SOURCES
+  "${PROJECT_SOURCE_DIR}/tests/cuda/fake_driver.c"
+  "${PROJECT_SOURCE_DIR}/tests/cuda/fake_driver_device.c"
+  "${PROJECT_SOURCE_DIR}/tests/cuda/fake_driver_memory.c"
+  "${PROJECT_SOURCE_DIR}/tests/cuda/fake_driver_launch.c")
 if(ACC_CUDA_INCLUDE_DIR AND ACC_FAKE_CUDA_TESTS)
-  add_library(accel_fake_cuda SHARED "${PROJECT_SOURCE_DIR}/tests/cuda/fake_driver.c")
+  add_library(accel_fake_cuda SHARED ${ACC_FAKE_DRIVER_SOURCES})
   set_target_properties(accel_fake_cuda PROPERTIES
     PREFIX "lib" OUTPUT_NAME "cuda" SUFFIX ".so.1"
     LIBRARY_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/fake-cuda")
@@ -79,8 +91,7 @@ if(ACC_CUDA_INCLUDE_DIR AND ACC_EMU_CXX AND TARGET accel_fake_cuda)
   set(ACC_EMU_DEFS
     "ACC_EMU_INCLUDE=\"${PROJECT_SOURCE_DIR}/tests/cuda/emu\""
     "ACC_EMU_CACHE=\"${ACC_EMU_CACHE_DIR}\"")
-  add_library(accel_emu_cuda SHARED
-    "${PROJECT_SOURCE_DIR}/tests/cuda/fake_driver.c"
+  add_library(accel_emu_cuda SHARED ${ACC_FAKE_DRIVER_SOURCES}
     "${PROJECT_SOURCE_DIR}/tests/cuda/emu/emu_build.c")
   set_target_properties(accel_emu_cuda PROPERTIES
     PREFIX "lib" OUTPUT_NAME "cuda" SUFFIX ".so.1"

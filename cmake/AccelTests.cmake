@@ -11,6 +11,10 @@
 # exceptions) linked into every test.
 # tests/cuda/test_*fake*.c also get the fake CUDA driver and its fixture,
 # tests/cuda/fake_support.c (cmake/AccelCuda.cmake).
+# A family of tests split over several files shares a helper beside them
+# (acc_test_helper below): tests/lang/test_stdlib*.c link
+# tests/lang/stdlib_support.c, tests/cuda/test_cuda_kernels*.c
+# tests/cuda/kernels_support.c (cmake/AccelCuda.cmake).
 #
 # The device suite (label gpu: tests/gpu/ and the language and fusion
 # suites again on the CUDA backend, *.cuda) needs a CUDA GPU.  Its
@@ -142,6 +146,31 @@ foreach(src IN LISTS ACC_TEST_SOURCES)
     endif()
   endif()
 endforeach()
+
+# The helper of a family of tests, beside them (no test of its own: its
+# name does not start with test_): an object library `name` built from
+# tests/<helper> and linked into the executable of every tests/<pattern>;
+# `lib` is what those tests link (accel or accel_internal), for the
+# helper's headers.
+function(acc_test_helper name helper pattern lib)
+  add_library(${name} OBJECT "${ACC_TESTS_DIR}/${helper}")
+  target_include_directories(${name} PRIVATE ${ACC_TEST_INCLUDES})
+  target_compile_definitions(${name} PRIVATE ${ACC_POSIX_DEFS})
+  target_link_libraries(${name} PRIVATE ${lib} PkgConfig::CRITERION)
+  file(GLOB srcs CONFIGURE_DEPENDS "${ACC_TESTS_DIR}/${pattern}")
+  foreach(src IN LISTS srcs)
+    file(RELATIVE_PATH rel "${ACC_TESTS_DIR}" "${src}")
+    string(REGEX REPLACE "\\.c$" "" rel "${rel}")
+    string(REPLACE "/" "_" target "test_${rel}")
+    if(TARGET ${target})
+      target_link_libraries(${target} PRIVATE ${name})
+    endif()
+  endforeach()
+endfunction()
+
+# The standard library's tests (the fixture and the builders they share).
+acc_test_helper(accel_stdlib_test_support lang/stdlib_support.c
+                "lang/test_stdlib*.c" accel)
 
 # --- layering: no module includes a header of a module above it ------------
 # docs/layers.txt lists the modules in layer order; the checker's self

@@ -1,6 +1,6 @@
 /*
  * fake_driver.h — the controls and records of the fake CUDA driver
- * (fake_driver.c), which tests load instead of libcuda.so.1 through
+ * (fake_driver*.c), which tests load instead of libcuda.so.1 through
  * ACC_CUDA_DRIVER.  The fake keeps "device" memory in host memory, checks
  * how the driver API is used (a current context, live streams, copies
  * inside live allocations, images that are cubins or PTX) and records

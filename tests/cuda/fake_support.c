@@ -148,6 +148,40 @@ acc_array mat_f32(float *data, int64_t rows, int64_t cols)
     return ts_host(ACC_F32, 2, ext, data);
 }
 
+/* ---- the programs of the runtime's tests (fake_support.h) ------------------------ */
+
+const char runtime_programs[] =
+    "dotp (xs : Vector f32) (ys : Vector f32) : Scalar f32 =\n"
+    "  fold (+) 0 (zipWith (*) xs ys)\n"
+    "\n"
+    "rowSums (m : Matrix f32) : Vector f32 =\n"
+    "  fold (+) 0 m\n"
+    "\n"
+    "rowProducts (m : Matrix f32) : Vector f32 =\n"
+    "  fold1 (*) m\n"
+    "\n"
+    "scaled (xs : Vector f32) : Vector f32 =\n"
+    "  map (\\x -> x * 2.0) xs\n"
+    "\n"
+    "sumAndMax (xs : Vector f32) : (Scalar f32, Scalar f32) =\n"
+    "  (fold (+) 0 xs, fold max 0 xs)\n"
+    "\n"
+    "quotients (xs : Vector i32) (ys : Vector i32) : Vector i32 =\n"
+    "  zipWith quot xs ys\n"
+    "\n"
+    "reshapedSums (m : Matrix f32) : Matrix f32 =\n"
+    "  reshape [8, 8] (fold (+) 0 m)\n"
+    "\n"
+    "viaForeign (xs : Vector f32) : Vector f32 =\n"
+    "  foreign \"test.twice\" (\\a -> map (\\x -> x * 2.0) a) xs\n";
+
+acc_array device_output(void)
+{
+    acc_array out = ts_empty_output();
+    out.memory = ACC_MEMORY_CUDA_DEVICE;
+    return out;
+}
+
 /* ---- what the fake recorded ------------------------------------------------------- */
 
 size_t fake_count(fake_kind kind, size_t bytes)

@@ -67,6 +67,15 @@ acc_program *compile_from(acc_context *ctx, const char *src,
 acc_array vec_f32(float *data, int64_t n);
 acc_array mat_f32(float *data, int64_t rows, int64_t cols);
 
+/* The programs the tests of the runtime's host-side logic run (dotp,
+ * rowSums, rowProducts, scaled, sumAndMax, quotients, reshapedSums,
+ * viaForeign): test_cuda_runtime_fake.c, test_cuda_fake_pool.c,
+ * test_cuda_fake_streams.c and test_cuda_fake_launch.c. */
+extern const char runtime_programs[];
+
+/* An output descriptor asking for the result in device memory. */
+acc_array device_output(void);
+
 /* Recorded events of a kind (bytes 0: any size). */
 size_t fake_count(fake_kind kind, size_t bytes);
 

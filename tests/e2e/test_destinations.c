@@ -5,7 +5,7 @@
  * array memory for it), and never when that buffer overlaps an input or
  * another output, or has another shape; results are right either way.
  * The CUDA side (device output buffers) is in
- * tests/cuda/test_cuda_runtime_fake.c.
+ * tests/cuda/test_cuda_fake_pool.c.
  */
 #include <criterion/criterion.h>
 

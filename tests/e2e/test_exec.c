@@ -4,7 +4,7 @@
  * failure since the previous wait (then ACC_OK again), handles of another
  * context are refused, bad options and freed handles are reported.  The
  * CUDA side (streams, asynchronous runs) is in tests/cuda/
- * test_cuda_runtime_fake.c and tests/gpu/test_cuda_device.c.
+ * test_cuda_fake_streams.c and tests/gpu/test_cuda_device.c.
  */
 #include <criterion/criterion.h>
 

@@ -1,7 +1,7 @@
 /*
  * text_permute_source.c — permute, permute' and expand programs shared by
- * the CUDA tests (tests/cuda/test_cuda_kernels.c compiles them with NVRTC,
- * test_cuda_fake_permute.c launches them on the fake driver,
+ * the CUDA tests (tests/cuda/test_cuda_kernels_permute.c compiles them
+ * with NVRTC, test_cuda_fake_permute.c launches them on the fake driver,
  * tests/gpu/test_cuda_device.c runs them against the interpreter): one
  * per combining path, target and source form, and expansion form.
  */

@@ -1,6 +1,7 @@
 /*
  * text_stencil_source.c — the stencil programs of the CUDA tests
- * (tests/cuda/test_cuda_kernels.c, tests/cuda/test_cuda_fake_stencil.c,
+ * (tests/cuda/test_cuda_kernels_stencil.c,
+ * tests/cuda/test_cuda_fake_stencil.c,
  * tests/gpu/test_cuda_device.c): every boundary, widths 3 to 9, ranks 1 to
  * 3, stencil2, tuple elements, runtime checks in f, in the boundary
  * function and in an embedded producer, and maps over arrays without a

@@ -4,7 +4,7 @@
  * acc_kargs), field for field, with device pointers as 64-bit integers.
  * Both sides are LP64 with natural alignment, so the layouts agree; the
  * sizes and offsets below are asserted here and, against the device
- * compiler's own layout, by tests/cuda/test_cuda_runtime_fake.c (which has
+ * compiler's own layout, by tests/cuda/test_cuda_kernel_abi.c (which has
  * NVRTC static_assert them).  A change to one side is a change to both
  * and to CUDA_KERNEL_ABI, part of every module's cache key.
  */

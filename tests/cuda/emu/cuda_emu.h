@@ -1,7 +1,7 @@
 /*
  * cuda_emu.h — the CUDA device, emulated on one CPU thread, for the tests
  * (docs/CUDA.md, "The emulated device").  The emulating driver
- * (tests/cuda/fake_driver.c built with FAKE_EMU) compiles each module's
+ * (tests/cuda/fake_driver*.c built with FAKE_EMU) compiles each module's
  * CUDA source with the host C++ compiler after this header (emu_build.c)
  * and calls acc_emu_launch_NAME for a launch of kernel NAME.
  *

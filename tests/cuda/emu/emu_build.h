@@ -1,7 +1,7 @@
 /*
  * emu_build.h — CUDA source to a loadable host module for the emulated
  * device (docs/CUDA.md, "The emulated device"), shared by the test NVRTC
- * (emu_nvrtc.c) and the emulating driver (fake_driver.c with FAKE_EMU).
+ * (emu_nvrtc.c) and the emulating driver (fake_driver*.c with FAKE_EMU).
  *
  * The "image" the test NVRTC hands out for any target is text: a head
  * that looks like PTX to accel's checks (".version", ".target", one

@@ -2,7 +2,7 @@
  * nvrtc_check.c — the CUDA code generator on random programs, without a
  * device: every plan step with a CUDA skeleton is instantiated
  * (core/codegen/kernel_cuda.c) and compiled by NVRTC to a cubin for
- * sm_90, as tests/cuda/test_cuda_kernels.c does for its fixed programs.
+ * sm_90, as tests/cuda/test_cuda_kernels*.c do for their fixed programs.
  * A refusal or a compile error is a failure; a warning is counted, and
  * the first of a process printed (the code generator loads tuple leaves
  * a map does not use: "variable declared but never referenced").  Sources
